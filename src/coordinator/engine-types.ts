@@ -1,0 +1,55 @@
+// The engine's public option and result types, apart from the implementation so the CLI and
+// tests can depend on the contract alone.
+import type { ApplyResult, FileResult, FormatOption, PatchFormat } from '../types.js'
+
+/** What an approve callback sees: every file's full diff, before anything is written. */
+export interface ApprovalRequest {
+  readonly format: PatchFormat
+  readonly files: readonly FileResult[]
+}
+
+/** Return false (or resolve to false) to refuse the change with APPROVAL_DENIED. */
+export type ApproveFn = (request: ApprovalRequest) => boolean | Promise<boolean>
+
+export interface PoolOptions {
+  /** @default 1 */
+  readonly minThreads?: number
+  /** @default number of CPUs, at most 4 */
+  readonly maxThreads?: number
+  /** Requests whose input and files total fewer bytes than this run inline. @default see coordinator/route.ts */
+  readonly inlineMaxBytes?: number
+}
+
+export interface EngineOptions {
+  /** Workspace root; every path must resolve inside it. */
+  readonly root: string
+  /** Globs (relative to root, '/' separated) that may not be written. @default ['.git', '.git/**'] */
+  readonly denyGlobs?: readonly string[]
+  /** Worker pool settings, or false to verify every request inline. */
+  readonly pool?: PoolOptions | false
+  /** Called with every file's diff before a non-dry-run commit. */
+  readonly approve?: ApproveFn
+}
+
+export interface ApplyOptions {
+  /** @default 'auto' */
+  readonly format?: FormatOption
+  /** Verify and report, write nothing. @default false */
+  readonly dryRun?: boolean
+  /** Overrides the engine's approve callback for this request. */
+  readonly approve?: ApproveFn
+  /** Cancels the request before commit (REQUEST_CANCELLED). */
+  readonly signal?: AbortSignal
+  /** Force the inline or pool path; 'auto' decides by size. @default 'auto' */
+  readonly route?: 'auto' | 'inline' | 'pool'
+}
+
+export interface Engine {
+  readonly root: string
+  /** Parses, verifies and commits `input` all-or-nothing. Rejects with EditError. */
+  apply(input: string, options?: ApplyOptions): Promise<ApplyResult>
+  /** Same as apply with dryRun: true. */
+  check(input: string, options?: Omit<ApplyOptions, 'dryRun'>): Promise<ApplyResult>
+  /** Stops the worker pool. */
+  close(): Promise<void>
+}

@@ -1,0 +1,246 @@
+// The one error type, its stable codes and their documentation (ERRORS.md is rendered from
+// ERROR_CODES by test/unit/errors-doc.test.ts, so the table below is the single source).
+// `retryable` comes from the code, never from the throw site: "resending the same request,
+// unchanged, may succeed".
+
+export const ERROR_CODES = {
+  PARSE_UNKNOWN_FORMAT: {
+    meaning: 'The input is not recognisably a Codex patch, unified diff, SEARCH/REPLACE block or JSON edit list.',
+    hint: 'Send one of the supported formats, or name it with --format.',
+    retryable: false,
+  },
+  PARSE_BAD_HEADER: {
+    meaning: 'A file or hunk header is malformed (missing path, bad @@ line, unknown *** directive).',
+    hint: 'Fix the header named by patchLine and resend the whole patch.',
+    retryable: false,
+  },
+  PARSE_BAD_LINE: {
+    meaning: 'A line inside a hunk does not start with a valid prefix for its format.',
+    hint: 'Prefix every hunk line with " " (context), "-" (remove) or "+" (add).',
+    retryable: false,
+  },
+  PARSE_EMPTY_HUNK: {
+    meaning: 'A file operation or hunk has no lines where the format requires some.',
+    hint: 'Give each Update File at least one chunk, and each chunk at least one line.',
+    retryable: false,
+  },
+  PARSE_UNTERMINATED: {
+    meaning: 'The patch ends before a required terminator (*** End Patch, >>>>>>> REPLACE, a hunk body).',
+    hint: 'Send the complete patch, including its closing marker.',
+    retryable: false,
+  },
+  PARSE_TRAILING_TEXT: {
+    meaning: 'Text follows the closing *** End Patch marker.',
+    hint: 'Remove everything after *** End Patch, or send it as a separate patch.',
+    retryable: false,
+  },
+  PARSE_BAD_EDIT: {
+    meaning: 'A JSON edit list is not valid JSON or an edit has missing, unknown or conflicting fields.',
+    hint: 'Each edit needs "path" and exactly one of old_string/new_string, mode insert, replace_range, delete_range or write.',
+    retryable: false,
+  },
+  PARSE_BAD_BINARY: {
+    meaning: 'A GIT binary patch is malformed: bad base85, bad length byte, or data that does not inflate to the stated size.',
+    hint: 'Regenerate the patch with `git diff --binary`.',
+    retryable: false,
+  },
+  PATH_INVALID: {
+    meaning: 'A path is empty, contains a NUL byte, or names the workspace root itself.',
+    hint: 'Use a relative path to a file inside the workspace.',
+    retryable: false,
+  },
+  PATH_OUTSIDE_ROOT: {
+    meaning: 'A path resolves outside the workspace root (.. segments, an absolute path, or a symlink leading out).',
+    hint: 'Use paths relative to the workspace root that stay inside it.',
+    retryable: false,
+  },
+  PATH_DENIED: {
+    meaning: 'A path matches a deny glob (by default anything under .git/).',
+    hint: 'Do not edit repository metadata; change the deny globs only if you mean to.',
+    retryable: false,
+  },
+  PATH_DUPLICATE: {
+    meaning: 'Two operations in one change resolve to the same path (move destinations included).',
+    hint: 'Merge the operations on that path into one.',
+    retryable: false,
+  },
+  PATH_MOVE_TO_SELF: {
+    meaning: 'A move or rename names its own source as the destination.',
+    hint: 'Drop the *** Move to line, or give a different destination.',
+    retryable: false,
+  },
+  FILE_NOT_FOUND: {
+    meaning: 'A file the change updates, deletes, moves or copies from does not exist.',
+    hint: 'Check the path; to create a file use Add File (or --- /dev/null in a diff).',
+    retryable: false,
+  },
+  FILE_EXISTS: {
+    meaning: 'A unified diff creates or copies onto a file that already exists.',
+    hint: 'Send the change as a modification of the existing file, or delete it first.',
+    retryable: false,
+  },
+  FILE_IS_DIRECTORY: {
+    meaning: 'The path names a directory (or something else that is not a regular file).',
+    hint: 'Name a regular file.',
+    retryable: false,
+  },
+  FILE_NOT_TEXT: {
+    meaning: 'The file is not UTF-8 text (NUL bytes or invalid UTF-8) and the change needs more than a byte-exact match.',
+    hint: 'Give context lines that match the file byte for byte, or use a binary patch.',
+    retryable: false,
+  },
+  FILE_CHANGED: {
+    meaning: 'The file no longer has the expected hash: it changed after it was read or after the caller last saw it.',
+    hint: 'Re-read the file (its current hash is in the message) and regenerate the edit.',
+    retryable: true,
+  },
+  MATCH_NOT_FOUND: {
+    meaning: 'A hunk, SEARCH block or old_string was not found in the file, even after whitespace and punctuation folding.',
+    hint: 'Copy the context exactly from the file; the nearest candidates are listed with their line numbers.',
+    retryable: false,
+  },
+  MATCH_AMBIGUOUS: {
+    meaning: 'A hunk, SEARCH block or old_string matches in more than one place in the region it may use.',
+    hint: 'Add surrounding lines (or an @@ hint) until it is unique, or set replace_all / expected_matches.',
+    retryable: false,
+  },
+  MATCH_OVERLAP: {
+    meaning: 'Two hunks for one file claim overlapping lines.',
+    hint: 'Merge the overlapping hunks into one.',
+    retryable: false,
+  },
+  MATCH_COUNT_MISMATCH: {
+    meaning: 'An edit with expected_matches found a different number of matches.',
+    hint: 'Check how many occurrences you mean; the message says how many were found and where.',
+    retryable: false,
+  },
+  MATCH_OUT_OF_RANGE: {
+    meaning: 'A line range (start_line/end_line) lies outside the file.',
+    hint: 'Use 1-based inclusive line numbers within the file; the message gives its line count.',
+    retryable: false,
+  },
+  APPROVAL_DENIED: {
+    meaning: 'The approve callback declined the change; nothing was written.',
+    hint: 'Revise the change to meet the reviewer\'s policy.',
+    retryable: false,
+  },
+  JOURNAL_COMMIT_FAILED: {
+    meaning: 'A write failed during commit; every file already written was restored.',
+    hint: 'Check disk space and permissions, then resend; the workspace is as it was before.',
+    retryable: true,
+  },
+  WORKER_CRASHED: {
+    meaning: 'A verification worker thread died while handling the request; nothing was written.',
+    hint: 'Resend the request.',
+    retryable: true,
+  },
+  REQUEST_CANCELLED: {
+    meaning: 'The request was cancelled by its caller before it was committed; nothing was written.',
+    hint: 'Resend the request if you still want it applied.',
+    retryable: true,
+  },
+  REQUEST_TIMEOUT: {
+    meaning: 'Verification did not finish within the configured time; nothing was written.',
+    hint: 'Resend, or raise the timeout for very large changes.',
+    retryable: true,
+  },
+  CONFIG_INVALID: {
+    meaning: 'An engine or request option is invalid.',
+    hint: 'Fix the option named in the message.',
+    retryable: false,
+  },
+  USAGE_INVALID: {
+    meaning: 'The command line is invalid (unknown command or flag, missing argument).',
+    hint: 'Run `patchloom --help`.',
+    retryable: false,
+  },
+  INTERNAL: {
+    meaning: 'An unexpected internal error (a bug in patchloom).',
+    hint: 'Report a bug with the request that caused it.',
+    retryable: false,
+  },
+} as const satisfies Record<string, { meaning: string; hint: string; retryable: boolean }>
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+/** A near miss offered with MATCH_* errors. */
+export interface Candidate {
+  /** 1-based line in the file where the candidate region starts. */
+  readonly fileLine: number
+  /** Similarity in [0, 1]; 1 means identical after folding. */
+  readonly score: number
+  /** The first line(s) of the candidate region, shortened. */
+  readonly preview: string
+}
+
+/** The plain-data form of an EditError: what crosses threads and what agents receive. */
+export interface EditErrorData {
+  readonly code: ErrorCode
+  readonly message: string
+  readonly hint: string
+  readonly retryable: boolean
+  readonly path?: string
+  readonly patchLine?: number
+  readonly candidates?: readonly Candidate[]
+  /** Current sha256 of the file, for FILE_CHANGED. */
+  readonly currentHash?: string
+}
+
+export interface ErrorDetails {
+  readonly hint?: string
+  readonly path?: string
+  readonly patchLine?: number
+  readonly candidates?: readonly Candidate[]
+  readonly currentHash?: string
+}
+
+/** Builds EditErrorData for `code`, filling hint and retryable from the table. */
+export function errorData(code: ErrorCode, message: string, details: ErrorDetails = {}): EditErrorData {
+  const entry = ERROR_CODES[code]
+  return {
+    code,
+    message,
+    hint: details.hint ?? entry.hint,
+    retryable: entry.retryable,
+    ...(details.path === undefined ? {} : { path: details.path }),
+    ...(details.patchLine === undefined ? {} : { patchLine: details.patchLine }),
+    ...(details.candidates === undefined ? {} : { candidates: details.candidates }),
+    ...(details.currentHash === undefined ? {} : { currentHash: details.currentHash }),
+  }
+}
+
+/** The error every public entry point rejects with. */
+export class EditError extends Error {
+  readonly code: ErrorCode
+  readonly hint: string
+  readonly retryable: boolean
+  readonly path?: string
+  readonly patchLine?: number
+  readonly candidates?: readonly Candidate[]
+  readonly currentHash?: string
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails & { cause?: unknown } = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause })
+    this.name = 'EditError'
+    const data = errorData(code, message, details)
+    this.code = data.code
+    this.hint = data.hint
+    this.retryable = data.retryable
+    if (data.path !== undefined) this.path = data.path
+    if (data.patchLine !== undefined) this.patchLine = data.patchLine
+    if (data.candidates !== undefined) this.candidates = data.candidates
+    if (data.currentHash !== undefined) this.currentHash = data.currentHash
+  }
+
+  static fromData(data: EditErrorData, cause?: unknown): EditError {
+    return new EditError(data.code, data.message, { ...data, ...(cause === undefined ? {} : { cause }) })
+  }
+
+  toData(): EditErrorData {
+    return errorData(this.code, this.message, this)
+  }
+}
+
+export function isEditError(value: unknown): value is EditError {
+  return value instanceof EditError
+}

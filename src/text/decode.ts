@@ -1,0 +1,63 @@
+// Bytes <-> text for matching. A file is 'utf8' when it decodes as UTF-8 without NUL bytes;
+// otherwise it is handled in 'bytes' mode: each byte becomes one char (latin1 mapping), so any
+// byte sequence round-trips exactly, and only byte-exact matching is allowed (FILE_NOT_TEXT
+// otherwise). A UTF-8 BOM is remembered and re-added on encode.
+
+export type TextMode = 'utf8' | 'bytes'
+
+export interface DecodedText {
+  readonly mode: TextMode
+  readonly bom: boolean
+  /** Content without the BOM. In 'bytes' mode, one char per byte. */
+  readonly text: string
+  /** Why the file is in bytes mode, for error messages. */
+  readonly reason?: 'nul' | 'invalid-utf8'
+}
+
+const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+const utf8Encoder = new TextEncoder()
+
+export function decodeText(bytes: Uint8Array): DecodedText {
+  if (bytes.indexOf(0) !== -1) return { mode: 'bytes', bom: false, text: bytesToLatin1(bytes), reason: 'nul' }
+  const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
+  try {
+    const text = utf8Strict.decode(bom ? bytes.subarray(3) : bytes)
+    return { mode: 'utf8', bom, text }
+  } catch {
+    return { mode: 'bytes', bom: false, text: bytesToLatin1(bytes), reason: 'invalid-utf8' }
+  }
+}
+
+export function encodeText(text: string, mode: TextMode, bom: boolean): Uint8Array {
+  if (mode === 'bytes') return latin1ToBytes(text)
+  const body = utf8Encoder.encode(text)
+  if (!bom) return body
+  const out = new Uint8Array(body.length + 3)
+  out.set([0xef, 0xbb, 0xbf], 0)
+  out.set(body, 3)
+  return out
+}
+
+/** Converts patch-side text (a JS string) to the representation used for a file in `mode`. */
+export function toModeText(text: string, mode: TextMode): string {
+  return mode === 'utf8' ? text : bytesToLatin1(utf8Encoder.encode(text))
+}
+
+export function utf8Encode(text: string): Uint8Array {
+  return utf8Encoder.encode(text)
+}
+
+export function bytesToLatin1(bytes: Uint8Array): string {
+  let out = ''
+  const CHUNK = 0x8000
+  for (let i = 0; i < bytes.length; i += CHUNK) {
+    out += String.fromCharCode(...bytes.subarray(i, i + CHUNK))
+  }
+  return out
+}
+
+export function latin1ToBytes(text: string): Uint8Array {
+  const out = new Uint8Array(text.length)
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i) & 0xff
+  return out
+}

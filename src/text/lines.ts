@@ -1,0 +1,78 @@
+// Line splitting that keeps each line's own terminator, so a file can be rebuilt byte for byte.
+// LF, CRLF and a lone CR all end a line; the last line's `eol` is '' when the file has no final
+// newline. Patch text is split differently (splitPatchLines): only '\n' ends a patch line, and a
+// trailing '\r' is dropped so CRLF patches read like LF ones.
+
+export type Eol = '\n' | '\r\n' | '\r' | ''
+
+export interface Line {
+  readonly text: string
+  readonly eol: Eol
+}
+
+/** Splits text into lines with their terminators. '' gives []. */
+export function splitLines(text: string): Line[] {
+  const lines: Line[] = []
+  let start = 0
+  const n = text.length
+  // PERF: a manual scan is about 3x faster than a regex split on large files (bench/match.bench.ts).
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 10) {
+      lines.push({ text: text.slice(start, i), eol: '\n' })
+      start = i + 1
+    } else if (c === 13) {
+      if (i + 1 < n && text.charCodeAt(i + 1) === 10) {
+        lines.push({ text: text.slice(start, i), eol: '\r\n' })
+        i++
+      } else {
+        lines.push({ text: text.slice(start, i), eol: '\r' })
+      }
+      start = i + 1
+    }
+  }
+  if (start < n) lines.push({ text: text.slice(start), eol: '' })
+  return lines
+}
+
+export function joinLines(lines: readonly Line[]): string {
+  let out = ''
+  for (const line of lines) out += line.text + line.eol
+  return out
+}
+
+/** The terminator most lines use; '\n' when there are none. Ties prefer '\n', then '\r\n'. */
+export function dominantEol(lines: readonly Line[]): Exclude<Eol, ''> {
+  let lf = 0
+  let crlf = 0
+  let cr = 0
+  for (const line of lines) {
+    if (line.eol === '\n') lf++
+    else if (line.eol === '\r\n') crlf++
+    else if (line.eol === '\r') cr++
+  }
+  if (crlf > lf && crlf >= cr) return '\r\n'
+  if (cr > lf && cr > crlf) return '\r'
+  return '\n'
+}
+
+/** Whether the text ends with a line terminator (true for ''). */
+export function endsWithNewline(lines: readonly Line[]): boolean {
+  const last = lines[lines.length - 1]
+  return last === undefined || last.eol !== ''
+}
+
+/**
+ * Splits patch text on '\n' and drops one trailing '\r' per line. A final '\n' does not produce
+ * an extra empty line. Returned strings index from 0; patchLine = index + 1.
+ */
+export function splitPatchLines(text: string): string[] {
+  if (text === '') return []
+  const parts = text.split('\n')
+  if (parts[parts.length - 1] === '') parts.pop()
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i] as string
+    if (p.endsWith('\r')) parts[i] = p.slice(0, -1)
+  }
+  return parts
+}

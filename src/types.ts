@@ -1,0 +1,200 @@
+// Plain-data shapes shared by every phase. Everything here is clone-safe (no classes, no
+// functions) so a plan can cross into a worker thread and back unchanged.
+//
+// Positions: `...Line` is 1-based for humans (patchLine, fileLine, startLine); `start`/`index`
+// are 0-based array positions.
+import type { EditErrorData } from './errors.js'
+
+export type PatchFormat = 'codex' | 'unified' | 'search-replace' | 'edits'
+export type FormatOption = PatchFormat | 'auto'
+
+/** One line of a hunk body: ' ' context, '-' removed, '+' added. `text` has no terminator. */
+export interface HunkLine {
+  readonly op: ' ' | '-' | '+'
+  readonly text: string
+}
+
+/**
+ * A block of line changes. How it is located depends on the op's LocateMode:
+ * - 'cursor' (Codex): in order, each searched after the previous one, narrowed by `hints`;
+ * - 'near-line' (unified): searched outward from `oldStartLine`, nearest match wins;
+ * - 'sequential' (SEARCH/REPLACE): applied one after another, each searched in the whole
+ *   current text; an empty old side appends at the end.
+ */
+export interface LineHunk {
+  /** 1-based line in the patch where this hunk (its @@ line, or first body line) starts. */
+  readonly patchLine: number
+  /** Codex `@@ <hint>` lines, outermost first; empty when none. */
+  readonly hints: readonly string[]
+  /** Unified: the stated 1-based start of the old side (0 when the old side is empty at top). */
+  readonly oldStartLine?: number
+  /** Codex `*** End of File`: the hunk belongs at the end of the file. */
+  readonly endOfFile: boolean
+  readonly lines: readonly HunkLine[]
+  /** Unified `\ No newline at end of file` after the last old-side line. */
+  readonly oldNoNewlineAtEnd?: boolean
+  /** Unified `\ No newline at end of file` after the last new-side line. */
+  readonly newNoNewlineAtEnd?: boolean
+}
+
+export type LocateMode = 'cursor' | 'near-line' | 'sequential'
+
+/** One `GIT binary patch` hunk, base85-decoded but still deflated. */
+export interface BinaryHunk {
+  readonly method: 'literal' | 'delta'
+  /** Size in bytes after inflating. */
+  readonly inflatedSize: number
+  readonly deflated: Uint8Array
+}
+
+export interface BinaryPatch {
+  readonly forward: BinaryHunk
+  readonly reverse?: BinaryHunk
+}
+
+/** Git file modes as octal strings, e.g. '100644', '100755', '120000'. */
+export type FileMode = string
+
+export interface AddOp {
+  readonly kind: 'add'
+  readonly path: string
+  readonly patchLine: number
+  /** Full text of the new file (lines joined with '\n'). Ignored when `binary` is set. */
+  readonly content: string
+  readonly binary?: BinaryPatch
+  readonly modeAfter?: FileMode
+  /** true for Codex Add File (overwrites an existing file); false for diffs (FILE_EXISTS). */
+  readonly overwrite: boolean
+}
+
+export interface DeleteOp {
+  readonly kind: 'delete'
+  readonly path: string
+  readonly patchLine: number
+  /** Unified diffs state the removed content; it is verified. Empty for Codex. */
+  readonly hunks: readonly LineHunk[]
+  readonly binary?: BinaryPatch
+  readonly modeBefore?: FileMode
+}
+
+export interface UpdateOp {
+  readonly kind: 'update'
+  readonly path: string
+  readonly patchLine: number
+  readonly moveTo?: string
+  readonly hunks: readonly LineHunk[]
+  readonly locate: LocateMode
+  readonly binary?: BinaryPatch
+  readonly modeBefore?: FileMode
+  readonly modeAfter?: FileMode
+  /** SEARCH/REPLACE: an empty SEARCH on a missing file creates it. */
+  readonly createIfMissing?: boolean
+}
+
+export interface CopyOp {
+  readonly kind: 'copy'
+  readonly from: string
+  readonly path: string
+  readonly patchLine: number
+  readonly hunks: readonly LineHunk[]
+  readonly locate: LocateMode
+  readonly binary?: BinaryPatch
+  readonly modeAfter?: FileMode
+}
+
+export type StringEdit =
+  | {
+      readonly mode: 'replace'
+      readonly index: number
+      readonly oldString: string
+      readonly newString: string
+      readonly replaceAll: boolean
+      readonly expectedMatches?: number
+      readonly expectedHash?: string
+    }
+  | {
+      readonly mode: 'insert'
+      readonly index: number
+      readonly anchor: string
+      readonly position: 'before' | 'after'
+      readonly newString: string
+      readonly expectedHash?: string
+    }
+  | {
+      readonly mode: 'replace_range'
+      readonly index: number
+      readonly startLine: number
+      readonly endLine: number
+      readonly newString: string
+      readonly expectedHash?: string
+    }
+  | {
+      readonly mode: 'delete_range'
+      readonly index: number
+      readonly startLine: number
+      readonly endLine: number
+      readonly expectedHash?: string
+    }
+  | {
+      readonly mode: 'write'
+      readonly index: number
+      readonly content: string
+      readonly expectedHash?: string
+    }
+
+/** JSON edits to one file, applied in order. `index` on each edit is its 0-based position in the request. */
+export interface EditsOp {
+  readonly kind: 'edits'
+  readonly path: string
+  /** 1-based position of the first edit for this path in the request's edit list. */
+  readonly patchLine: number
+  readonly edits: readonly StringEdit[]
+}
+
+export type FileOp = AddOp | DeleteOp | UpdateOp | CopyOp | EditsOp
+
+/** The parsed form of any input: what every later phase works from. */
+export interface EditPlan {
+  readonly format: PatchFormat
+  readonly ops: readonly FileOp[]
+}
+
+export type ResultOp = 'add' | 'update' | 'delete' | 'move' | 'copy'
+
+/** Something worth telling the caller that did not stop the change. */
+export interface Warning {
+  /** Stable dotted code, e.g. 'match.lenient', 'match.offset', 'add.overwrote'. */
+  readonly code: string
+  readonly message: string
+  readonly path?: string
+  readonly patchLine?: number
+}
+
+/** One file in a result. Hashes are `sha256:<hex>` of the raw bytes; null where the file does not exist. */
+export interface FileResult {
+  readonly path: string
+  readonly op: ResultOp
+  readonly from?: string
+  readonly additions: number
+  readonly deletions: number
+  readonly beforeHash: string | null
+  readonly afterHash: string | null
+  readonly modeBefore?: FileMode
+  readonly modeAfter?: FileMode
+  readonly overwrote?: boolean
+  /** Unified diff of this file's change, with a/ and b/ headers. */
+  readonly diff: string
+}
+
+export interface ApplyResult {
+  readonly ok: true
+  readonly format: PatchFormat
+  readonly dryRun: boolean
+  readonly files: readonly FileResult[]
+  readonly warnings: readonly Warning[]
+}
+
+export interface FailedResult {
+  readonly ok: false
+  readonly error: EditErrorData
+}
