@@ -26,6 +26,8 @@ export interface ComputeJob {
   readonly op: FileOp
   readonly source: Uint8Array | null
   readonly sourceMode?: FileMode
+  /** The op's forward GIT binary hunk, inflated by the coordinator (zlib is not in the pure core). */
+  readonly inflated?: Uint8Array
 }
 
 export interface ComputedFile {

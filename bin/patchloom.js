@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+// Process shim for the CLI: wires the real stdin/stdout/stderr and cwd to main() from the
+// built dist/ and turns its result into the exit status. All behaviour lives in
+// src/cli/main.ts so it can be tested in-process.
+import { main } from '../dist/src/cli/main.js'
+
+async function readStdin() {
+  if (process.stdin.isTTY) process.stderr.write('patchloom: reading the patch from stdin (end with Ctrl-D)\n')
+  const chunks = []
+  for await (const chunk of process.stdin) chunks.push(chunk)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+process.exitCode = await main(process.argv.slice(2), {
+  stdin: readStdin,
+  stdout: (s) => process.stdout.write(s),
+  stderr: (s) => process.stderr.write(s),
+  cwd: process.cwd(),
+})

@@ -1,0 +1,153 @@
+// Applies one `GIT binary patch` (already base85-decoded by src/parse/unified.ts) to a file's
+// bytes: inflate the forward hunk, then take it as the new content ('literal') or run git's delta
+// format against the current content ('delta'). Pure: zlib is injected as `inflate`, so this runs
+// in a worker or a browser alike. Reading and writing files, and the reverse hunk, are left to
+// the caller (the reverse hunk only matters for `git apply -R`).
+import { errorData } from '../errors.js'
+import { fail, ok, type Result } from '../result.js'
+import type { BinaryPatch } from '../types.js'
+
+/** Where the patch came from, for error messages. */
+export interface BinaryPatchContext {
+  readonly path?: string
+  readonly patchLine?: number
+}
+
+/**
+ * Returns the file's new bytes. `source` is the current content, or null when the file does not
+ * exist (fine for 'literal', MATCH_NOT_FOUND for 'delta').
+ *
+ * @example
+ * applyBinaryPatch(before, op.binary, (d) => zlib.inflateSync(d))
+ */
+export function applyBinaryPatch(
+  source: Uint8Array | null,
+  patch: BinaryPatch,
+  inflate: (deflated: Uint8Array) => Uint8Array,
+  context: BinaryPatchContext = {},
+): Result<Uint8Array> {
+  const where = describe(context)
+  const { forward } = patch
+  let data: Uint8Array
+  try {
+    data = inflate(forward.deflated)
+  } catch (cause) {
+    const reason = cause instanceof Error ? `: ${cause.message}` : ''
+    return fail(
+      errorData('PARSE_BAD_BINARY', `The binary patch${where} does not inflate${reason}.`, context),
+    )
+  }
+  if (data.length !== forward.inflatedSize) {
+    return fail(
+      errorData(
+        'PARSE_BAD_BINARY',
+        `The binary patch${where} inflates to ${data.length} bytes but states ${forward.inflatedSize}.`,
+        context,
+      ),
+    )
+  }
+  if (forward.method === 'literal') return ok(Uint8Array.from(data))
+  return applyDelta(source, data, where, context)
+}
+
+interface VarintRead {
+  readonly value: number
+  readonly next: number
+}
+
+// Git's delta header sizes: 7 bits per byte, least significant first, 0x80 = more bytes follow.
+function readVarint(data: Uint8Array, start: number): VarintRead | null {
+  let value = 0
+  let shift = 0
+  let index = start
+  for (;;) {
+    const byte = data[index]
+    if (byte === undefined || shift > 49) return null
+    value += (byte & 0x7f) * 2 ** shift
+    index++
+    shift += 7
+    if ((byte & 0x80) === 0) return { value, next: index }
+  }
+}
+
+function applyDelta(
+  source: Uint8Array | null,
+  delta: Uint8Array,
+  where: string,
+  context: BinaryPatchContext,
+): Result<Uint8Array> {
+  const bad = (why: string): Result<Uint8Array> =>
+    fail(errorData('PARSE_BAD_BINARY', `The binary delta${where} is corrupt: ${why}.`, context))
+  const sourceSize = readVarint(delta, 0)
+  if (sourceSize === null) return bad('its source size is truncated')
+  const targetSize = readVarint(delta, sourceSize.next)
+  if (targetSize === null) return bad('its target size is truncated')
+  if (source === null) {
+    return fail(
+      errorData(
+        'MATCH_NOT_FOUND',
+        `Binary patch does not apply${where}: the file does not exist, patch expects ${sourceSize.value} bytes.`,
+        context,
+      ),
+    )
+  }
+  if (source.length !== sourceSize.value) {
+    return fail(
+      errorData(
+        'MATCH_NOT_FOUND',
+        `Binary patch does not apply${where}: file has ${source.length} bytes, patch expects ${sourceSize.value}.`,
+        context,
+      ),
+    )
+  }
+  const out = new Uint8Array(targetSize.value)
+  let written = 0
+  let index = targetSize.next
+  while (index < delta.length) {
+    const opcode = delta[index++] as number
+    if (opcode & 0x80) {
+      // Copy from the source: bits 0-3 say which offset bytes follow, bits 4-6 which size bytes.
+      let offset = 0
+      let size = 0
+      for (let bit = 0; bit < 4; bit++) {
+        if (opcode & (1 << bit)) {
+          const byte = delta[index++]
+          if (byte === undefined) return bad('a copy instruction is truncated')
+          offset += byte * 2 ** (8 * bit)
+        }
+      }
+      for (let bit = 0; bit < 3; bit++) {
+        if (opcode & (1 << (4 + bit))) {
+          const byte = delta[index++]
+          if (byte === undefined) return bad('a copy instruction is truncated')
+          size += byte << (8 * bit)
+        }
+      }
+      if (size === 0) size = 0x10000
+      if (offset + size > source.length) return bad('a copy reaches past the end of the source')
+      if (written + size > out.length) return bad('a copy overflows the stated target size')
+      out.set(source.subarray(offset, offset + size), written)
+      written += size
+    } else if (opcode !== 0) {
+      if (index + opcode > delta.length) return bad('an insert instruction is truncated')
+      if (written + opcode > out.length) return bad('an insert overflows the stated target size')
+      out.set(delta.subarray(index, index + opcode), written)
+      written += opcode
+      index += opcode
+    } else {
+      // Opcode 0 is reserved; git refuses it rather than guessing.
+      return bad('it contains the reserved opcode 0')
+    }
+  }
+  if (written !== out.length) {
+    return bad(`it produces ${written} bytes but states ${out.length}`)
+  }
+  return ok(out)
+}
+
+function describe(context: BinaryPatchContext): string {
+  const parts: string[] = []
+  if (context.path !== undefined) parts.push(`for ${context.path}`)
+  if (context.patchLine !== undefined) parts.push(`at patch line ${context.patchLine}`)
+  return parts.length === 0 ? '' : ` ${parts.join(' ')}`
+}

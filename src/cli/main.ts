@@ -1,0 +1,92 @@
+// The CLI's composition root: argv -> command -> engine -> output, and every outcome -> an exit
+// status (0 applied, 1 rejected, 75 retryable, 64 usage, 70 internal). Runs in-process against
+// a CliIo so tests need no child process; bin/patchloom.js wires it to the real process.
+// With --json, stdout carries exactly one JSON line whatever happens.
+import { readFile } from 'node:fs/promises'
+import { createEngine } from '../coordinator/engine.js'
+import type { Engine, EngineOptions } from '../coordinator/engine-types.js'
+import { isEditError, type EditErrorData } from '../errors.js'
+import { HELP_TEXT, parseArgs } from './args.js'
+import { runApply } from './commands/apply.js'
+import { runCheck } from './commands/check.js'
+import {
+  EXIT,
+  exitCodeFor,
+  failedResult,
+  internalErrorData,
+  renderErrorHuman,
+  renderJsonLine,
+} from './render.js'
+
+/** Where the CLI reads and writes; the real process or a test's buffers. */
+export interface CliIo {
+  /** Resolves to all of stdin, decoded as UTF-8. Only called when the patch comes from stdin. */
+  readonly stdin: () => Promise<string>
+  readonly stdout: (s: string) => void
+  readonly stderr: (s: string) => void
+  /** Directory that relative FILE and --root arguments resolve against. */
+  readonly cwd: string
+}
+
+/** Seams for tests: the engine factory. */
+export interface CliDeps {
+  readonly createEngine: (options: EngineOptions) => Engine
+}
+
+const DEFAULT_DEPS: CliDeps = { createEngine }
+
+/**
+ * Runs the CLI with `argv` (without node and script path) and resolves to the exit status.
+ * Never rejects: internal failures become exit 70.
+ *
+ * @example
+ * const code = await main(['apply', 'fix.patch', '--json'], { stdin, stdout, stderr, cwd })
+ */
+export async function main(argv: readonly string[], io: CliIo, deps: CliDeps = DEFAULT_DEPS): Promise<number> {
+  // Known even when parsing fails, so a usage error still answers in the requested shape.
+  const json = argv.includes('--json')
+  const report = (error: EditErrorData): number => {
+    if (json) io.stdout(renderJsonLine(failedResult(error)))
+    else io.stderr(renderErrorHuman(error))
+    return exitCodeFor(error)
+  }
+
+  const parsed = parseArgs(argv)
+  if (!parsed.ok) return report(parsed.error)
+  const command = parsed.value
+  try {
+    switch (command.kind) {
+      case 'help':
+        io.stdout(HELP_TEXT)
+        return EXIT.OK
+      case 'version':
+        io.stdout(`${await readVersion()}\n`)
+        return EXIT.OK
+      case 'apply':
+        return await runApply(command, io, deps)
+      case 'check':
+        return await runCheck(command, io, deps)
+    }
+  } catch (err) {
+    if (isEditError(err)) return report(err.toData())
+    // A plain Error is a bug: say so in the agreed shape, and keep the stack for the report.
+    io.stderr(`${err instanceof Error && err.stack !== undefined ? err.stack : String(err)}\n`)
+    return report(internalErrorData(err))
+  }
+}
+
+// The package.json sits two levels above src/cli/ when run from source and three above
+// dist/src/cli/ when built; look in both rather than copying the version into the code.
+async function readVersion(): Promise<string> {
+  for (const rel of ['../../package.json', '../../../package.json']) {
+    try {
+      const pkg: unknown = JSON.parse(await readFile(new URL(rel, import.meta.url), 'utf8'))
+      if (typeof pkg === 'object' && pkg !== null && 'name' in pkg && pkg.name === 'patchloom') {
+        return 'version' in pkg ? String(pkg.version) : 'unknown'
+      }
+    } catch {
+      // Not at this level; try the next.
+    }
+  }
+  return 'unknown'
+}

@@ -1,0 +1,123 @@
+// Pure rendering for the CLI: results, parse-only summaries and errors as human text or as the
+// one JSON line agents read, plus the exit status each outcome maps to. No I/O here: main.ts
+// and the commands decide where the strings go (stdout for results, stderr for human errors).
+import { errorData, type EditErrorData } from '../errors.js'
+import type { PlanFileSummary } from '../parse/summary.js'
+import type { ApplyResult, FailedResult, FileMode, PatchFormat, ResultOp } from '../types.js'
+
+/** Exit statuses (sysexits.h where one fits). */
+export const EXIT = {
+  OK: 0,
+  REJECTED: 1,
+  USAGE: 64,
+  INTERNAL: 70,
+  RETRYABLE: 75,
+} as const
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT]
+
+/** Maps a failure to its exit status: usage 64, internal 70, retryable 75, anything else 1. */
+export function exitCodeFor(error: EditErrorData): ExitCode {
+  if (error.code === 'USAGE_INVALID') return EXIT.USAGE
+  if (error.code === 'INTERNAL') return EXIT.INTERNAL
+  return error.retryable ? EXIT.RETRYABLE : EXIT.REJECTED
+}
+
+/** The INTERNAL error reported for an exception that is not an EditError (a bug). */
+export function internalErrorData(err: unknown): EditErrorData {
+  const detail = err instanceof Error ? err.message : String(err)
+  return errorData('INTERNAL', `Internal error: ${detail}`)
+}
+
+export interface ParseOnlyResult {
+  readonly ok: true
+  readonly format: PatchFormat
+  readonly parseOnly: true
+  readonly files: readonly PlanFileSummary[]
+}
+
+/** Exactly one line of JSON, newline-terminated. */
+export function renderJsonLine(value: ApplyResult | FailedResult | ParseOnlyResult): string {
+  return `${JSON.stringify(value)}\n`
+}
+
+export function failedResult(error: EditErrorData): FailedResult {
+  return { ok: false, error }
+}
+
+export function parseOnlyResult(format: PatchFormat, files: readonly PlanFileSummary[]): ParseOnlyResult {
+  return { ok: true, format, parseOnly: true, files }
+}
+
+/** What a file line needs; FileResult and PlanFileSummary both fit. */
+interface FileLineFacts {
+  readonly path: string
+  readonly op: ResultOp
+  readonly from?: string
+  readonly additions: number | null
+  readonly deletions: number | null
+  readonly modeBefore?: FileMode
+  readonly modeAfter?: FileMode
+  readonly overwrote?: boolean
+  readonly binary?: true
+}
+
+const OP_LETTER: Record<ResultOp, string> = {
+  add: 'A',
+  update: 'M',
+  delete: 'D',
+  move: 'R',
+  copy: 'C',
+}
+
+function count(n: number | null): string {
+  return n === null ? '?' : String(n)
+}
+
+/** One line per file: `A path`, `M path (+3 -1)`, `D path`, `R old -> new (+1 -1)`, ... */
+export function renderFileLine(file: FileLineFacts): string {
+  const letter = OP_LETTER[file.op]
+  const target = file.from === undefined ? file.path : `${file.from} -> ${file.path}`
+  let line = `${letter} ${target}`
+  if (file.op !== 'add' && file.op !== 'delete') {
+    line += file.binary === true ? ' (binary)' : ` (+${count(file.additions)} -${count(file.deletions)})`
+  } else if (file.binary === true) {
+    line += ' (binary)'
+  }
+  if (file.overwrote === true) line += ' [overwrote]'
+  if (file.modeBefore !== undefined && file.modeAfter !== undefined) {
+    if (file.modeBefore !== file.modeAfter) line += ` mode ${file.modeBefore} -> ${file.modeAfter}`
+  } else if (file.op === 'add' && file.modeAfter !== undefined && file.modeAfter !== '100644') {
+    // A new file's mode is only news when it is not the ordinary one.
+    line += ` mode ${file.modeAfter}`
+  }
+  return line
+}
+
+/** Human report of an apply or dry run, for stdout. */
+export function renderApplyHuman(result: ApplyResult): string {
+  const lines = result.files.map((file) => renderFileLine(file))
+  // Warning messages name their path and patch line themselves (house style), so no suffix.
+  for (const warning of result.warnings) lines.push(`warning ${warning.code}: ${warning.message}`)
+  if (result.files.length === 0) lines.unshift('no changes')
+  if (result.dryRun) lines.push('dry run: nothing written')
+  return `${lines.join('\n')}\n`
+}
+
+/** Human report of `check --parse-only`, for stdout. Unknown counts print as '?'. */
+export function renderParseOnlyHuman(result: ParseOnlyResult): string {
+  const lines = result.files.map((file) => renderFileLine(file))
+  if (result.files.length === 0) lines.push('no changes')
+  lines.push(`parse only (${result.format}): no files read, nothing written`)
+  return `${lines.join('\n')}\n`
+}
+
+/** Human report of a failure, for stderr: the error, its hint, and any near-miss candidates. */
+export function renderErrorHuman(error: EditErrorData): string {
+  const lines = [`error ${error.code}: ${error.message}`, `hint: ${error.hint}`]
+  for (const candidate of error.candidates ?? []) {
+    const preview = candidate.preview.replace(/\r?\n|\r/g, '\\n')
+    lines.push(`  line ${candidate.fileLine} (score ${candidate.score.toFixed(2)}): ${preview}`)
+  }
+  return `${lines.join('\n')}\n`
+}

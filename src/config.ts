@@ -1,0 +1,56 @@
+// Engine options: defaults and validation. Bad options throw EditError CONFIG_INVALID at
+// createEngine(), before any request runs.
+import { EditError } from './errors.js'
+import type { EngineOptions, PoolOptions } from './coordinator/engine-types.js'
+import { DEFAULT_INLINE_MAX_BYTES, DEFAULT_INLINE_PARSE_MAX_BYTES } from './coordinator/route.js'
+import type { FormatOption } from './types.js'
+
+export const DEFAULT_DENY_GLOBS: readonly string[] = ['.git', '.git/**', '**/.git', '**/.git/**']
+
+export const FORMAT_OPTIONS: readonly FormatOption[] = ['auto', 'codex', 'unified', 'search-replace', 'edits']
+
+export interface ResolvedConfig {
+  readonly root: string
+  readonly denyGlobs: readonly string[]
+  readonly pool: (PoolOptions & { readonly inlineMaxBytes: number; readonly inlineParseMaxBytes: number }) | false
+}
+
+export function resolveConfig(options: EngineOptions): ResolvedConfig {
+  if (typeof options !== 'object' || options === null) invalid('options must be an object with at least { root }')
+  if (typeof options.root !== 'string' || options.root === '') invalid('root must be a non-empty string')
+  const denyGlobs = options.denyGlobs ?? DEFAULT_DENY_GLOBS
+  if (!Array.isArray(denyGlobs) || !denyGlobs.every((g) => typeof g === 'string' && g !== '')) {
+    invalid('denyGlobs must be an array of non-empty strings')
+  }
+  const pool = options.pool
+  if (pool !== undefined && pool !== false) {
+    for (const key of ['minThreads', 'maxThreads', 'inlineMaxBytes'] as const) {
+      const value = pool[key]
+      if (value !== undefined && (!Number.isInteger(value) || value < 0)) invalid(`pool.${key} must be a non-negative integer`)
+    }
+    if (pool.maxThreads === 0) invalid('pool.maxThreads must be at least 1 (use pool: false for inline only)')
+  }
+  if (options.approve !== undefined && typeof options.approve !== 'function') invalid('approve must be a function')
+  return {
+    root: options.root,
+    denyGlobs,
+    pool:
+      pool === false
+        ? false
+        : {
+            ...pool,
+            inlineMaxBytes: pool?.inlineMaxBytes ?? DEFAULT_INLINE_MAX_BYTES,
+            inlineParseMaxBytes: DEFAULT_INLINE_PARSE_MAX_BYTES,
+          },
+  }
+}
+
+export function checkFormat(format: unknown): FormatOption {
+  if (format === undefined) return 'auto'
+  if (typeof format === 'string' && (FORMAT_OPTIONS as readonly string[]).includes(format)) return format as FormatOption
+  invalid(`format must be one of ${FORMAT_OPTIONS.join(', ')}; got ${JSON.stringify(format)}`)
+}
+
+function invalid(message: string): never {
+  throw new EditError('CONFIG_INVALID', `Invalid option: ${message}.`)
+}

@@ -1,0 +1,319 @@
+// The engine facade: parse -> resolve and read -> compute every new file and its diff (inline or
+// in the worker pool) -> approve -> commit serially -> report. Nothing is written until every
+// operation has verified; the commit itself rolls back on failure (src/journal/commit.ts).
+// Verification of concurrent requests overlaps; commits on one engine never interleave.
+import { realpath, stat } from 'node:fs/promises'
+import { inflateSync } from 'node:zlib'
+import { computeFile } from '../apply/compute.js'
+import { resolveConfig, checkFormat, type ResolvedConfig } from '../config.js'
+import { EditError } from '../errors.js'
+import { commitSteps, type CommitFs, type CommitStep } from '../journal/commit.js'
+import { hashBytes } from '../journal/hash.js'
+import { parsePatch } from '../parse/index.js'
+import { unwrap } from '../result.js'
+import type { ApplyResult, EditPlan, FileMode, FileResult, Warning } from '../types.js'
+import type { ApplyOptions, Engine, EngineOptions } from './engine-types.js'
+import { compileGlobs } from './glob.js'
+import { JobPool } from './job-pool.js'
+import { JOB_PROTOCOL, type ComputedFile, type ComputeJob } from './jobs.js'
+import type { PathContext } from './paths.js'
+import { prepareOps, type PreparedOp } from './prepare.js'
+import { routeCompute, routeParse, type Route } from './route.js'
+
+/** Internal seams for tests (fault injection); not part of the public options. */
+export interface EngineInternals {
+  readonly commitFs?: CommitFs
+}
+
+/**
+ * Creates an engine for one workspace root.
+ * @example
+ * const engine = createEngine({ root: '/work/repo' })
+ * const result = await engine.apply(patchText)
+ * await engine.close()
+ */
+export function createEngine(options: EngineOptions, internals: EngineInternals = {}): Engine {
+  return new EditEngine(resolveConfig(options), options, internals)
+}
+
+class EditEngine implements Engine {
+  readonly #config: ResolvedConfig
+  readonly #options: EngineOptions
+  readonly #internals: EngineInternals
+  readonly #pool: JobPool | undefined
+  readonly #isDenied: (rel: string) => string | undefined
+  #rootReal: Promise<string> | undefined
+  #commitChain: Promise<unknown> = Promise.resolve()
+  #closed = false
+
+  constructor(config: ResolvedConfig, options: EngineOptions, internals: EngineInternals) {
+    this.#config = config
+    this.#options = options
+    this.#internals = internals
+    this.#isDenied = compileGlobs(config.denyGlobs)
+    this.#pool =
+      config.pool === false
+        ? undefined
+        : new JobPool({
+            ...(config.pool.minThreads === undefined ? {} : { minThreads: config.pool.minThreads }),
+            ...(config.pool.maxThreads === undefined ? {} : { maxThreads: config.pool.maxThreads }),
+          })
+  }
+
+  get root(): string {
+    return this.#config.root
+  }
+
+  apply(input: string, options: ApplyOptions = {}): Promise<ApplyResult> {
+    return this.#run(input, options, options.dryRun === true)
+  }
+
+  check(input: string, options: Omit<ApplyOptions, 'dryRun'> = {}): Promise<ApplyResult> {
+    return this.#run(input, options, true)
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+    await this.#pool?.close()
+  }
+
+  async #run(input: string, options: ApplyOptions, dryRun: boolean): Promise<ApplyResult> {
+    if (this.#closed) throw new Error('engine: cannot apply after close()')
+    if (typeof input !== 'string') throw new EditError('CONFIG_INVALID', 'Invalid input: the patch must be a string.')
+    const format = checkFormat(options.format)
+    const route = options.route ?? 'auto'
+    if (!['auto', 'inline', 'pool'].includes(route)) {
+      throw new EditError('CONFIG_INVALID', `Invalid option: route must be auto, inline or pool; got ${JSON.stringify(route)}.`)
+    }
+    const signal = options.signal
+    throwIfAborted(signal)
+
+    const plan = await this.#parse(input, format, route, signal)
+    const ctx: PathContext = { root: this.#config.root, rootReal: await this.#root(), isDenied: this.#isDenied }
+    const prepared = await prepareOps(ctx, plan)
+    const computed = await this.#computeAll(plan, prepared, input.length, route, signal)
+    const files = prepared.map((p, i) => fileResult(p, computed[i] as ComputedFile))
+    const warnings: Warning[] = computed.flatMap((c) => c.warnings)
+
+    if (!dryRun) {
+      const approve = options.approve ?? this.#options.approve
+      if (approve !== undefined && (await approve({ format: plan.format, files })) !== true) {
+        throw new EditError('APPROVAL_DENIED', 'The change was not approved; nothing was written.')
+      }
+      throwIfAborted(signal)
+      const steps = prepared.flatMap((p, i) => commitStepsFor(p, computed[i] as ComputedFile))
+      await this.#serialCommit(steps)
+    }
+    return { ok: true, format: plan.format, dryRun, files, warnings }
+  }
+
+  async #parse(input: string, format: ReturnType<typeof checkFormat>, route: ApplyOptions['route'], signal?: AbortSignal): Promise<EditPlan> {
+    const pool = this.#pool
+    const chosen: Route =
+      route === 'pool' ? 'pool' : route === 'inline' || pool === undefined || this.#config.pool === false
+        ? 'inline'
+        : routeParse(input.length, this.#config.pool.inlineParseMaxBytes)
+    if (chosen === 'pool' && pool !== undefined) {
+      return pool.parse({ protocol: JOB_PROTOCOL, text: input, format }, signal)
+    }
+    return unwrap(parsePatch(input, format))
+  }
+
+  async #computeAll(
+    plan: EditPlan,
+    prepared: readonly PreparedOp[],
+    inputBytes: number,
+    route: ApplyOptions['route'],
+    signal?: AbortSignal,
+  ): Promise<ComputedFile[]> {
+    const jobs = prepared.map((p) => computeJob(plan, p))
+    const pool = this.#pool
+    const totalBytes = jobs.reduce((sum, job) => sum + (job.source?.length ?? 0), inputBytes)
+    const chosen: Route =
+      route === 'pool' ? 'pool' : route === 'inline' || pool === undefined || this.#config.pool === false
+        ? 'inline'
+        : routeCompute(totalBytes, jobs.length, this.#config.pool.inlineMaxBytes)
+    if (chosen === 'pool') {
+      if (pool === undefined) throw new EditError('CONFIG_INVALID', 'Invalid option: route "pool" on an engine created with pool: false.')
+      const settled = await Promise.allSettled(jobs.map((job) => pool.compute(job, signal)))
+      // Report the first failure in plan order, so the error does not depend on thread timing.
+      for (const s of settled) if (s.status === 'rejected') throw s.reason
+      throwIfAborted(signal)
+      return settled.map((s) => (s as PromiseFulfilledResult<ComputedFile>).value)
+    }
+    const out: ComputedFile[] = []
+    for (const job of jobs) {
+      out.push(unwrap(computeFile(job)))
+      throwIfAborted(signal)
+    }
+    return out
+  }
+
+  #root(): Promise<string> {
+    this.#rootReal ??= (async () => {
+      try {
+        const st = await stat(this.#config.root)
+        if (!st.isDirectory()) throw new Error('not a directory')
+        return await realpath(this.#config.root)
+      } catch (error) {
+        this.#rootReal = undefined
+        throw new EditError('CONFIG_INVALID', `Invalid option: root ${this.#config.root} is not an existing directory.`, {
+          cause: error,
+        })
+      }
+    })()
+    return this.#rootReal
+  }
+
+  async #serialCommit(steps: readonly CommitStep[]): Promise<void> {
+    const run = this.#commitChain.then(() => commitSteps(steps, this.#internals.commitFs))
+    this.#commitChain = run.catch(() => undefined)
+    await run
+  }
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) {
+    throw new EditError('REQUEST_CANCELLED', 'The request was cancelled before it was committed; nothing was written.', {
+      cause: signal.reason,
+    })
+  }
+}
+
+function computeJob(plan: EditPlan, p: PreparedOp): ComputeJob {
+  const { op } = p
+  const read = op.kind === 'copy' && p.from !== undefined ? p.from : p.target
+  const source = read.snap.bytes
+  const binary = op.kind === 'edits' ? undefined : op.binary
+  let inflated: Uint8Array | undefined
+  if (binary !== undefined) {
+    try {
+      inflated = new Uint8Array(inflateSync(binary.forward.deflated))
+    } catch (error) {
+      throw new EditError('PARSE_BAD_BINARY', `${op.path}: the GIT binary patch data does not inflate (${(error as Error).message}).`, {
+        path: op.path,
+        patchLine: op.patchLine,
+        cause: error,
+      })
+    }
+  }
+  return {
+    protocol: JOB_PROTOCOL,
+    format: plan.format,
+    op,
+    source,
+    ...(read.snap.mode === undefined ? {} : { sourceMode: read.snap.mode }),
+    ...(inflated === undefined ? {} : { inflated }),
+  }
+}
+
+function fileResult(p: PreparedOp, computed: ComputedFile): FileResult {
+  const { op, target } = p
+  const afterHash = computed.after === null ? null : hashBytes(computed.after)
+  const counts = { additions: computed.additions, deletions: computed.deletions, diff: computed.diff }
+  const modes = modeFields(p)
+  switch (op.kind) {
+    case 'add':
+      return {
+        path: target.resolved.rel,
+        op: 'add',
+        ...counts,
+        beforeHash: target.snap.hash,
+        afterHash,
+        ...modes,
+        ...(target.snap.kind === 'file' ? { overwrote: true } : {}),
+      }
+    case 'delete':
+      return { path: target.resolved.rel, op: 'delete', ...counts, beforeHash: target.snap.hash, afterHash: null, ...modes }
+    case 'copy':
+      return {
+        path: target.resolved.rel,
+        op: 'copy',
+        from: p.from?.resolved.rel ?? op.from,
+        ...counts,
+        beforeHash: null,
+        afterHash,
+        ...modes,
+      }
+    case 'update':
+      if (p.moveTo !== undefined) {
+        return {
+          path: p.moveTo.resolved.rel,
+          op: 'move',
+          from: target.resolved.rel,
+          ...counts,
+          beforeHash: target.snap.hash,
+          afterHash,
+          ...modes,
+          ...(p.moveTo.snap.kind === 'file' ? { overwrote: true } : {}),
+        }
+      }
+      return { path: target.resolved.rel, op: target.snap.kind === 'file' ? 'update' : 'add', ...counts, beforeHash: target.snap.hash, afterHash, ...modes }
+    case 'edits':
+      return { path: target.resolved.rel, op: target.snap.kind === 'file' ? 'update' : 'add', ...counts, beforeHash: target.snap.hash, afterHash, ...modes }
+  }
+}
+
+/** modeBefore/modeAfter are reported when the change sets or alters a mode. */
+function modeFields(p: PreparedOp): { modeBefore?: FileMode; modeAfter?: FileMode } {
+  const { op } = p
+  const read = op.kind === 'copy' ? p.from : p.target
+  const before = read?.snap.mode
+  const requested = op.kind === 'edits' || op.kind === 'delete' ? undefined : op.modeAfter
+  if (requested === undefined || requested === before) return {}
+  return { ...(before === undefined || op.kind === 'add' && p.target.snap.kind !== 'file' ? {} : { modeBefore: before }), modeAfter: requested }
+}
+
+const DEFAULT_PERMISSIONS = 0o644
+
+function permissionsFor(base: number | undefined, mode: FileMode | undefined): number {
+  const start = base ?? DEFAULT_PERMISSIONS
+  if (mode === undefined) return start
+  // Git records only the executable bit: grant x wherever r is granted, or clear all x bits.
+  return mode === '100755' ? start | ((start & 0o444) >> 2) : start & ~0o111
+}
+
+function commitStepsFor(p: PreparedOp, computed: ComputedFile): CommitStep[] {
+  const { op, target } = p
+  const previous = (snap: PreparedOp['target']['snap']) =>
+    snap.kind === 'file' && snap.bytes !== null ? { bytes: snap.bytes, permissions: snap.permissions ?? DEFAULT_PERMISSIONS } : null
+  const write = (dest: PreparedOp['target'], bytes: Uint8Array, permissions: number): CommitStep => ({
+    kind: 'write',
+    abs: dest.resolved.abs,
+    rel: dest.resolved.rel,
+    bytes,
+    permissions,
+    expectHash: dest.snap.hash,
+    previous: previous(dest.snap),
+  })
+  const remove = (dest: PreparedOp['target']): CommitStep => {
+    const prev = previous(dest.snap)
+    if (prev === null || dest.snap.hash === null) throw new Error('engine: cannot remove a file that was not read')
+    return { kind: 'remove', abs: dest.resolved.abs, rel: dest.resolved.rel, expectHash: dest.snap.hash, previous: prev }
+  }
+  const after = computed.after
+  const modeAfter = op.kind === 'edits' || op.kind === 'delete' ? undefined : op.modeAfter
+  if (after === null) return [remove(target)]
+  switch (op.kind) {
+    case 'update':
+      if (p.moveTo !== undefined) {
+        // Codex order: write the destination first, then remove the source.
+        return [write(p.moveTo, after, permissionsFor(target.snap.permissions, modeAfter)), remove(target)]
+      }
+      break
+    case 'copy':
+      return [write(target, after, permissionsFor(p.from?.snap.permissions, modeAfter))]
+    case 'add':
+    case 'edits':
+    case 'delete':
+      break
+  }
+  const permissions = permissionsFor(target.snap.permissions, modeAfter)
+  const unchanged =
+    target.snap.bytes !== null && permissions === target.snap.permissions && sameBytes(target.snap.bytes, after)
+  return unchanged ? [] : [write(target, after, permissions)]
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0
+}

@@ -1,0 +1,97 @@
+// The only Piscina import. Runs parse and compute jobs in worker threads and turns every outcome
+// into a value or an EditError: a worker that dies is WORKER_CRASHED, an aborted job is
+// REQUEST_CANCELLED. The pool starts lazily on first use, so inline-only engines never spawn
+// threads.
+import { existsSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { Piscina } from 'piscina'
+import { EditError } from '../errors.js'
+import { unwrap } from '../result.js'
+import type { EditPlan } from '../types.js'
+import type { ComputedFile, ComputeJob, ComputeOutcome, ParseJob, ParseOutcome } from './jobs.js'
+
+export interface JobPoolOptions {
+  readonly minThreads?: number
+  readonly maxThreads?: number
+}
+
+/** Idle workers exit after this long; the next request restarts them (about 30 ms each). */
+const IDLE_TIMEOUT_MS = 30_000
+
+/**
+ * The compiled worker. From dist/src/coordinator/ it is ../../workers/; when this module runs from
+ * TypeScript sources (tests), the compiled copy under dist/ is used, so `npm run build` must
+ * have run.
+ */
+export function workerFilename(): string {
+  const candidates = [
+    new URL('../../workers/engine.worker.js', import.meta.url),
+    new URL('../../dist/workers/engine.worker.js', import.meta.url),
+  ]
+  for (const url of candidates) {
+    const file = fileURLToPath(url)
+    if (existsSync(file)) return file
+  }
+  throw new Error('job-pool: cannot find workers/engine.worker.js; run `npm run build` first')
+}
+
+export function defaultMaxThreads(): number {
+  return Math.max(1, Math.min(4, availableParallelism()))
+}
+
+export class JobPool {
+  readonly #options: JobPoolOptions
+  #pool: Piscina | undefined
+
+  constructor(options: JobPoolOptions = {}) {
+    this.#options = options
+  }
+
+  get started(): boolean {
+    return this.#pool !== undefined
+  }
+
+  async parse(job: ParseJob, signal?: AbortSignal): Promise<EditPlan> {
+    return unwrap(await this.#run<ParseOutcome>('parse', job, signal))
+  }
+
+  async compute(job: ComputeJob, signal?: AbortSignal): Promise<ComputedFile> {
+    return unwrap(await this.#run<ComputeOutcome>('compute', job, signal))
+  }
+
+  async close(): Promise<void> {
+    const pool = this.#pool
+    this.#pool = undefined
+    if (pool !== undefined) await pool.destroy()
+  }
+
+  async #run<R>(name: 'parse' | 'compute', job: ParseJob | ComputeJob, signal: AbortSignal | undefined): Promise<R> {
+    const pool = this.#ensure()
+    try {
+      return (await pool.run(job, { name, ...(signal === undefined ? {} : { signal }) })) as R
+    } catch (error) {
+      if (signal?.aborted === true || (error as Error).name === 'AbortError') {
+        throw new EditError('REQUEST_CANCELLED', 'The request was cancelled while it was being verified; nothing was written.', {
+          cause: error,
+        })
+      }
+      throw new EditError('WORKER_CRASHED', `A verification worker failed during ${name}: ${(error as Error).message}`, {
+        cause: error,
+      })
+    }
+  }
+
+  #ensure(): Piscina {
+    if (this.#pool === undefined) {
+      const maxThreads = this.#options.maxThreads ?? defaultMaxThreads()
+      this.#pool = new Piscina({
+        filename: workerFilename(),
+        minThreads: Math.min(this.#options.minThreads ?? 1, maxThreads),
+        maxThreads,
+        idleTimeout: IDLE_TIMEOUT_MS,
+      })
+    }
+    return this.#pool
+  }
+}

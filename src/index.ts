@@ -1,0 +1,37 @@
+// patchloom's public API. This list is the contract: anything not exported here is internal.
+export { createEngine } from './coordinator/engine.js'
+export type {
+  ApplyOptions,
+  ApprovalRequest,
+  ApproveFn,
+  Engine,
+  EngineOptions,
+  PoolOptions,
+} from './coordinator/engine-types.js'
+export { parsePatch, detectFormat } from './parse/index.js'
+export { EditError, ERROR_CODES, isEditError } from './errors.js'
+export type { Candidate, EditErrorData, ErrorCode } from './errors.js'
+export type {
+  AddOp,
+  ApplyResult,
+  BinaryHunk,
+  BinaryPatch,
+  CopyOp,
+  DeleteOp,
+  EditPlan,
+  EditsOp,
+  FailedResult,
+  FileMode,
+  FileOp,
+  FileResult,
+  FormatOption,
+  HunkLine,
+  LineHunk,
+  LocateMode,
+  PatchFormat,
+  ResultOp,
+  StringEdit,
+  UpdateOp,
+  Warning,
+} from './types.js'
+export type { Result } from './result.js'

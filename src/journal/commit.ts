@@ -1,0 +1,171 @@
+// Serial, all-or-nothing commit of verified changes. Each step re-checks the target's hash just
+// before replacing it (a concurrent writer is caught, not overwritten), writes through a temp file
+// and rename (a reader never sees a half-written file), and records how to undo itself. Any
+// failure rolls back every completed step in reverse order. This is in-process atomicity only;
+// the durable on-disk journal that survives a crash is issue #4 (it replaces `commitSteps`).
+import * as nodeFs from 'node:fs/promises'
+import path from 'node:path'
+import { EditError } from '../errors.js'
+import { hashBytes } from './hash.js'
+
+export type CommitStep =
+  | {
+      readonly kind: 'write'
+      readonly abs: string
+      readonly rel: string
+      readonly bytes: Uint8Array
+      /** Permission bits for the file (e.g. 0o644). */
+      readonly permissions: number
+      /** The content the target must still have: a hash, or null for "must not exist". */
+      readonly expectHash: string | null
+      /** The bytes and permissions to restore on rollback (null: remove the file). */
+      readonly previous: { readonly bytes: Uint8Array; readonly permissions: number } | null
+    }
+  | {
+      readonly kind: 'remove'
+      readonly abs: string
+      readonly rel: string
+      readonly expectHash: string
+      readonly previous: { readonly bytes: Uint8Array; readonly permissions: number }
+    }
+
+/** The filesystem calls a commit makes; injectable so tests can fail any one of them. */
+export interface CommitFs {
+  readFile(p: string): Promise<Uint8Array>
+  writeFile(p: string, data: Uint8Array, options: { mode: number; flag: string }): Promise<void>
+  chmod(p: string, mode: number): Promise<void>
+  rename(from: string, to: string): Promise<void>
+  unlink(p: string): Promise<void>
+  mkdir(p: string): Promise<void>
+  rmdir(p: string): Promise<void>
+}
+
+export const nodeCommitFs: CommitFs = {
+  readFile: async (p) => new Uint8Array(await nodeFs.readFile(p)),
+  writeFile: (p, data, options) => nodeFs.writeFile(p, data, options),
+  chmod: (p, mode) => nodeFs.chmod(p, mode),
+  rename: (from, to) => nodeFs.rename(from, to),
+  unlink: (p) => nodeFs.unlink(p),
+  mkdir: async (p) => {
+    await nodeFs.mkdir(p)
+  },
+  rmdir: (p) => nodeFs.rmdir(p),
+}
+
+type Undo = () => Promise<void>
+
+let tempCounter = 0
+
+export async function commitSteps(steps: readonly CommitStep[], fs: CommitFs = nodeCommitFs): Promise<void> {
+  const undo: { rel: string; run: Undo }[] = []
+  for (const step of steps) {
+    try {
+      await verifyUnchanged(fs, step)
+      if (step.kind === 'write') {
+        const created = await ensureParentDirs(fs, path.dirname(step.abs))
+        if (created.length > 0) undo.push({ rel: step.rel, run: () => removeDirs(fs, created) })
+        await atomicWrite(fs, step.abs, step.bytes, step.permissions)
+        const previous = step.previous
+        undo.push({
+          rel: step.rel,
+          run: previous === null ? () => fs.unlink(step.abs) : () => atomicWrite(fs, step.abs, previous.bytes, previous.permissions),
+        })
+      } else {
+        await fs.unlink(step.abs)
+        const previous = step.previous
+        undo.push({ rel: step.rel, run: () => atomicWrite(fs, step.abs, previous.bytes, previous.permissions) })
+      }
+    } catch (error) {
+      const failedToRestore = await rollback(undo)
+      if (error instanceof EditError) {
+        if (failedToRestore.length === 0) throw error
+        throw new EditError('JOURNAL_COMMIT_FAILED', `${error.message} Rolling back failed for: ${failedToRestore.join(', ')}.`, {
+          path: step.rel,
+          cause: error,
+        })
+      }
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message
+      const restored = new Set(undo.map((u) => u.rel)).size
+      const outcome =
+        failedToRestore.length === 0
+          ? `restored ${restored} file${restored === 1 ? '' : 's'} already written; the workspace is as before`
+          : `could NOT restore: ${failedToRestore.join(', ')}`
+      throw new EditError('JOURNAL_COMMIT_FAILED', `Writing ${step.rel} failed (${reason}); ${outcome}.`, {
+        path: step.rel,
+        cause: error,
+      })
+    }
+  }
+}
+
+async function verifyUnchanged(fs: CommitFs, step: CommitStep): Promise<void> {
+  let current: Uint8Array | null
+  try {
+    current = await fs.readFile(step.abs)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') current = null
+    else if (code === 'EISDIR') {
+      throw new EditError('FILE_CHANGED', `${step.rel} became a directory after it was verified.`, { path: step.rel })
+    } else throw error
+  }
+  const currentHash = current === null ? null : hashBytes(current)
+  if (currentHash === step.expectHash) return
+  const detail = current === null ? 'was removed' : step.expectHash === null ? 'was created' : 'changed'
+  throw new EditError('FILE_CHANGED', `${step.rel} ${detail} after it was verified; nothing was written.`, {
+    path: step.rel,
+    ...(currentHash === null ? {} : { currentHash }),
+  })
+}
+
+async function atomicWrite(fs: CommitFs, abs: string, bytes: Uint8Array, permissions: number): Promise<void> {
+  const temp = path.join(path.dirname(abs), `.${path.basename(abs)}.patchloom-${process.pid}-${tempCounter++}.tmp`)
+  try {
+    await fs.writeFile(temp, bytes, { mode: permissions, flag: 'wx' })
+    // writeFile's mode is filtered by the umask; chmod sets exactly what the file had.
+    await fs.chmod(temp, permissions)
+    await fs.rename(temp, abs)
+  } catch (error) {
+    await fs.unlink(temp).catch(() => undefined)
+    throw error
+  }
+}
+
+/** Creates `dir` and its missing ancestors; returns those it created, deepest first. */
+async function ensureParentDirs(fs: CommitFs, dir: string): Promise<string[]> {
+  const created: string[] = []
+  await ensureDir(fs, dir, created)
+  return created.reverse()
+}
+
+async function ensureDir(fs: CommitFs, dir: string, created: string[]): Promise<void> {
+  try {
+    await fs.mkdir(dir)
+    created.push(dir)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') return
+    const parent = path.dirname(dir)
+    if (code !== 'ENOENT' || parent === dir) throw error
+    await ensureDir(fs, parent, created)
+    await fs.mkdir(dir)
+    created.push(dir)
+  }
+}
+
+async function removeDirs(fs: CommitFs, dirs: readonly string[]): Promise<void> {
+  for (const dir of dirs) await fs.rmdir(dir)
+}
+
+async function rollback(undo: readonly { rel: string; run: Undo }[]): Promise<string[]> {
+  const failed: string[] = []
+  for (let i = undo.length - 1; i >= 0; i--) {
+    const entry = undo[i] as { rel: string; run: Undo }
+    try {
+      await entry.run()
+    } catch {
+      if (!failed.includes(entry.rel)) failed.push(entry.rel)
+    }
+  }
+  return failed
+}

@@ -1,0 +1,10 @@
+// Content hashes: `sha256:<hex>` of a file's raw bytes. Used in every result (beforeHash,
+// afterHash), for expected_hash checks, and to catch a file that changed between verification
+// and commit.
+import { createHash } from 'node:crypto'
+
+export const HASH_PREFIX = 'sha256:'
+
+export function hashBytes(bytes: Uint8Array): string {
+  return HASH_PREFIX + createHash('sha256').update(bytes).digest('hex')
+}

@@ -1,0 +1,159 @@
+// The matching ladder: finds every place where a block of wanted lines equals the file's lines
+// under one normalisation pass (exact -> trim-end -> trim -> fold); the first pass with any hit
+// decides. It reports all starts and never picks one: uniqueness, hints and the region a hunk
+// may use are decided by the caller (src/match/locate.ts, src/apply/string-edits.ts).
+// Invariant: a fileLines array passed here is treated as immutable content; per-pass keys are
+// cached against the array's identity (and re-validated by findLineMatches, see below).
+import { MATCH_PASSES, normalizeLine, type MatchPass } from '../text/normalize.js'
+
+/** Per-pass keys of one file plus, for each key, the ascending 0-based positions holding it. */
+export interface PassIndex {
+  readonly keys: readonly string[]
+  readonly positions: ReadonlyMap<string, readonly number[]>
+}
+
+/**
+ * Lazily built per-pass indexes over one snapshot of a file's lines. Build it once per content
+ * with indexLines() and reuse it for every search in that content.
+ */
+export interface LineIndex {
+  readonly lines: readonly string[]
+  pass(pass: MatchPass): PassIndex
+}
+
+interface CacheEntry {
+  readonly snapshot: readonly string[]
+  readonly index: LineIndex
+}
+
+const cache = new WeakMap<readonly string[], CacheEntry>()
+
+function buildPassIndex(lines: readonly string[], pass: MatchPass): PassIndex {
+  const keys = pass === 'exact' ? lines : lines.map((line) => normalizeLine(line, pass))
+  const positions = new Map<string, number[]>()
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string
+    const list = positions.get(key)
+    if (list === undefined) positions.set(key, [i])
+    else list.push(i)
+  }
+  return { keys, positions }
+}
+
+/** Builds a LineIndex over a private snapshot of `fileLines` (later mutations do not leak in). */
+export function indexLines(fileLines: readonly string[]): LineIndex {
+  const lines = fileLines.slice()
+  const passes = new Map<MatchPass, PassIndex>()
+  return {
+    lines,
+    pass(pass: MatchPass): PassIndex {
+      let built = passes.get(pass)
+      if (built === undefined) {
+        built = buildPassIndex(lines, pass)
+        passes.set(pass, built)
+      }
+      return built
+    },
+  }
+}
+
+/**
+ * The cached index for `fileLines`. The snapshot comparison is a pointer-equality walk (cheap
+ * next to normalising), and it keeps callers that mutate an array in place from ever reading
+ * stale keys.
+ */
+export function cachedIndex(fileLines: readonly string[]): LineIndex {
+  const entry = cache.get(fileLines)
+  if (entry !== undefined && sameLines(entry.snapshot, fileLines)) return entry.index
+  const index = indexLines(fileLines)
+  cache.set(fileLines, { snapshot: index.lines, index })
+  return index
+}
+
+function sameLines(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/** First index in the ascending `list` whose value is >= `min`. */
+function lowerBound(list: readonly number[], min: number): number {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((list[mid] as number) < min) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** All starts of `wanted` in [from, to) under one pass, ascending. */
+export function findStartsInPass(
+  index: LineIndex,
+  wanted: readonly string[],
+  from: number,
+  to: number,
+  pass: MatchPass,
+): number[] {
+  const starts: number[] = []
+  const total = index.lines.length
+  const lo = Math.max(0, from)
+  const hi = Math.min(total, to) - wanted.length
+  if (wanted.length === 0 || hi < lo) return starts
+  const { keys, positions } = index.pass(pass)
+  const wantedKeys = wanted.map((line) => normalizeLine(line, pass))
+  // PERF: the first wanted line's position list filters candidate starts, so a miss costs one
+  // map lookup rather than a scan (bench/match.bench.ts).
+  const firsts = positions.get(wantedKeys[0] as string)
+  if (firsts === undefined) return starts
+  for (let k = lowerBound(firsts, lo); k < firsts.length; k++) {
+    const s = firsts[k] as number
+    if (s > hi) break
+    let all = true
+    for (let j = 1; j < wantedKeys.length; j++) {
+      if (keys[s + j] !== wantedKeys[j]) {
+        all = false
+        break
+      }
+    }
+    if (all) starts.push(s)
+  }
+  return starts
+}
+
+/** findLineMatches over a prebuilt index (used by locate.ts to skip re-validation). */
+export function findLineMatchesIn(
+  index: LineIndex,
+  wanted: readonly string[],
+  from: number,
+  to: number,
+  passes: readonly MatchPass[] = MATCH_PASSES,
+): { pass: MatchPass; starts: number[] } | null {
+  if (wanted.length === 0) return null
+  for (const pass of passes) {
+    const starts = findStartsInPass(index, wanted, from, to, pass)
+    if (starts.length > 0) return { pass, starts }
+  }
+  return null
+}
+
+/**
+ * Every 0-based start s in [from, to - wanted.length] where all wanted lines equal the file's
+ * lines under a pass; the first pass (in `passes` order) with at least one start decides.
+ * Returns null when no pass matches, or when `wanted` is empty (an empty block matches nowhere:
+ * callers place pure insertions themselves).
+ *
+ * @example
+ * findLineMatches(['a', '  b ', 'c'], ['b'], 0, 3) // { pass: 'trim', starts: [1] }
+ */
+export function findLineMatches(
+  fileLines: readonly string[],
+  wanted: readonly string[],
+  from: number,
+  to: number,
+  passes: readonly MatchPass[] = MATCH_PASSES,
+): { pass: MatchPass; starts: number[] } | null {
+  if (wanted.length === 0) return null
+  return findLineMatchesIn(cachedIndex(fileLines), wanted, from, to, passes)
+}

@@ -1,0 +1,175 @@
+// Restyling of added lines after a lenient match: when the ladder needed 'trim' or 'fold', the
+// patch author saw the file slightly wrong (indentation, curly quotes, Unicode dashes), and the
+// lines they add should follow the file's style rather than the patch's. deriveRestyle() learns
+// plain-data adjustments from the matched (file, patch) line pairs; restyleLine() applies them.
+// Context and removed lines never pass through here: they keep the file's own text (apply/).
+// Conservative on purpose: odd spaces are never introduced, and a dash is only converted inside
+// the very token the file spelled with it.
+import type { MatchPass } from '../text/normalize.js'
+
+/** How added lines are adjusted. Plain data, so it can cross threads with a located hunk. */
+export interface Restyle {
+  /**
+   * Indentation: the patch's anchor indent `from` corresponds to the file's `to`. When `to`
+   * extends `from`, the extra is prefixed to every non-blank added line; when `from` extends `to`,
+   * the extra is stripped from added lines that start with it; otherwise a leading `from` is
+   * replaced by `to`. Equal strings mean no change.
+   */
+  readonly indent: { readonly from: string; readonly to: string }
+  /** Convert ASCII ' to curly single quotes (the file uses them where the patch had '). */
+  readonly curlySingle: boolean
+  /** Convert ASCII " to curly double quotes. */
+  readonly curlyDouble: boolean
+  /** Whole whitespace-delimited tokens to replace: [patch spelling, file spelling]. */
+  readonly dashTokens: readonly (readonly [string, string])[]
+}
+
+export const IDENTITY_RESTYLE: Restyle = {
+  indent: { from: '', to: '' },
+  curlySingle: false,
+  curlyDouble: false,
+  dashTokens: [],
+}
+
+const OPEN_SINGLE = '\u2018'
+const CLOSE_SINGLE = '\u2019'
+const OPEN_DOUBLE = '\u201c'
+const CLOSE_DOUBLE = '\u201d'
+
+function leadingWhitespace(text: string): string {
+  const match = /^[ \t]*/.exec(text)
+  return match === null ? '' : match[0]
+}
+
+function isCurlySingle(code: number): boolean {
+  return code >= 0x2018 && code <= 0x201b
+}
+
+function isCurlyDouble(code: number): boolean {
+  return code >= 0x201c && code <= 0x201f
+}
+
+function isUnicodeDash(code: number): boolean {
+  return (code >= 0x2010 && code <= 0x2015) || code === 0x2212
+}
+
+/** Whether `restyle` changes nothing. */
+export function isIdentityRestyle(restyle: Restyle): boolean {
+  return (
+    restyle.indent.from === restyle.indent.to &&
+    !restyle.curlySingle &&
+    !restyle.curlyDouble &&
+    restyle.dashTokens.length === 0
+  )
+}
+
+/**
+ * Learns a Restyle from matched line pairs: fileLines[i] is the file line that patchLines[i]
+ * matched under `pass` (pairs beyond the shorter array are ignored). 'exact' and 'trim-end'
+ * give the identity; 'trim' adds the indentation adjustment; 'fold' adds quotes and dashes too.
+ */
+export function deriveRestyle(
+  fileLines: readonly string[],
+  patchLines: readonly string[],
+  pass: MatchPass,
+): Restyle {
+  if (pass === 'exact' || pass === 'trim-end') return IDENTITY_RESTYLE
+  const pairs = Math.min(fileLines.length, patchLines.length)
+  let indent = { from: '', to: '' }
+  for (let i = 0; i < pairs; i++) {
+    const file = fileLines[i] as string
+    const patch = patchLines[i] as string
+    if (file.trim() === '' || patch.trim() === '') continue
+    indent = { from: leadingWhitespace(patch), to: leadingWhitespace(file) }
+    break
+  }
+  if (pass === 'trim') return { ...IDENTITY_RESTYLE, indent }
+
+  let singleFor = 0
+  let singleAgainst = 0
+  let doubleFor = 0
+  let doubleAgainst = 0
+  const tokens = new Map<string, string | null>()
+  for (let i = 0; i < pairs; i++) {
+    const file = (fileLines[i] as string).trim()
+    const patch = (patchLines[i] as string).trim()
+    // Folding maps one UTF-16 unit to one, so matched lines align char by char once trimmed.
+    if (file.length !== patch.length) continue
+    for (let c = 0; c < patch.length; c++) {
+      const p = patch.charCodeAt(c)
+      const f = file.charCodeAt(c)
+      if (p === 39) {
+        if (isCurlySingle(f)) singleFor++
+        else if (f === 39) singleAgainst++
+      } else if (p === 34) {
+        if (isCurlyDouble(f)) doubleFor++
+        else if (f === 34) doubleAgainst++
+      }
+    }
+    collectDashTokens(file, patch, tokens)
+  }
+  const dashTokens: (readonly [string, string])[] = []
+  for (const [from, to] of tokens) if (to !== null && to !== from) dashTokens.push([from, to])
+  return {
+    indent,
+    curlySingle: singleFor > singleAgainst,
+    curlyDouble: doubleFor > doubleAgainst,
+    dashTokens,
+  }
+}
+
+/**
+ * Records, for each patch token containing '-', the file's spelling of it. A token the file
+ * spells two different ways maps to null (ambiguous, left alone).
+ */
+function collectDashTokens(file: string, patch: string, tokens: Map<string, string | null>): void {
+  const re = /\S+/g
+  for (let m = re.exec(patch); m !== null; m = re.exec(patch)) {
+    const token = m[0]
+    if (!token.includes('-')) continue
+    let spelled = ''
+    for (let c = 0; c < token.length; c++) {
+      const p = token.charCodeAt(c)
+      const f = file.charCodeAt(m.index + c)
+      spelled += p === 45 && isUnicodeDash(f) ? String.fromCharCode(f) : token[c]
+    }
+    const known = tokens.get(token)
+    if (known === undefined) tokens.set(token, spelled)
+    else if (known !== spelled) tokens.set(token, null)
+  }
+}
+
+function adjustIndent(text: string, from: string, to: string): string {
+  if (from === to || text.trim() === '') return text
+  if (to.startsWith(from)) return to.slice(from.length) + text
+  if (from.startsWith(to)) {
+    const extra = from.slice(to.length)
+    return text.startsWith(extra) ? text.slice(extra.length) : text
+  }
+  return text.startsWith(from) ? to + text.slice(from.length) : text
+}
+
+function isOpeningContext(prev: string | undefined): boolean {
+  return prev === undefined || /[\s([{]/.test(prev)
+}
+
+/** Applies a Restyle to one added line (text without its terminator). */
+export function restyleLine(text: string, restyle: Restyle): string {
+  let out = adjustIndent(text, restyle.indent.from, restyle.indent.to)
+  if (restyle.dashTokens.length > 0) {
+    const map = new Map(restyle.dashTokens)
+    out = out.replace(/\S+/g, (token) => map.get(token) ?? token)
+  }
+  if (restyle.curlySingle || restyle.curlyDouble) {
+    let quoted = ''
+    for (let i = 0; i < out.length; i++) {
+      const ch = out[i] as string
+      const open = isOpeningContext(quoted[quoted.length - 1])
+      if (ch === "'" && restyle.curlySingle) quoted += open ? OPEN_SINGLE : CLOSE_SINGLE
+      else if (ch === '"' && restyle.curlyDouble) quoted += open ? OPEN_DOUBLE : CLOSE_DOUBLE
+      else quoted += ch
+    }
+    out = quoted
+  }
+  return out
+}

@@ -1,0 +1,239 @@
+// JSON edit lists (str_replace style, `--format edits`) -> EditPlan with one EditsOp per path.
+// Validates shape only: matching, line ranges against the file, expected_hash and creating a
+// file for an empty old_string are checked later (src/apply/string-edits.ts and the engine).
+//
+//   request := { "edits": [edit, ...] } | [edit, ...]
+//   edit    := { path, mode?: "replace", old_string, new_string, replace_all?, expected_matches? }
+//            | { path, mode: "insert", anchor, position: "before"|"after", new_string }
+//            | { path, mode: "replace_range", start_line, end_line, new_string }
+//            | { path, mode: "delete_range", start_line, end_line }
+//            | { path, mode: "write", content }          every edit: expected_hash?
+// camelCase spellings (oldString, startLine, ...) are accepted; unknown fields are refused.
+import { errorData } from '../errors.js'
+import { fail, ok, type Result } from '../result.js'
+import type { EditPlan, EditsOp, StringEdit } from '../types.js'
+
+type Mode = StringEdit['mode']
+
+const MODES: readonly Mode[] = ['replace', 'insert', 'replace_range', 'delete_range', 'write']
+
+const CAMEL_TO_SNAKE: Readonly<Record<string, string>> = {
+  oldString: 'old_string',
+  newString: 'new_string',
+  replaceAll: 'replace_all',
+  expectedMatches: 'expected_matches',
+  startLine: 'start_line',
+  endLine: 'end_line',
+  expectedHash: 'expected_hash',
+}
+
+const FIELDS_BY_MODE: Readonly<Record<Mode, readonly string[]>> = {
+  replace: ['old_string', 'new_string', 'replace_all', 'expected_matches'],
+  insert: ['anchor', 'position', 'new_string'],
+  replace_range: ['start_line', 'end_line', 'new_string'],
+  delete_range: ['start_line', 'end_line'],
+  write: ['content'],
+}
+
+const COMMON_FIELDS = ['path', 'mode', 'expected_hash']
+const KNOWN_FIELDS = new Set([...COMMON_FIELDS, ...Object.values(FIELDS_BY_MODE).flat()])
+const HASH_RE = /^sha256:[0-9a-f]{64}$/i
+
+/**
+ * A validation failure inside one edit. Thrown only within this module (the checks nest deeply)
+ * and always caught in parseEditsJson, which turns it into PARSE_BAD_EDIT with the edit's number.
+ */
+class FieldError extends Error {}
+
+/**
+ * Parses a JSON edit request into one EditsOp per path (order of first appearance).
+ *
+ * @example
+ * parseEditsJson('{"edits":[{"path":"a.ts","old_string":"x","new_string":"y"}]}')
+ */
+export function parseEditsJson(text: string): Result<EditPlan> {
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error)
+    // V8 reports "(line L column C)" on Node >= 20; pass it on so agents can find the spot.
+    const line = /\(line (\d+) column \d+\)/.exec(detail)?.[1]
+    return fail(
+      errorData('PARSE_BAD_EDIT', `The edit list is not valid JSON: ${detail}.`, {
+        ...(line === undefined ? {} : { patchLine: Number(line) }),
+      }),
+    )
+  }
+  const list = editList(data)
+  if (!list.ok) return list
+  if (list.value.length === 0) return fail(errorData('PARSE_BAD_EDIT', 'The edit list is empty.'))
+
+  const byPath = new Map<string, { patchLine: number; edits: StringEdit[] }>()
+  for (const [index, raw] of list.value.entries()) {
+    let parsed: { path: string; edit: StringEdit }
+    try {
+      parsed = parseEdit(raw, index)
+    } catch (error) {
+      if (!(error instanceof FieldError)) throw error
+      const path = pathOf(raw)
+      return fail(
+        errorData('PARSE_BAD_EDIT', `Edit ${index + 1}${path === undefined ? '' : ` (${path})`}: ${error.message}.`, {
+          ...(path === undefined ? {} : { path }),
+        }),
+      )
+    }
+    const group = byPath.get(parsed.path)
+    if (group === undefined) byPath.set(parsed.path, { patchLine: index + 1, edits: [parsed.edit] })
+    else group.edits.push(parsed.edit)
+  }
+  const ops: EditsOp[] = []
+  for (const [path, group] of byPath) {
+    ops.push({ kind: 'edits', path, patchLine: group.patchLine, edits: group.edits })
+  }
+  return ok({ format: 'edits', ops })
+}
+
+function editList(data: unknown): Result<readonly unknown[]> {
+  if (Array.isArray(data)) return ok(data)
+  if (!isRecord(data)) {
+    return fail(errorData('PARSE_BAD_EDIT', 'The edit list must be an object with an "edits" array, or an array.'))
+  }
+  for (const key of Object.keys(data)) {
+    if (key !== 'edits') return fail(errorData('PARSE_BAD_EDIT', `The request has an unknown field "${key}".`))
+  }
+  const edits = data['edits']
+  if (!Array.isArray(edits)) {
+    return fail(errorData('PARSE_BAD_EDIT', 'The request needs an "edits" field holding an array.'))
+  }
+  return ok(edits)
+}
+
+function parseEdit(raw: unknown, index: number): { path: string; edit: StringEdit } {
+  if (!isRecord(raw)) throw new FieldError('must be an object')
+  const fields = snakeFields(raw)
+  const path = fields.get('path')
+  if (path === undefined) throw new FieldError('field "path" is required')
+  if (typeof path !== 'string' || path.trim() === '') {
+    throw new FieldError('field "path" must be a non-empty string')
+  }
+  const mode = modeOf(fields)
+  const allowed = new Set([...COMMON_FIELDS, ...FIELDS_BY_MODE[mode]])
+  for (const key of fields.keys()) {
+    if (!KNOWN_FIELDS.has(key)) throw new FieldError(`unknown field "${key}"`)
+    if (!allowed.has(key)) throw new FieldError(`field "${key}" does not apply to mode "${mode}"`)
+  }
+  const hash = optional(fields, 'expected_hash', expectHash)
+  const extra = hash === undefined ? {} : { expectedHash: hash.toLowerCase() }
+  const edit = ((): StringEdit => {
+    switch (mode) {
+      case 'replace': {
+        const replaceAll = optional(fields, 'replace_all', expectBoolean) ?? false
+        const expectedMatches = optional(fields, 'expected_matches', expectPositiveInteger)
+        if (replaceAll && expectedMatches !== undefined) {
+          throw new FieldError('fields "replace_all" and "expected_matches" conflict; give one')
+        }
+        return {
+          mode,
+          index,
+          oldString: required(fields, 'old_string', expectString),
+          newString: required(fields, 'new_string', expectString),
+          replaceAll,
+          ...(expectedMatches === undefined ? {} : { expectedMatches }),
+          ...extra,
+        }
+      }
+      case 'insert': {
+        const anchor = required(fields, 'anchor', expectString)
+        if (anchor === '') throw new FieldError('field "anchor" must not be empty')
+        const position = required(fields, 'position', expectString)
+        if (position !== 'before' && position !== 'after') {
+          throw new FieldError('field "position" must be "before" or "after"')
+        }
+        return { mode, index, anchor, position, newString: required(fields, 'new_string', expectString), ...extra }
+      }
+      case 'replace_range':
+      case 'delete_range': {
+        const startLine = required(fields, 'start_line', expectPositiveInteger)
+        const endLine = required(fields, 'end_line', expectPositiveInteger)
+        if (startLine > endLine) {
+          throw new FieldError(`field "start_line" (${startLine}) is after "end_line" (${endLine})`)
+        }
+        return mode === 'delete_range'
+          ? { mode, index, startLine, endLine, ...extra }
+          : { mode, index, startLine, endLine, newString: required(fields, 'new_string', expectString), ...extra }
+      }
+      case 'write':
+        return { mode, index, content: required(fields, 'content', expectString), ...extra }
+    }
+  })()
+  return { path, edit }
+}
+
+/** Renames camelCase keys to snake_case; giving both spellings of one field is a conflict. */
+function snakeFields(raw: Readonly<Record<string, unknown>>): Map<string, unknown> {
+  const fields = new Map<string, unknown>()
+  for (const [key, value] of Object.entries(raw)) {
+    const name = CAMEL_TO_SNAKE[key] ?? key
+    if (fields.has(name)) throw new FieldError(`field "${name}" is given twice (as "${key}" too)`)
+    fields.set(name, value)
+  }
+  return fields
+}
+
+function modeOf(fields: ReadonlyMap<string, unknown>): Mode {
+  const mode = fields.get('mode')
+  if (mode === undefined) {
+    if (fields.has('old_string')) return 'replace'
+    throw new FieldError('field "old_string" is required (or set "mode")')
+  }
+  if (typeof mode !== 'string' || !(MODES as readonly string[]).includes(mode)) {
+    throw new FieldError(`field "mode" must be one of ${MODES.map((m) => `"${m}"`).join(', ')}`)
+  }
+  return mode as Mode
+}
+
+type Check<T> = (value: unknown, name: string) => T
+
+function required<T>(fields: ReadonlyMap<string, unknown>, name: string, check: Check<T>): T {
+  if (!fields.has(name)) throw new FieldError(`field "${name}" is required`)
+  return check(fields.get(name), name)
+}
+
+function optional<T>(fields: ReadonlyMap<string, unknown>, name: string, check: Check<T>): T | undefined {
+  return fields.has(name) ? check(fields.get(name), name) : undefined
+}
+
+const expectString: Check<string> = (value, name) => {
+  if (typeof value !== 'string') throw new FieldError(`field "${name}" must be a string`)
+  return value
+}
+
+const expectBoolean: Check<boolean> = (value, name) => {
+  if (typeof value !== 'boolean') throw new FieldError(`field "${name}" must be true or false`)
+  return value
+}
+
+const expectPositiveInteger: Check<number> = (value, name) => {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new FieldError(`field "${name}" must be a positive integer`)
+  }
+  return value
+}
+
+const expectHash: Check<string> = (value, name) => {
+  if (typeof value !== 'string' || !HASH_RE.test(value)) {
+    throw new FieldError(`field "${name}" must look like "sha256:<64 hex digits>"`)
+  }
+  return value
+}
+
+function pathOf(raw: unknown): string | undefined {
+  if (!isRecord(raw)) return undefined
+  const path = raw['path']
+  return typeof path === 'string' && path.trim() !== '' ? path : undefined
+}
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,195 @@
+// SEARCH/REPLACE blocks (Aider style) found inside free text, e.g. an LLM reply -> EditPlan.
+// Only syntax: locating each block in the file (locate 'sequential') and creating or appending
+// for an empty SEARCH are left to src/match and the engine.
+//
+//   block     := name-line? fence-open? SEARCH-marker old-line* DIVIDER new-line* REPLACE-marker
+//   SEARCH    := ws? '<'{5,9} ws? 'SEARCH' ws?      DIVIDER := ws? '='{5,9} ws?
+//   REPLACE   := ws? '>'{5,9} ws? 'REPLACE' ws?     fence   := ``` or ~~~ with an optional info string
+//   name-line := nearest non-blank line above the SEARCH marker, or above its opening fence;
+//                backticks, leading '#', '*'/'**' emphasis, a trailing ':' and whitespace are stripped
+// Leniencies: marker lengths 5..9; padded markers; CRLF text; a block with no name line reuses the
+// previous block's file; a SEARCH of only blank lines counts as empty (Aider does the same).
+import { diffArrays } from 'diff'
+import { errorData } from '../errors.js'
+import { fail, ok, type Result } from '../result.js'
+import { splitPatchLines } from '../text/lines.js'
+import type { EditPlan, HunkLine, LineHunk, UpdateOp } from '../types.js'
+
+const SEARCH_RE = /^\s*<{5,9}\s*SEARCH\s*$/
+const DIVIDER_RE = /^\s*={5,9}\s*$/
+const REPLACE_RE = /^\s*>{5,9}\s*REPLACE\s*$/
+// Backtick info strings cannot contain backticks (CommonMark); tilde fences take anything.
+const FENCE_RE = /^\s*(?:`{3,}[^`]*|~{3,}.*)$/
+
+interface Block {
+  /** 0-based index of the SEARCH marker line. */
+  readonly start: number
+  readonly path: string
+  readonly search: readonly string[]
+  readonly replace: readonly string[]
+}
+
+/**
+ * Parses every SEARCH/REPLACE block in `text` into one UpdateOp per file (order of first
+ * appearance), each block a LineHunk located sequentially.
+ *
+ * @example
+ * parseSearchReplace('a.ts\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n')
+ */
+export function parseSearchReplace(text: string): Result<EditPlan> {
+  const lines = splitPatchLines(text)
+  const blocks: Block[] = []
+  // Lines at or before this index belong to the previous block (its REPLACE marker).
+  let floor = -1
+  let i = 0
+  while (i < lines.length) {
+    const line = lines[i] as string
+    if (REPLACE_RE.test(line)) {
+      return fail(
+        errorData('PARSE_BAD_LINE', `Line ${i + 1} is a REPLACE marker without a SEARCH marker before it.`, {
+          patchLine: i + 1,
+        }),
+      )
+    }
+    if (!SEARCH_RE.test(line)) {
+      i++
+      continue
+    }
+    const start = i
+    const named = findName(lines, start, floor)
+    const previous = blocks[blocks.length - 1]
+    const path = named ?? previous?.path
+    if (path === undefined) {
+      return fail(
+        errorData(
+          'PARSE_BAD_HEADER',
+          `The SEARCH block at line ${start + 1} has no file name on the line above it (or above its code fence).`,
+          { patchLine: start + 1 },
+        ),
+      )
+    }
+    const body = readBlock(lines, start)
+    if (!body.ok) return fail(errorData(body.error.code, body.error.message, { path, patchLine: start + 1 }))
+    const { search, replace, end } = body.value
+    blocks.push({ start, path, search, replace })
+    floor = end
+    i = end + 1
+  }
+  if (blocks.length === 0) {
+    return fail(errorData('PARSE_EMPTY_HUNK', 'The input has no <<<<<<< SEARCH / ======= / >>>>>>> REPLACE block.'))
+  }
+  return ok({ format: 'search-replace', ops: toOps(blocks) })
+}
+
+/** Reads one block starting at its SEARCH marker; `end` is the REPLACE marker's index. */
+function readBlock(
+  lines: readonly string[],
+  start: number,
+): Result<{ search: string[]; replace: string[]; end: number }> {
+  const search: string[] = []
+  const replace: string[] = []
+  let inReplace = false
+  for (let j = start + 1; j < lines.length; j++) {
+    const line = lines[j] as string
+    if (SEARCH_RE.test(line)) break
+    if (!inReplace) {
+      if (DIVIDER_RE.test(line)) inReplace = true
+      else if (REPLACE_RE.test(line)) break
+      else search.push(line)
+      continue
+    }
+    // A second divider inside REPLACE is content: the block can only end at its REPLACE marker.
+    if (REPLACE_RE.test(line)) return ok({ search, replace, end: j })
+    replace.push(line)
+  }
+  const missing = inReplace ? '>>>>>>> REPLACE' : '======='
+  return fail(
+    errorData('PARSE_UNTERMINATED', `The SEARCH block at line ${start + 1} has no ${missing} marker.`),
+  )
+}
+
+/**
+ * The file name for the block whose SEARCH marker is at `start`, or undefined when the block has
+ * none. Only lines after `floor` (the previous block's REPLACE marker) are considered.
+ */
+function findName(lines: readonly string[], start: number, floor: number): string | undefined {
+  let j = previousNonBlank(lines, start - 1, floor)
+  if (j === undefined) return undefined
+  if (FENCE_RE.test(lines[j] as string)) {
+    j = previousNonBlank(lines, j - 1, floor)
+    // Above the opening fence: nothing, or the previous block's closing fence.
+    if (j === undefined || FENCE_RE.test(lines[j] as string)) return undefined
+  }
+  const name = cleanName(lines[j] as string)
+  return name === '' ? undefined : name
+}
+
+function previousNonBlank(lines: readonly string[], from: number, floor: number): number | undefined {
+  for (let j = from; j > floor; j--) {
+    if ((lines[j] as string).trim() !== '') return j
+  }
+  return undefined
+}
+
+/** Strips Markdown decoration models put around file names: `#`, `**`, backticks, a colon. */
+export function cleanName(line: string): string {
+  let name = line
+  for (;;) {
+    const next = name.replace(/^[\s#*`]+/, '').replace(/[\s*`:]+$/, '')
+    if (next === name) return name
+    name = next
+  }
+}
+
+function toOps(blocks: readonly Block[]): UpdateOp[] {
+  const byPath = new Map<string, Block[]>()
+  for (const block of blocks) {
+    const list = byPath.get(block.path)
+    if (list === undefined) byPath.set(block.path, [block])
+    else list.push(block)
+  }
+  const ops: UpdateOp[] = []
+  for (const [path, list] of byPath) {
+    const first = list[0] as Block
+    ops.push({
+      kind: 'update',
+      path,
+      patchLine: first.start + 1,
+      hunks: list.map(toHunk),
+      locate: 'sequential',
+      createIfMissing: isEmptySearch(first.search),
+    })
+  }
+  return ops
+}
+
+function isEmptySearch(search: readonly string[]): boolean {
+  return search.every((line) => line.trim() === '')
+}
+
+function toHunk(block: Block): LineHunk {
+  return { patchLine: block.start + 1, hints: [], endOfFile: false, lines: hunkLines(block) }
+}
+
+/** Common lines become context; within each change, removals come before additions. */
+function hunkLines(block: Block): HunkLine[] {
+  if (isEmptySearch(block.search)) return block.replace.map((text) => ({ op: '+', text }))
+  const out: HunkLine[] = []
+  let removed: HunkLine[] = []
+  let added: HunkLine[] = []
+  const flush = (): void => {
+    out.push(...removed, ...added)
+    removed = []
+    added = []
+  }
+  for (const change of diffArrays([...block.search], [...block.replace])) {
+    if (change.removed) for (const text of change.value) removed.push({ op: '-', text })
+    else if (change.added) for (const text of change.value) added.push({ op: '+', text })
+    else {
+      flush()
+      for (const text of change.value) out.push({ op: ' ', text })
+    }
+  }
+  flush()
+  return out
+}

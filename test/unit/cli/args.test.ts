@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest'
+import { parseArgs } from '../../../src/cli/args.js'
+
+function usageMessage(argv: string[]): string {
+  const parsed = parseArgs(argv)
+  if (parsed.ok) throw new Error(`expected a usage error for ${argv.join(' ')}`)
+  expect(parsed.error.code).toBe('USAGE_INVALID')
+  return parsed.error.message
+}
+
+describe('parseArgs', () => {
+  it('reads apply with every flag in both spellings', () => {
+    const parsed = parseArgs(['apply', 'fix.patch', '--root', 'ws', '--format=unified', '--dry-run', '--json', '--no-workers'])
+    expect(parsed).toEqual({
+      ok: true,
+      value: {
+        kind: 'apply',
+        file: 'fix.patch',
+        root: 'ws',
+        format: 'unified',
+        dryRun: true,
+        json: true,
+        workers: false,
+        parseOnly: false,
+      },
+    })
+  })
+
+  it('defaults to stdin, the cwd root, auto format and workers on', () => {
+    expect(parseArgs(['apply'])).toEqual({
+      ok: true,
+      value: { kind: 'apply', file: null, root: null, format: 'auto', dryRun: false, json: false, workers: true, parseOnly: false },
+    })
+  })
+
+  it("treats '-' as stdin", () => {
+    const parsed = parseArgs(['apply', '-', '--root=/tmp/x'])
+    expect(parsed.ok && parsed.value.kind === 'apply' && parsed.value.file).toBe(null)
+  })
+
+  it('makes check a dry run and accepts --parse-only there', () => {
+    const parsed = parseArgs(['check', '--parse-only', '--format', 'codex'])
+    expect(parsed.ok && parsed.value).toMatchObject({ kind: 'check', dryRun: true, parseOnly: true, format: 'codex' })
+  })
+
+  it('accepts flags before the command', () => {
+    const parsed = parseArgs(['--json', 'check', 'p.diff'])
+    expect(parsed.ok && parsed.value).toMatchObject({ kind: 'check', json: true, file: 'p.diff' })
+  })
+
+  it('reads a FILE that looks like a flag after --', () => {
+    const parsed = parseArgs(['apply', '--', '--odd-name.patch'])
+    expect(parsed.ok && parsed.value).toMatchObject({ file: '--odd-name.patch' })
+  })
+
+  it('recognises help in all its spellings, even after a command', () => {
+    for (const argv of [['--help'], ['-h'], ['help'], ['apply', '--help'], ['help', 'apply']]) {
+      expect(parseArgs(argv)).toEqual({ ok: true, value: { kind: 'help' } })
+    }
+  })
+
+  it('recognises --version', () => {
+    expect(parseArgs(['--version'])).toEqual({ ok: true, value: { kind: 'version' } })
+  })
+
+  it('rejects a missing command', () => {
+    expect(usageMessage([])).toMatch(/No command/)
+  })
+
+  it('rejects an unknown command', () => {
+    expect(usageMessage(['aply'])).toBe("Unknown command 'aply'; use apply, check or help.")
+  })
+
+  it('rejects an unknown flag', () => {
+    expect(usageMessage(['apply', '--force'])).toBe("Unknown flag '--force'.")
+  })
+
+  it('rejects a flag without its value', () => {
+    expect(usageMessage(['apply', '--root'])).toMatch(/--root needs a value/)
+    expect(usageMessage(['apply', '--format', '--json'])).toMatch(/--format needs a value/)
+    expect(usageMessage(['apply', '--root='])).toMatch(/--root needs a directory/)
+  })
+
+  it('rejects a value on a boolean flag', () => {
+    expect(usageMessage(['apply', '--json=yes'])).toMatch(/--json takes no value/)
+  })
+
+  it('rejects an unknown format, naming the allowed ones', () => {
+    expect(usageMessage(['apply', '--format', 'patch'])).toBe(
+      "Unknown format 'patch'; use one of auto, codex, unified, search-replace, edits.",
+    )
+  })
+
+  it('rejects a second FILE', () => {
+    expect(usageMessage(['apply', 'a.patch', 'b.patch'])).toMatch(/at most one patch FILE/)
+  })
+
+  it('rejects --parse-only outside check', () => {
+    expect(usageMessage(['apply', '--parse-only'])).toMatch(/only valid with check/)
+  })
+})

@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest'
+import {
+  EXIT,
+  exitCodeFor,
+  failedResult,
+  internalErrorData,
+  parseOnlyResult,
+  renderApplyHuman,
+  renderErrorHuman,
+  renderFileLine,
+  renderJsonLine,
+  renderParseOnlyHuman,
+} from '../../../src/cli/render.js'
+import { errorData } from '../../../src/errors.js'
+import type { ApplyResult, FileResult } from '../../../src/types.js'
+
+function file(over: Partial<FileResult> & Pick<FileResult, 'path' | 'op'>): FileResult {
+  return { additions: 0, deletions: 0, beforeHash: 'sha256:a', afterHash: 'sha256:b', diff: '', ...over }
+}
+
+describe('exitCodeFor', () => {
+  it('maps non-retryable rejections to 1', () => {
+    expect(exitCodeFor(errorData('MATCH_NOT_FOUND', 'x'))).toBe(1)
+    expect(exitCodeFor(errorData('PARSE_BAD_HEADER', 'x'))).toBe(EXIT.REJECTED)
+  })
+
+  it('maps retryable errors such as FILE_CHANGED to 75', () => {
+    expect(exitCodeFor(errorData('FILE_CHANGED', 'x'))).toBe(75)
+    expect(exitCodeFor(errorData('WORKER_CRASHED', 'x'))).toBe(75)
+    expect(exitCodeFor(errorData('JOURNAL_COMMIT_FAILED', 'x'))).toBe(75)
+  })
+
+  it('maps usage errors to 64 and internal errors to 70', () => {
+    expect(exitCodeFor(errorData('USAGE_INVALID', 'x'))).toBe(64)
+    expect(exitCodeFor(internalErrorData(new Error('boom')))).toBe(70)
+  })
+})
+
+describe('internalErrorData', () => {
+  it('wraps any thrown value as a non-retryable INTERNAL error', () => {
+    expect(internalErrorData(new Error('boom'))).toMatchObject({
+      code: 'INTERNAL',
+      message: 'Internal error: boom',
+      retryable: false,
+    })
+    expect(internalErrorData('text').message).toBe('Internal error: text')
+  })
+})
+
+describe('renderFileLine', () => {
+  it('renders each operation with its letter and counts', () => {
+    expect(renderFileLine(file({ path: 'a.txt', op: 'add', additions: 3 }))).toBe('A a.txt')
+    expect(renderFileLine(file({ path: 'm.ts', op: 'update', additions: 3, deletions: 1 }))).toBe('M m.ts (+3 -1)')
+    expect(renderFileLine(file({ path: 'gone', op: 'delete', deletions: 9 }))).toBe('D gone')
+    expect(renderFileLine(file({ path: 'new', from: 'old', op: 'move', additions: 1, deletions: 1 }))).toBe(
+      'R old -> new (+1 -1)',
+    )
+    expect(renderFileLine(file({ path: 'b', from: 'a', op: 'copy', additions: 2 }))).toBe('C a -> b (+2 -0)')
+  })
+
+  it('marks overwrites and mode changes', () => {
+    expect(renderFileLine(file({ path: 'a', op: 'add', overwrote: true }))).toBe('A a [overwrote]')
+    expect(renderFileLine(file({ path: 's.sh', op: 'update', modeBefore: '100644', modeAfter: '100755' }))).toBe(
+      'M s.sh (+0 -0) mode 100644 -> 100755',
+    )
+    expect(renderFileLine(file({ path: 's.sh', op: 'update', modeBefore: '100644', modeAfter: '100644' }))).toBe(
+      'M s.sh (+0 -0)',
+    )
+    expect(renderFileLine(file({ path: 'run', op: 'add', modeAfter: '100755' }))).toBe('A run mode 100755')
+    expect(renderFileLine(file({ path: 'plain', op: 'add', modeAfter: '100644' }))).toBe('A plain')
+  })
+
+  it('prints unknown counts as ? and binary changes as (binary)', () => {
+    expect(renderFileLine({ path: 'e.ts', op: 'update', additions: null, deletions: null })).toBe('M e.ts (+? -?)')
+    expect(renderFileLine({ path: 'img.png', op: 'update', additions: null, deletions: null, binary: true })).toBe(
+      'M img.png (binary)',
+    )
+    expect(renderFileLine({ path: 'img.png', op: 'add', additions: null, deletions: null, binary: true })).toBe(
+      'A img.png (binary)',
+    )
+  })
+})
+
+describe('renderApplyHuman', () => {
+  const result: ApplyResult = {
+    ok: true,
+    format: 'codex',
+    dryRun: false,
+    files: [file({ path: 'a.txt', op: 'add' }), file({ path: 'b.txt', op: 'update', additions: 1, deletions: 2 })],
+    warnings: [{ code: 'match.lenient', message: 'b.txt: hunk at patch line 5 matched ignoring trailing whitespace.' }],
+  }
+
+  it('prints one line per file, then warnings', () => {
+    expect(renderApplyHuman(result)).toBe(
+      'A a.txt\nM b.txt (+1 -2)\nwarning match.lenient: b.txt: hunk at patch line 5 matched ignoring trailing whitespace.\n',
+    )
+  })
+
+  it('says a dry run wrote nothing', () => {
+    expect(renderApplyHuman({ ...result, dryRun: true, warnings: [] })).toBe(
+      'A a.txt\nM b.txt (+1 -2)\ndry run: nothing written\n',
+    )
+  })
+
+  it('says when there is nothing to change', () => {
+    expect(renderApplyHuman({ ...result, files: [], warnings: [] })).toBe('no changes\n')
+  })
+})
+
+describe('renderParseOnlyHuman', () => {
+  it('lists the summaries and says nothing was read', () => {
+    const out = renderParseOnlyHuman(
+      parseOnlyResult('unified', [
+        { path: 'new', from: 'old', op: 'move', additions: 1, deletions: 0 },
+        { path: 'x', op: 'delete', additions: 0, deletions: null },
+      ]),
+    )
+    expect(out).toBe('R old -> new (+1 -0)\nD x\nparse only (unified): no files read, nothing written\n')
+  })
+})
+
+describe('renderErrorHuman', () => {
+  it('prints the code, message, hint and each candidate', () => {
+    const error = errorData('MATCH_NOT_FOUND', "src/a.ts: hunk at patch line 4 was not found.", {
+      path: 'src/a.ts',
+      patchLine: 4,
+      candidates: [
+        { fileLine: 12, score: 0.8333, preview: 'const a = 1' },
+        { fileLine: 40, score: 0.5, preview: 'line one\nline two' },
+      ],
+    })
+    expect(renderErrorHuman(error)).toBe(
+      [
+        'error MATCH_NOT_FOUND: src/a.ts: hunk at patch line 4 was not found.',
+        `hint: ${error.hint}`,
+        '  line 12 (score 0.83): const a = 1',
+        '  line 40 (score 0.50): line one\\nline two',
+        '',
+      ].join('\n'),
+    )
+  })
+})
+
+describe('renderJsonLine', () => {
+  it('prints exactly one line that parses back to the value', () => {
+    const value = failedResult(errorData('FILE_CHANGED', 'a.txt changed\nunderneath.', { currentHash: 'sha256:c' }))
+    const out = renderJsonLine(value)
+    expect(out.endsWith('\n')).toBe(true)
+    expect(out.slice(0, -1)).not.toContain('\n')
+    expect(JSON.parse(out)).toEqual({
+      ok: false,
+      error: {
+        code: 'FILE_CHANGED',
+        message: 'a.txt changed\nunderneath.',
+        hint: value.error.hint,
+        retryable: true,
+        currentHash: 'sha256:c',
+      },
+    })
+  })
+
+  it('renders a parse-only result with its flag', () => {
+    expect(JSON.parse(renderJsonLine(parseOnlyResult('codex', [])))).toEqual({
+      ok: true,
+      format: 'codex',
+      parseOnly: true,
+      files: [],
+    })
+  })
+})
