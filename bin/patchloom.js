@@ -5,7 +5,9 @@
 import { main } from '../dist/src/cli/main.js'
 
 async function readStdin() {
-  if (process.stdin.isTTY) process.stderr.write('patchloom: reading the patch from stdin (end with Ctrl-D)\n')
+  if (process.stdin.isTTY) {
+    process.stderr.write('patchloom: reading the patch from stdin (end with Ctrl-D)\n')
+  }
   const chunks = []
   for await (const chunk of process.stdin) chunks.push(chunk)
   return Buffer.concat(chunks).toString('utf8')

@@ -114,7 +114,8 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
         case '--format': {
           const match = FORMAT_OPTIONS.find((f) => f === value)
           if (match === undefined) {
-            return usage(`Unknown format '${value ?? ''}'; use one of ${FORMAT_OPTIONS.join(', ')}.`)
+            const allowed = FORMAT_OPTIONS.join(', ')
+            return usage(`Unknown format '${value ?? ''}'; use one of ${allowed}.`)
           }
           format = match
           break

@@ -42,7 +42,11 @@ const DEFAULT_DEPS: CliDeps = { createEngine }
  * @example
  * const code = await main(['apply', 'fix.patch', '--json'], { stdin, stdout, stderr, cwd })
  */
-export async function main(argv: readonly string[], io: CliIo, deps: CliDeps = DEFAULT_DEPS): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  io: CliIo,
+  deps: CliDeps = DEFAULT_DEPS,
+): Promise<number> {
   // Known even when parsing fails, so a usage error still answers in the requested shape.
   const json = argv.includes('--json')
   const report = (error: EditErrorData): number => {

@@ -45,7 +45,10 @@ export function failedResult(error: EditErrorData): FailedResult {
   return { ok: false, error }
 }
 
-export function parseOnlyResult(format: PatchFormat, files: readonly PlanFileSummary[]): ParseOnlyResult {
+export function parseOnlyResult(
+  format: PatchFormat,
+  files: readonly PlanFileSummary[],
+): ParseOnlyResult {
   return { ok: true, format, parseOnly: true, files }
 }
 
@@ -80,7 +83,8 @@ export function renderFileLine(file: FileLineFacts): string {
   const target = file.from === undefined ? file.path : `${file.from} -> ${file.path}`
   let line = `${letter} ${target}`
   if (file.op !== 'add' && file.op !== 'delete') {
-    line += file.binary === true ? ' (binary)' : ` (+${count(file.additions)} -${count(file.deletions)})`
+    const counts = `(+${count(file.additions)} -${count(file.deletions)})`
+    line += file.binary === true ? ' (binary)' : ` ${counts}`
   } else if (file.binary === true) {
     line += ' (binary)'
   }

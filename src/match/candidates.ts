@@ -56,7 +56,7 @@ export function previewOf(lines: readonly string[], start: number, count: number
   const end = Math.min(lines.length, start + Math.max(count, 1))
   for (let i = start; i < end; i++) {
     const text = (lines[i] as string).trim()
-    if (text !== '') return text.length > PREVIEW_MAX_CHARS ? text.slice(0, PREVIEW_MAX_CHARS) : text
+    if (text !== '') return text.slice(0, PREVIEW_MAX_CHARS)
   }
   return ''
 }
@@ -110,7 +110,9 @@ export function findCandidates(
       const a = wantedKeys[i] as string
       const b = fold.keys[p] as string
       if (a === b) sum += 1
-      else if (a.length >= 2 && b.length >= 2) sum += diceOf(wantedGrams[i] as Int32Array, gramsAt(p))
+      else if (a.length >= 2 && b.length >= 2) {
+        sum += diceOf(wantedGrams[i] as Int32Array, gramsAt(p))
+      }
     }
     return { start: s, score: sum / wantedKeys.length }
   })

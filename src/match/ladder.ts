@@ -88,13 +88,14 @@ function lowerBound(list: readonly number[], min: number): number {
   return lo
 }
 
-/** All starts of `wanted` in [from, to) under one pass, ascending. */
+/** The starts of `wanted` in [from, to) under one pass, ascending; at most `limit` of them. */
 export function findStartsInPass(
   index: LineIndex,
   wanted: readonly string[],
   from: number,
   to: number,
   pass: MatchPass,
+  limit = Infinity,
 ): number[] {
   const starts: number[] = []
   const total = index.lines.length
@@ -117,22 +118,29 @@ export function findStartsInPass(
         break
       }
     }
-    if (all) starts.push(s)
+    if (all) {
+      starts.push(s)
+      if (starts.length >= limit) break
+    }
   }
   return starts
 }
 
-/** findLineMatches over a prebuilt index (used by locate.ts to skip re-validation). */
+/**
+ * findLineMatches over a prebuilt index (used by locate.ts to skip re-validation). `limit` caps
+ * the starts collected per pass: 1 answers "the first match after here" without a full scan.
+ */
 export function findLineMatchesIn(
   index: LineIndex,
   wanted: readonly string[],
   from: number,
   to: number,
   passes: readonly MatchPass[] = MATCH_PASSES,
+  limit = Infinity,
 ): { pass: MatchPass; starts: number[] } | null {
   if (wanted.length === 0) return null
   for (const pass of passes) {
-    const starts = findStartsInPass(index, wanted, from, to, pass)
+    const starts = findStartsInPass(index, wanted, from, to, pass, limit)
     if (starts.length > 0) return { pass, starts }
   }
   return null

@@ -34,7 +34,10 @@ export function decodeBase85Line(line: string): Result<Uint8Array> {
   const byteCount = line === '' ? null : lineByteCount(line[0] as string)
   if (byteCount === null) {
     return fail(
-      errorData('PARSE_BAD_BINARY', `Binary patch line "${preview(line)}" has no valid length character.`),
+      errorData(
+        'PARSE_BAD_BINARY',
+        `Binary patch line "${preview(line)}" has no valid length character.`,
+      ),
     )
   }
   const groups = Math.ceil(byteCount / 4)
@@ -55,7 +58,10 @@ export function decodeBase85Line(line: string): Result<Uint8Array> {
       const digit = DIGIT_OF_CHAR.get(c)
       if (digit === undefined) {
         return fail(
-          errorData('PARSE_BAD_BINARY', `Binary patch line "${preview(line)}" contains "${c}", which is not a base85 character.`),
+          errorData(
+            'PARSE_BAD_BINARY',
+            `Binary patch line "${preview(line)}" contains "${c}", which is not a base85 character.`,
+          ),
         )
       }
       acc = acc * 85 + digit
@@ -63,7 +69,10 @@ export function decodeBase85Line(line: string): Result<Uint8Array> {
     // Five base85 digits reach 85^5 - 1 > 2^32 - 1; git rejects the overflow, so do we.
     if (acc > 0xffffffff) {
       return fail(
-        errorData('PARSE_BAD_BINARY', `Binary patch line "${preview(line)}" has a base85 group larger than 32 bits.`),
+        errorData(
+          'PARSE_BAD_BINARY',
+          `Binary patch line "${preview(line)}" has a base85 group larger than 32 bits.`,
+        ),
       )
     }
     out[g * 4] = (acc >>> 24) & 0xff
@@ -100,8 +109,9 @@ export function encodeBase85Lines(bytes: Uint8Array): string[] {
     const chunk = bytes.subarray(start, Math.min(start + BASE85_MAX_LINE_BYTES, bytes.length))
     let line = lengthCharFor(chunk.length)
     for (let g = 0; g < chunk.length; g += 4) {
-      let acc =
-        (((chunk[g] ?? 0) << 24) | ((chunk[g + 1] ?? 0) << 16) | ((chunk[g + 2] ?? 0) << 8) | (chunk[g + 3] ?? 0)) >>> 0
+      // Missing bytes of the last group count as zeros; the length character says which are real.
+      let acc = 0
+      for (let k = 0; k < 4; k++) acc = acc * 256 + (chunk[g + k] ?? 0)
       const digits: string[] = []
       for (let k = 0; k < 5; k++) {
         digits.push(ALPHABET[acc % 85] as string)

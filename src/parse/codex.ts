@@ -5,26 +5,27 @@
 // Grammar (markers and headers compare on the trimmed line; NL is '\n' or '\r\n'):
 //   patch     := blank* "*** Begin Patch" NL section+ "*** End Patch" NL blank*
 //   section   := (add | delete | update) blank*
-//   add       := "*** Add File:" path NL ("+" text NL)*          -> content = texts joined + '\n' each
+//   add       := "*** Add File:" path NL ("+" text NL)*        -- content: each text + '\n'
 //   delete    := "*** Delete File:" path NL
-//   update    := "*** Update File:" path NL ("*** Move to:" path NL)? chunk*   (none: Move to needed)
-//   chunk     := at-line* body-line+ ("*** End of File" NL)?    -- at-line+ except on the 1st chunk
-//   at-line   := "@@" | "@@ " hint                              -- consecutive at-lines nest hints
-//   body-line := (" " | "-" | "+") text NL | NL                 -- a bare NL is an empty context line
+//   update    := "*** Update File:" path NL ("*** Move to:" path NL)? chunk*  -- Move to or chunk
+//   chunk     := at-line* body-line+ ("*** End of File" NL)?  -- at-line+ except on the 1st chunk
+//   at-line   := "@@" | "@@ " hint                            -- at column 0; consecutive ones nest
+//   body-line := (" " | "-" | "+") text NL | NL               -- bare NL: an empty context line
 //
-// Leniencies (each pinned by a test in test/unit/parse/codex.test.ts, "leniencies"):
-//   1. marker and header lines may be padded with whitespace (a leading BOM too); paths are trimmed;
+// Leniencies (each pinned by a test in test/unit/parse/codex.test.ts):
+//   1. marker and header lines may be padded with whitespace (a BOM too); paths are trimmed;
 //   2. CRLF patch text reads like LF (splitPatchLines);
 //   3. a heredoc wrapper is stripped: first non-blank line `[apply_patch|applypatch] <<[-]WORD`
 //      (WORD bare, 'quoted' or "quoted") and a last non-blank line WORD; a missing closing WORD
 //      is tolerated, since the patch inside is still complete;
-//   4. blank lines before Begin Patch, after End Patch, between file sections and before a chunk's
-//      @@ line are skipped;
+//   4. blank lines before Begin Patch, after End Patch, between sections and before a chunk's @@
+//      line are skipped (blank lines that end a chunk body stay its empty context lines);
 //   5. several consecutive @@ lines are nested hints for one chunk (Codex itself rejects them);
 //   6. the first chunk of an Update may omit @@; an Update with only Move to is a pure rename.
 // Known limit: a ' '-prefixed context line whose trimmed text is a marker (say ` *** End Patch`)
 // reads as that marker, the price of leniency 1. Unknown `***` directives count only at column 0,
-// so an indented ` *** note` stays a context line.
+// so an indented ` *** note` stays a context line. Strict where others guess: a blank line inside
+// Add File content is PARSE_BAD_LINE (write a lone '+'), not a silent empty line.
 import { errorData, type ErrorCode } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import { splitPatchLines } from '../text/lines.js'
@@ -61,7 +62,7 @@ type StepResult<T> = Result<Step<T>>
  *
  * @example
  * const result = parseCodexPatch('*** Begin Patch\n*** Delete File: old.txt\n*** End Patch\n')
- * // result.ok && result.value.ops[0] -> { kind: 'delete', path: 'old.txt', patchLine: 2, hunks: [] }
+ * // result.value.ops[0] -> { kind: 'delete', path: 'old.txt', patchLine: 2, hunks: [] }
  */
 export function parseCodexPatch(text: string): Result<EditPlan> {
   const lines = splitPatchLines(text)
@@ -74,7 +75,8 @@ export function parseCodexPatch(text: string): Result<EditPlan> {
   if (lineAt(lines, begin).trim() !== BEGIN_PATCH) {
     return failWith(
       'PARSE_BAD_HEADER',
-      `The patch must start with *** Begin Patch, but line ${begin + 1} is ${preview(lineAt(lines, begin))}.`,
+      `The patch must start with *** Begin Patch, but line ${begin + 1} is ` +
+        `${preview(lineAt(lines, begin))}.`,
       { patchLine: begin + 1 },
     )
   }
@@ -103,7 +105,8 @@ export function parseCodexPatch(text: string): Result<EditPlan> {
   if (trailing < stop) {
     return failWith(
       'PARSE_TRAILING_TEXT',
-      `Line ${trailing + 1} (${preview(lineAt(lines, trailing))}) follows *** End Patch, where only blank lines may come.`,
+      `Line ${trailing + 1} (${preview(lineAt(lines, trailing))}) follows *** End Patch, ` +
+        'where only blank lines may come.',
       { patchLine: trailing + 1 },
     )
   }
@@ -137,7 +140,8 @@ function parseSections(lines: readonly string[], from: number, to: number): Resu
     if (marker === null) {
       return failWith(
         'PARSE_BAD_HEADER',
-        `Line ${i + 1} (${preview(line)}) is not a file header; expected *** Add File:, *** Delete File:, *** Update File: or *** End Patch.`,
+        `Line ${i + 1} (${preview(line)}) is not a file header; expected *** Add File:, ` +
+          '*** Delete File:, *** Update File: or *** End Patch.',
         { patchLine: i + 1 },
       )
     }
@@ -179,7 +183,8 @@ function parseSections(lines: readonly string[], from: number, to: number): Resu
         // 'end' cannot occur: `to` is the first End Patch line. Treat it as unknown to stay total.
         return failWith(
           'PARSE_BAD_HEADER',
-          `Line ${i + 1} (${preview(line)}) is not a known *** directive (Add File, Delete File, Update File, Move to, End of File, End Patch).`,
+          `Line ${i + 1} (${preview(line)}) is not a known *** directive ` +
+            '(Add File, Delete File, Update File, Move to, End of File, End Patch).',
           { patchLine: i + 1 },
         )
     }
@@ -190,7 +195,12 @@ function parseSections(lines: readonly string[], from: number, to: number): Resu
   return ok(ops)
 }
 
-function parseAdd(lines: readonly string[], header: number, to: number, path: string): StepResult<AddOp> {
+function parseAdd(
+  lines: readonly string[],
+  header: number,
+  to: number,
+  path: string,
+): StepResult<AddOp> {
   let content = ''
   let i = header + 1
   while (i < to) {
@@ -208,7 +218,8 @@ function parseAdd(lines: readonly string[], header: number, to: number, path: st
     }
     return failWith(
       'PARSE_BAD_LINE',
-      `Line ${i + 1} (${preview(line)}) in Add File ${path} must start with '+'; write a lone '+' for an empty line.`,
+      `Line ${i + 1} (${preview(line)}) in Add File ${path} must start with '+'; ` +
+        "write a lone '+' for an empty line.",
       { path, patchLine: i + 1 },
     )
   }
@@ -226,7 +237,8 @@ function parseDelete(
   if (next < to && classifyMarker(lineAt(lines, next)) === null) {
     return failWith(
       'PARSE_BAD_LINE',
-      `Line ${next + 1} (${preview(lineAt(lines, next))}) follows Delete File ${path}, which takes no body lines.`,
+      `Line ${next + 1} (${preview(lineAt(lines, next))}) follows Delete File ${path}, ` +
+        'which takes no body lines.',
       { path, patchLine: next + 1 },
     )
   }
@@ -267,7 +279,8 @@ function parseUpdate(
       if (marker.kind === 'move') {
         return failWith(
           'PARSE_BAD_HEADER',
-          `*** Move to on line ${next + 1} must directly follow the *** Update File header of ${path}.`,
+          `*** Move to on line ${next + 1} must directly follow the *** Update File header ` +
+            `of ${path}.`,
           { path, patchLine: next + 1 },
         )
       }
@@ -286,7 +299,8 @@ function parseUpdate(
       if (hunks.length > 0) {
         return failWith(
           'PARSE_BAD_HEADER',
-          `Line ${next + 1} (${preview(line)}) in the update of ${path} needs an @@ line to start a new chunk after *** End of File.`,
+          `Line ${next + 1} (${preview(line)}) in the update of ${path} needs an @@ line ` +
+            'to start a new chunk after *** End of File.',
           { path, patchLine: next + 1 },
         )
       }
@@ -357,7 +371,8 @@ function parseChunk(
     if (op !== ' ' && op !== '-' && op !== '+') {
       return failWith(
         'PARSE_BAD_LINE',
-        `Line ${i + 1} (${preview(line)}) in the update of ${path} must start with ' ' (context), '-' (remove) or '+' (add).`,
+        `Line ${i + 1} (${preview(line)}) in the update of ${path} must start with ` +
+          "' ' (context), '-' (remove) or '+' (add).",
         { path, patchLine: i + 1 },
       )
     }
@@ -382,14 +397,18 @@ function classifyMarker(line: string): Marker | null {
   if (trimmed === BEGIN_PATCH) return { kind: 'begin' }
   if (trimmed === END_PATCH) return { kind: 'end' }
   if (trimmed === END_OF_FILE) return { kind: 'eof' }
-  if (trimmed.startsWith(ADD_FILE)) return { kind: 'add', path: trimmed.slice(ADD_FILE.length).trim() }
+  if (trimmed.startsWith(ADD_FILE)) {
+    return { kind: 'add', path: trimmed.slice(ADD_FILE.length).trim() }
+  }
   if (trimmed.startsWith(DELETE_FILE)) {
     return { kind: 'delete', path: trimmed.slice(DELETE_FILE.length).trim() }
   }
   if (trimmed.startsWith(UPDATE_FILE)) {
     return { kind: 'update', path: trimmed.slice(UPDATE_FILE.length).trim() }
   }
-  if (trimmed.startsWith(MOVE_TO)) return { kind: 'move', path: trimmed.slice(MOVE_TO.length).trim() }
+  if (trimmed.startsWith(MOVE_TO)) {
+    return { kind: 'move', path: trimmed.slice(MOVE_TO.length).trim() }
+  }
   // Indented, an unknown `***` line is ordinary text (a C comment, a Markdown rule) in a chunk.
   return line.startsWith('***') ? { kind: 'unknown' } : null
 }

@@ -57,11 +57,10 @@ export function parseEditsJson(text: string): Result<EditPlan> {
     data = JSON.parse(text)
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error)
-    // V8 reports "(line L column C)" on Node >= 20; pass it on so agents can find the spot.
-    const line = /\(line (\d+) column \d+\)/.exec(detail)?.[1]
+    const line = jsonErrorLine(text, detail)
     return fail(
       errorData('PARSE_BAD_EDIT', `The edit list is not valid JSON: ${detail}.`, {
-        ...(line === undefined ? {} : { patchLine: Number(line) }),
+        ...(line === undefined ? {} : { patchLine: line }),
       }),
     )
   }
@@ -77,8 +76,9 @@ export function parseEditsJson(text: string): Result<EditPlan> {
     } catch (error) {
       if (!(error instanceof FieldError)) throw error
       const path = pathOf(raw)
+      const where = path === undefined ? '' : ` (${path})`
       return fail(
-        errorData('PARSE_BAD_EDIT', `Edit ${index + 1}${path === undefined ? '' : ` (${path})`}: ${error.message}.`, {
+        errorData('PARSE_BAD_EDIT', `Edit ${index + 1}${where}: ${error.message}.`, {
           ...(path === undefined ? {} : { path }),
         }),
       )
@@ -94,13 +94,36 @@ export function parseEditsJson(text: string): Result<EditPlan> {
   return ok({ format: 'edits', ops })
 }
 
+/**
+ * The 1-based line of a JSON.parse failure. V8 says "at position N" (Node 20) and may add
+ * "(line L column C)" (newer releases); agents fix a request faster when they get the line.
+ */
+function jsonErrorLine(text: string, detail: string): number | undefined {
+  const line = /\(line (\d+) column \d+\)/.exec(detail)?.[1]
+  if (line !== undefined) return Number(line)
+  const position = /at position (\d+)/.exec(detail)?.[1]
+  if (position === undefined) return undefined
+  let count = 1
+  let total = 1
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) !== 10 || i === text.length - 1) continue
+    total++
+    if (i < Number(position)) count++
+  }
+  // "Unexpected end" points past a final newline: report the last line, not a phantom one.
+  return Math.min(count, total)
+}
+
 function editList(data: unknown): Result<readonly unknown[]> {
   if (Array.isArray(data)) return ok(data)
   if (!isRecord(data)) {
-    return fail(errorData('PARSE_BAD_EDIT', 'The edit list must be an object with an "edits" array, or an array.'))
+    const message = 'The edit list must be an object with an "edits" array, or an array.'
+    return fail(errorData('PARSE_BAD_EDIT', message))
   }
   for (const key of Object.keys(data)) {
-    if (key !== 'edits') return fail(errorData('PARSE_BAD_EDIT', `The request has an unknown field "${key}".`))
+    if (key !== 'edits') {
+      return fail(errorData('PARSE_BAD_EDIT', `The request has an unknown field "${key}".`))
+    }
   }
   const edits = data['edits']
   if (!Array.isArray(edits)) {
@@ -150,7 +173,8 @@ function parseEdit(raw: unknown, index: number): { path: string; edit: StringEdi
         if (position !== 'before' && position !== 'after') {
           throw new FieldError('field "position" must be "before" or "after"')
         }
-        return { mode, index, anchor, position, newString: required(fields, 'new_string', expectString), ...extra }
+        const newString = required(fields, 'new_string', expectString)
+        return { mode, index, anchor, position, newString, ...extra }
       }
       case 'replace_range':
       case 'delete_range': {
@@ -159,9 +183,9 @@ function parseEdit(raw: unknown, index: number): { path: string; edit: StringEdi
         if (startLine > endLine) {
           throw new FieldError(`field "start_line" (${startLine}) is after "end_line" (${endLine})`)
         }
-        return mode === 'delete_range'
-          ? { mode, index, startLine, endLine, ...extra }
-          : { mode, index, startLine, endLine, newString: required(fields, 'new_string', expectString), ...extra }
+        if (mode === 'delete_range') return { mode, index, startLine, endLine, ...extra }
+        const newString = required(fields, 'new_string', expectString)
+        return { mode, index, startLine, endLine, newString, ...extra }
       }
       case 'write':
         return { mode, index, content: required(fields, 'content', expectString), ...extra }
@@ -200,7 +224,11 @@ function required<T>(fields: ReadonlyMap<string, unknown>, name: string, check: 
   return check(fields.get(name), name)
 }
 
-function optional<T>(fields: ReadonlyMap<string, unknown>, name: string, check: Check<T>): T | undefined {
+function optional<T>(
+  fields: ReadonlyMap<string, unknown>,
+  name: string,
+  check: Check<T>,
+): T | undefined {
   return fields.has(name) ? check(fields.get(name), name) : undefined
 }
 

@@ -3,10 +3,12 @@
 // for an empty SEARCH are left to src/match and the engine.
 //
 //   block     := name-line? fence-open? SEARCH-marker old-line* DIVIDER new-line* REPLACE-marker
-//   SEARCH    := ws? '<'{5,9} ws? 'SEARCH' ws?      DIVIDER := ws? '='{5,9} ws?
-//   REPLACE   := ws? '>'{5,9} ws? 'REPLACE' ws?     fence   := ``` or ~~~ with an optional info string
+//   SEARCH    := ws? '<'{5,9} ws? 'SEARCH' ws?
+//   DIVIDER   := ws? '='{5,9} ws?
+//   REPLACE   := ws? '>'{5,9} ws? 'REPLACE' ws?
+//   fence     := ``` or ~~~ with an optional info string
 //   name-line := nearest non-blank line above the SEARCH marker, or above its opening fence;
-//                backticks, leading '#', '*'/'**' emphasis, a trailing ':' and whitespace are stripped
+//                backticks, leading '#', '*'/'**' emphasis, a trailing ':' and spaces are stripped
 // Leniencies: marker lengths 5..9; padded markers; CRLF text; a block with no name line reuses the
 // previous block's file; a SEARCH of only blank lines counts as empty (Aider does the same).
 import { diffArrays } from 'diff'
@@ -46,9 +48,11 @@ export function parseSearchReplace(text: string): Result<EditPlan> {
     const line = lines[i] as string
     if (REPLACE_RE.test(line)) {
       return fail(
-        errorData('PARSE_BAD_LINE', `Line ${i + 1} is a REPLACE marker without a SEARCH marker before it.`, {
-          patchLine: i + 1,
-        }),
+        errorData(
+          'PARSE_BAD_LINE',
+          `Line ${i + 1} is a REPLACE marker without a SEARCH marker before it.`,
+          { patchLine: i + 1 },
+        ),
       )
     }
     if (!SEARCH_RE.test(line)) {
@@ -63,20 +67,24 @@ export function parseSearchReplace(text: string): Result<EditPlan> {
       return fail(
         errorData(
           'PARSE_BAD_HEADER',
-          `The SEARCH block at line ${start + 1} has no file name on the line above it (or above its code fence).`,
+          `The SEARCH block at line ${start + 1} has no file name on the line above it ` +
+            '(or above its code fence).',
           { patchLine: start + 1 },
         ),
       )
     }
     const body = readBlock(lines, start)
-    if (!body.ok) return fail(errorData(body.error.code, body.error.message, { path, patchLine: start + 1 }))
+    if (!body.ok) {
+      return fail(errorData(body.error.code, body.error.message, { path, patchLine: start + 1 }))
+    }
     const { search, replace, end } = body.value
     blocks.push({ start, path, search, replace })
     floor = end
     i = end + 1
   }
   if (blocks.length === 0) {
-    return fail(errorData('PARSE_EMPTY_HUNK', 'The input has no <<<<<<< SEARCH / ======= / >>>>>>> REPLACE block.'))
+    const message = 'The input has no <<<<<<< SEARCH / ======= / >>>>>>> REPLACE block.'
+    return fail(errorData('PARSE_EMPTY_HUNK', message))
   }
   return ok({ format: 'search-replace', ops: toOps(blocks) })
 }
@@ -103,9 +111,8 @@ function readBlock(
     replace.push(line)
   }
   const missing = inReplace ? '>>>>>>> REPLACE' : '======='
-  return fail(
-    errorData('PARSE_UNTERMINATED', `The SEARCH block at line ${start + 1} has no ${missing} marker.`),
-  )
+  const message = `The SEARCH block at line ${start + 1} has no ${missing} marker.`
+  return fail(errorData('PARSE_UNTERMINATED', message))
 }
 
 /**
@@ -124,7 +131,11 @@ function findName(lines: readonly string[], start: number, floor: number): strin
   return name === '' ? undefined : name
 }
 
-function previousNonBlank(lines: readonly string[], from: number, floor: number): number | undefined {
+function previousNonBlank(
+  lines: readonly string[],
+  from: number,
+  floor: number,
+): number | undefined {
   for (let j = from; j > floor; j--) {
     if ((lines[j] as string).trim() !== '') return j
   }

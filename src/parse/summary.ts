@@ -90,7 +90,10 @@ function summarizeOp(op: FileOp): PlanFileSummary {
   }
 }
 
-function countOps(hunks: readonly { readonly lines: readonly HunkLine[] }[], which: '+' | '-'): number {
+function countOps(
+  hunks: readonly { readonly lines: readonly HunkLine[] }[],
+  which: '+' | '-',
+): number {
   let n = 0
   for (const hunk of hunks) for (const line of hunk.lines) if (line.op === which) n++
   return n

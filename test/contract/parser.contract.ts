@@ -56,7 +56,7 @@ function expectWellFormedError(error: EditErrorData, text: string): void {
     expect(error.patchLine).toBeGreaterThanOrEqual(1)
     expect(error.patchLine).toBeLessThanOrEqual(lineCount(text))
   }
-  expect(structuredClone(error)).toEqual(error)
+  expect(structuredClone(error)).toStrictEqual(error)
 }
 
 function expectWellFormedOp(op: FileOp, text: string): void {
@@ -100,14 +100,17 @@ export function runParserContract(
     samples.valid.forEach((text, index) => {
       it(`accepts valid sample ${label(text, index)} with well-formed ops`, () => {
         const result = parseSafely(parse, text)
-        if (!result.ok) throw new Error(`expected ok, got ${result.error.code}: ${result.error.message}`)
+        if (!result.ok) {
+          throw new Error(`expected ok, got ${result.error.code}: ${result.error.message}`)
+        }
         expect(result.value.ops.length).toBeGreaterThan(0)
         for (const op of result.value.ops) expectWellFormedOp(op, text)
       })
 
-      it(`returns a plan for valid sample ${label(text, index)} that survives structuredClone`, () => {
+      it(`returns a clone-safe plan for valid sample ${label(text, index)}`, () => {
         const result = parse(text)
-        expect(structuredClone(result)).toEqual(result)
+        // toStrictEqual, not toEqual: a class instance would clone into a plain object and pass.
+        expect(structuredClone(result)).toStrictEqual(result)
       })
     })
 
@@ -121,7 +124,7 @@ export function runParserContract(
     })
 
     samples.invalid.forEach((text, index) => {
-      it(`refuses invalid sample ${label(text, index)} with a PARSE_ error inside the input`, () => {
+      it(`refuses invalid sample ${label(text, index)} with a PARSE_ error in range`, () => {
         const result = parseSafely(parse, text)
         expect(result.ok).toBe(false)
       })

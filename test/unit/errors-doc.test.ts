@@ -11,12 +11,13 @@ function cell(text: string): string {
 function renderErrorsDoc(): string {
   const rows = (Object.keys(ERROR_CODES) as ErrorCode[]).map((code) => {
     const entry = ERROR_CODES[code]
-    return `| \`${code}\` | ${entry.retryable ? 'yes' : 'no'} | ${cell(entry.meaning)} | ${cell(entry.hint)} |`
+    const retryable = entry.retryable ? 'yes' : 'no'
+    return `| \`${code}\` | ${retryable} | ${cell(entry.meaning)} | ${cell(entry.hint)} |`
   })
   return [
     '# patchloom error codes',
     '',
-    '<!-- Generated from ERROR_CODES in src/errors.ts by test/unit/errors-doc.test.ts; do not edit. -->',
+    '<!-- Generated from src/errors.ts by test/unit/errors-doc.test.ts; do not edit. -->',
     '',
     'This file is generated from `ERROR_CODES` in `src/errors.ts`. To regenerate it after changing',
     'that table, run:',
@@ -25,10 +26,11 @@ function renderErrorsDoc(): string {
     'npx vitest run test/unit/errors-doc.test.ts -u',
     '```',
     '',
-    'Every failure carries one of these codes, with a `message` (what happened, naming the path and',
-    'the 1-based patch line when known), a `hint` (what to do next; the default is listed below, a',
-    'throw site may give a sharper one) and `retryable`: resending the same request, unchanged, may',
-    'succeed. `MATCH_*` errors may add up to five `candidates` (`fileLine`, `score`, `preview`);',
+    'Every failure carries one of these codes, with a `message` (what happened, naming the path',
+    'and the 1-based patch line when known), a `hint` (what to do next; the default is listed',
+    'below, a throw site may give a sharper one) and `retryable`: resending the same request,',
+    'unchanged, may succeed. `MATCH_*` errors may add up to five `candidates` (`fileLine`,',
+    '`score`, `preview`);',
     '`FILE_CHANGED` adds the file\'s `currentHash`.',
     '',
     '## Codes',

@@ -4,7 +4,19 @@ import { EditError, ERROR_CODES, errorData, isEditError, type ErrorCode } from '
 const CODES = Object.keys(ERROR_CODES) as ErrorCode[]
 
 // Areas from the house style's catalogue, plus APPROVAL (library approve callback) and USAGE (CLI).
-const AREAS = ['PARSE', 'PATH', 'FILE', 'MATCH', 'APPROVAL', 'JOURNAL', 'WORKER', 'REQUEST', 'LSP', 'CONFIG', 'USAGE']
+const AREAS = [
+  'PARSE',
+  'PATH',
+  'FILE',
+  'MATCH',
+  'APPROVAL',
+  'JOURNAL',
+  'WORKER',
+  'REQUEST',
+  'LSP',
+  'CONFIG',
+  'USAGE',
+]
 
 // "Resending the same request, unchanged, may succeed": only these conditions pass by themselves.
 const TRANSIENT = new Set<string>([
@@ -53,9 +65,8 @@ describe('errorData', () => {
 
   it('keeps a sharper hint and every detail given', () => {
     const candidates = [{ fileLine: 3, score: 0.9, preview: 'x' }]
-    expect(
-      errorData('MATCH_NOT_FOUND', 'm', { hint: 'h', path: 'p', patchLine: 7, candidates, currentHash: 'sha256:0' }),
-    ).toEqual({
+    const details = { hint: 'h', path: 'p', patchLine: 7, candidates, currentHash: 'sha256:0' }
+    expect(errorData('MATCH_NOT_FOUND', 'm', details)).toEqual({
       code: 'MATCH_NOT_FOUND',
       message: 'm',
       hint: 'h',
@@ -69,7 +80,8 @@ describe('errorData', () => {
 })
 
 describe('EditError', () => {
-  const data = errorData('MATCH_AMBIGUOUS', 'src/a.ts: the hunk at patch line 9 matches at lines 3 and 30.', {
+  const message = 'src/a.ts: the hunk at patch line 9 matches at lines 3 and 30.'
+  const data = errorData('MATCH_AMBIGUOUS', message, {
     path: 'src/a.ts',
     patchLine: 9,
     candidates: [

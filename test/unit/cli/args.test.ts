@@ -10,7 +10,16 @@ function usageMessage(argv: string[]): string {
 
 describe('parseArgs', () => {
   it('reads apply with every flag in both spellings', () => {
-    const parsed = parseArgs(['apply', 'fix.patch', '--root', 'ws', '--format=unified', '--dry-run', '--json', '--no-workers'])
+    const parsed = parseArgs([
+      'apply',
+      'fix.patch',
+      '--root',
+      'ws',
+      '--format=unified',
+      '--dry-run',
+      '--json',
+      '--no-workers',
+    ])
     expect(parsed).toEqual({
       ok: true,
       value: {
@@ -29,7 +38,16 @@ describe('parseArgs', () => {
   it('defaults to stdin, the cwd root, auto format and workers on', () => {
     expect(parseArgs(['apply'])).toEqual({
       ok: true,
-      value: { kind: 'apply', file: null, root: null, format: 'auto', dryRun: false, json: false, workers: true, parseOnly: false },
+      value: {
+        kind: 'apply',
+        file: null,
+        root: null,
+        format: 'auto',
+        dryRun: false,
+        json: false,
+        workers: true,
+        parseOnly: false,
+      },
     })
   })
 
@@ -40,7 +58,12 @@ describe('parseArgs', () => {
 
   it('makes check a dry run and accepts --parse-only there', () => {
     const parsed = parseArgs(['check', '--parse-only', '--format', 'codex'])
-    expect(parsed.ok && parsed.value).toMatchObject({ kind: 'check', dryRun: true, parseOnly: true, format: 'codex' })
+    expect(parsed.ok && parsed.value).toMatchObject({
+      kind: 'check',
+      dryRun: true,
+      parseOnly: true,
+      format: 'codex',
+    })
   })
 
   it('accepts flags before the command', () => {

@@ -15,7 +15,13 @@ import { errorData } from '../../../src/errors.js'
 import type { ApplyResult, FileResult } from '../../../src/types.js'
 
 function file(over: Partial<FileResult> & Pick<FileResult, 'path' | 'op'>): FileResult {
-  return { additions: 0, deletions: 0, beforeHash: 'sha256:a', afterHash: 'sha256:b', diff: '', ...over }
+  const hashes = { beforeHash: 'sha256:a', afterHash: 'sha256:b' }
+  return { additions: 0, deletions: 0, ...hashes, diff: '', ...over }
+}
+
+/** The file line for a FileResult built from `over`. */
+function line(over: Partial<FileResult> & Pick<FileResult, 'path' | 'op'>): string {
+  return renderFileLine(file(over))
 }
 
 describe('exitCodeFor', () => {
@@ -49,35 +55,33 @@ describe('internalErrorData', () => {
 
 describe('renderFileLine', () => {
   it('renders each operation with its letter and counts', () => {
-    expect(renderFileLine(file({ path: 'a.txt', op: 'add', additions: 3 }))).toBe('A a.txt')
-    expect(renderFileLine(file({ path: 'm.ts', op: 'update', additions: 3, deletions: 1 }))).toBe('M m.ts (+3 -1)')
-    expect(renderFileLine(file({ path: 'gone', op: 'delete', deletions: 9 }))).toBe('D gone')
-    expect(renderFileLine(file({ path: 'new', from: 'old', op: 'move', additions: 1, deletions: 1 }))).toBe(
+    expect(line({ path: 'a.txt', op: 'add', additions: 3 })).toBe('A a.txt')
+    expect(line({ path: 'm.ts', op: 'update', additions: 3, deletions: 1 })).toBe('M m.ts (+3 -1)')
+    expect(line({ path: 'gone', op: 'delete', deletions: 9 })).toBe('D gone')
+    expect(line({ path: 'new', from: 'old', op: 'move', additions: 1, deletions: 1 })).toBe(
       'R old -> new (+1 -1)',
     )
-    expect(renderFileLine(file({ path: 'b', from: 'a', op: 'copy', additions: 2 }))).toBe('C a -> b (+2 -0)')
+    expect(line({ path: 'b', from: 'a', op: 'copy', additions: 2 })).toBe('C a -> b (+2 -0)')
   })
 
   it('marks overwrites and mode changes', () => {
-    expect(renderFileLine(file({ path: 'a', op: 'add', overwrote: true }))).toBe('A a [overwrote]')
-    expect(renderFileLine(file({ path: 's.sh', op: 'update', modeBefore: '100644', modeAfter: '100755' }))).toBe(
+    expect(line({ path: 'a', op: 'add', overwrote: true })).toBe('A a [overwrote]')
+    const chmod = { modeBefore: '100644', modeAfter: '100755' }
+    expect(line({ path: 's.sh', op: 'update', ...chmod })).toBe(
       'M s.sh (+0 -0) mode 100644 -> 100755',
     )
-    expect(renderFileLine(file({ path: 's.sh', op: 'update', modeBefore: '100644', modeAfter: '100644' }))).toBe(
-      'M s.sh (+0 -0)',
-    )
-    expect(renderFileLine(file({ path: 'run', op: 'add', modeAfter: '100755' }))).toBe('A run mode 100755')
-    expect(renderFileLine(file({ path: 'plain', op: 'add', modeAfter: '100644' }))).toBe('A plain')
+    const same = { modeBefore: '100644', modeAfter: '100644' }
+    expect(line({ path: 's.sh', op: 'update', ...same })).toBe('M s.sh (+0 -0)')
+    expect(line({ path: 'run', op: 'add', modeAfter: '100755' })).toBe('A run mode 100755')
+    expect(line({ path: 'plain', op: 'add', modeAfter: '100644' })).toBe('A plain')
   })
 
   it('prints unknown counts as ? and binary changes as (binary)', () => {
-    expect(renderFileLine({ path: 'e.ts', op: 'update', additions: null, deletions: null })).toBe('M e.ts (+? -?)')
-    expect(renderFileLine({ path: 'img.png', op: 'update', additions: null, deletions: null, binary: true })).toBe(
-      'M img.png (binary)',
-    )
-    expect(renderFileLine({ path: 'img.png', op: 'add', additions: null, deletions: null, binary: true })).toBe(
-      'A img.png (binary)',
-    )
+    const unknown = { additions: null, deletions: null }
+    expect(renderFileLine({ path: 'e.ts', op: 'update', ...unknown })).toBe('M e.ts (+? -?)')
+    const binary = { ...unknown, binary: true as const }
+    expect(renderFileLine({ path: 'i.png', op: 'update', ...binary })).toBe('M i.png (binary)')
+    expect(renderFileLine({ path: 'i.png', op: 'add', ...binary })).toBe('A i.png (binary)')
   })
 })
 
@@ -86,13 +90,16 @@ describe('renderApplyHuman', () => {
     ok: true,
     format: 'codex',
     dryRun: false,
-    files: [file({ path: 'a.txt', op: 'add' }), file({ path: 'b.txt', op: 'update', additions: 1, deletions: 2 })],
-    warnings: [{ code: 'match.lenient', message: 'b.txt: hunk at patch line 5 matched ignoring trailing whitespace.' }],
+    files: [
+      file({ path: 'a.txt', op: 'add' }),
+      file({ path: 'b.txt', op: 'update', additions: 1, deletions: 2 }),
+    ],
+    warnings: [{ code: 'match.lenient', message: 'b.txt: patch line 5 matched leniently.' }],
   }
 
   it('prints one line per file, then warnings', () => {
     expect(renderApplyHuman(result)).toBe(
-      'A a.txt\nM b.txt (+1 -2)\nwarning match.lenient: b.txt: hunk at patch line 5 matched ignoring trailing whitespace.\n',
+      'A a.txt\nM b.txt (+1 -2)\nwarning match.lenient: b.txt: patch line 5 matched leniently.\n',
     )
   })
 
@@ -115,7 +122,9 @@ describe('renderParseOnlyHuman', () => {
         { path: 'x', op: 'delete', additions: 0, deletions: null },
       ]),
     )
-    expect(out).toBe('R old -> new (+1 -0)\nD x\nparse only (unified): no files read, nothing written\n')
+    expect(out).toBe(
+      'R old -> new (+1 -0)\nD x\nparse only (unified): no files read, nothing written\n',
+    )
   })
 })
 
@@ -143,7 +152,8 @@ describe('renderErrorHuman', () => {
 
 describe('renderJsonLine', () => {
   it('prints exactly one line that parses back to the value', () => {
-    const value = failedResult(errorData('FILE_CHANGED', 'a.txt changed\nunderneath.', { currentHash: 'sha256:c' }))
+    const details = { currentHash: 'sha256:c' }
+    const value = failedResult(errorData('FILE_CHANGED', 'a.txt changed\nunderneath.', details))
     const out = renderJsonLine(value)
     expect(out.endsWith('\n')).toBe(true)
     expect(out.slice(0, -1)).not.toContain('\n')

@@ -1,0 +1,454 @@
+// Locates one hunk in a file's lines, per LocateMode: 'cursor' (Codex: in order, after the
+// previous hunk, narrowed by @@ hints), 'near-line' (unified: nearest to the stated line, as GNU
+// patch), 'sequential' (SEARCH/REPLACE: anywhere in the current text, must be unique). Every mode
+// climbs the ladder (exact -> trim-end -> trim -> fold) and refuses rather than guesses:
+// MATCH_AMBIGUOUS when two places fit equally, MATCH_NOT_FOUND with near-miss candidates.
+// It computes positions only; splicing the lines is src/apply/apply-hunks.ts's job.
+import type { Candidate } from '../errors.js'
+import { errorData } from '../errors.js'
+import { fail, ok, type Result } from '../result.js'
+import { MATCH_PASSES, type MatchPass } from '../text/normalize.js'
+import type { HunkLine, LineHunk, Warning } from '../types.js'
+import { findCandidates, previewOf } from './candidates.js'
+import { findLineMatchesIn, type LineIndex } from './ladder.js'
+import { deriveRestyle, IDENTITY_RESTYLE, type Restyle } from './restyle.js'
+
+/** Where a hunk goes: lines [start, start + oldLength) of the searched text are replaced. */
+export interface Location {
+  /** 0-based first line replaced, or the insertion index when oldLength is 0. */
+  readonly start: number
+  readonly oldLength: number
+  /** The hunk's lines as applied (a spurious trailing empty line may have been dropped). */
+  readonly lines: readonly HunkLine[]
+  /** The ladder pass that matched; null for a pure insertion, which matches nothing. */
+  readonly pass: MatchPass | null
+  readonly restyle: Restyle
+  readonly warnings: readonly Warning[]
+}
+
+export interface LocateContext {
+  readonly index: LineIndex
+  readonly path: string
+  /** Bytes-mode file: only the exact pass may match (FILE_NOT_TEXT otherwise). */
+  readonly exactOnly: boolean
+}
+
+/** A previously located hunk's range, for overlap reports. */
+export interface Claimed {
+  readonly start: number
+  readonly end: number
+}
+
+const PASS_WORDS: Record<MatchPass, string> = {
+  exact: 'exactly',
+  'trim-end': 'after ignoring trailing whitespace',
+  trim: 'after ignoring leading and trailing whitespace',
+  fold: 'after ignoring whitespace and folding Unicode punctuation',
+}
+
+export function oldSide(lines: readonly HunkLine[]): string[] {
+  const out: string[] = []
+  for (const line of lines) if (line.op !== '+') out.push(line.text)
+  return out
+}
+
+export function newSide(lines: readonly HunkLine[]): string[] {
+  const out: string[] = []
+  for (const line of lines) if (line.op !== '-') out.push(line.text)
+  return out
+}
+
+type Search =
+  | { readonly kind: 'found'; readonly pass: MatchPass; readonly starts: number[] }
+  | { readonly kind: 'none' }
+  /** Bytes-mode file where only a lenient pass would match. */
+  | { readonly kind: 'not-text'; readonly pass: MatchPass }
+
+function search(
+  ctx: LocateContext,
+  wanted: readonly string[],
+  from: number,
+  to: number,
+  limit = Infinity,
+): Search {
+  const passes: readonly MatchPass[] = ctx.exactOnly ? ['exact'] : MATCH_PASSES
+  const found = findLineMatchesIn(ctx.index, wanted, from, to, passes, limit)
+  if (found !== null) return { kind: 'found', pass: found.pass, starts: found.starts }
+  if (ctx.exactOnly) {
+    const lenient = findLineMatchesIn(ctx.index, wanted, from, to, MATCH_PASSES.slice(1), 1)
+    if (lenient !== null) return { kind: 'not-text', pass: lenient.pass }
+  }
+  return { kind: 'none' }
+}
+
+function quote(text: string): string {
+  const short = text.length > 60 ? `${text.slice(0, 60)}...` : text
+  return JSON.stringify(short)
+}
+
+function hunkName(hunk: LineHunk): string {
+  return `the hunk at patch line ${hunk.patchLine}`
+}
+
+function notTextError<T>(ctx: LocateContext, hunk: LineHunk, pass: MatchPass): Result<T> {
+  return fail(
+    errorData(
+      'FILE_NOT_TEXT',
+      `${ctx.path} is not UTF-8 text and ${hunkName(hunk)} matches it only ${PASS_WORDS[pass]}; a byte-exact match is required.`,
+      { path: ctx.path, patchLine: hunk.patchLine },
+    ),
+  )
+}
+
+function exactCandidates(
+  ctx: LocateContext,
+  starts: readonly number[],
+  length: number,
+): Candidate[] {
+  return starts.map((s) => ({
+    fileLine: s + 1,
+    score: 1,
+    preview: previewOf(ctx.index.lines, s, length),
+  }))
+}
+
+function ambiguousError<T>(
+  ctx: LocateContext,
+  hunk: LineHunk,
+  starts: readonly number[],
+  length: number,
+  why: string,
+): Result<T> {
+  const where = starts.map((s) => s + 1).join(', ')
+  return fail(
+    errorData(
+      'MATCH_AMBIGUOUS',
+      `${hunkName(hunk)} ${why} in ${ctx.path} at lines ${where}; add context to make it unique.`,
+      {
+        path: ctx.path,
+        patchLine: hunk.patchLine,
+        candidates: exactCandidates(ctx, starts, length),
+      },
+    ),
+  )
+}
+
+/** Near misses within [from, to), with fileLine in whole-file numbering. */
+function regionCandidates(
+  ctx: LocateContext,
+  wanted: readonly string[],
+  from: number,
+  to: number,
+): Candidate[] {
+  const lines = ctx.index.lines
+  const lo = Math.max(0, Math.min(from, lines.length))
+  const hi = Math.max(lo, Math.min(to, lines.length))
+  const region = lo === 0 && hi === lines.length ? lines : lines.slice(lo, hi)
+  return findCandidates(region, wanted).map((c) => ({ ...c, fileLine: c.fileLine + lo }))
+}
+
+/**
+ * The failure for a block that is not in [from, to): MATCH_OVERLAP when it would match on lines
+ * an earlier hunk already claimed, otherwise MATCH_NOT_FOUND with candidates from the region.
+ */
+function notFoundError<T>(
+  ctx: LocateContext,
+  hunk: LineHunk,
+  wanted: readonly string[],
+  from: number,
+  to: number,
+  claimed: readonly Claimed[],
+  what = 'its lines',
+): Result<T> {
+  if (claimed.length > 0 && wanted.length > 0) {
+    const anywhere = search(ctx, wanted, 0, ctx.index.lines.length)
+    if (anywhere.kind === 'found') {
+      for (const s of anywhere.starts) {
+        const e = s + wanted.length
+        const hit = claimed.find((c) => s < c.end && e > c.start)
+        if (hit !== undefined) {
+          return fail(
+            errorData(
+              'MATCH_OVERLAP',
+              `${hunkName(hunk)} matches ${ctx.path} only at lines ${s + 1}-${e}, which overlap lines ${hit.start + 1}-${hit.end} claimed by an earlier hunk.`,
+              { path: ctx.path, patchLine: hunk.patchLine },
+            ),
+          )
+        }
+      }
+    }
+  }
+  const first = wanted.find((t) => t.trim() !== '') ?? wanted[0] ?? ''
+  return fail(
+    errorData(
+      'MATCH_NOT_FOUND',
+      `Could not find ${what} for ${hunkName(hunk)} in ${ctx.path} (first line ${quote(first)}).`,
+      {
+        path: ctx.path,
+        patchLine: hunk.patchLine,
+        candidates: regionCandidates(ctx, wanted, from, to),
+      },
+    ),
+  )
+}
+
+function lenientWarning(
+  ctx: LocateContext,
+  hunk: LineHunk,
+  pass: MatchPass,
+  start: number,
+): Warning[] {
+  if (pass === 'exact') return []
+  return [
+    {
+      code: 'match.lenient',
+      message: `${capitalise(hunkName(hunk))} matched ${ctx.path} at line ${start + 1} only ${PASS_WORDS[pass]} (pass '${pass}').`,
+      path: ctx.path,
+      patchLine: hunk.patchLine,
+    },
+  ]
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}
+
+function located(
+  ctx: LocateContext,
+  hunk: LineHunk,
+  lines: readonly HunkLine[],
+  start: number,
+  pass: MatchPass | null,
+  extraWarnings: readonly Warning[] = [],
+): Location {
+  const old = oldSide(lines)
+  const restyle =
+    pass === null
+      ? IDENTITY_RESTYLE
+      : deriveRestyle(ctx.index.lines.slice(start, start + old.length), old, pass)
+  const warnings = pass === null ? [] : lenientWarning(ctx, hunk, pass, start)
+  return {
+    start,
+    oldLength: old.length,
+    lines,
+    pass,
+    restyle,
+    warnings: [...warnings, ...extraWarnings],
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 'cursor' (Codex)
+
+/**
+ * The 0-based lines of the innermost hint for every way the hints can be read in order after
+ * `cursor`: each hint is found (ladder, whole line) after the previous one's position.
+ */
+function resolveHints(ctx: LocateContext, hunk: LineHunk, cursor: number): Result<number[]> {
+  const total = ctx.index.lines.length
+  let positions: number[] = []
+  for (let h = 0; h < hunk.hints.length; h++) {
+    const hint = hunk.hints[h] as string
+    const next = new Set<number>()
+    if (h === 0) {
+      const found = search(ctx, [hint], cursor, total)
+      if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
+      if (found.kind === 'found') for (const s of found.starts) next.add(s)
+    } else {
+      for (const p of positions) {
+        const found = search(ctx, [hint], p + 1, total, 1)
+        if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
+        if (found.kind === 'found') next.add(found.starts[0] as number)
+      }
+    }
+    if (next.size === 0) {
+      const after = h === 0 ? cursor : Math.min(...positions) + 1
+      return fail(
+        errorData(
+          'MATCH_NOT_FOUND',
+          `Could not find the @@ hint ${quote(hint)} of ${hunkName(hunk)} in ${ctx.path}${h === 0 ? '' : ' after the hint before it'}.`,
+          {
+            path: ctx.path,
+            patchLine: hunk.patchLine,
+            candidates: regionCandidates(ctx, [hint], after, total),
+          },
+        ),
+      )
+    }
+    positions = [...next].sort((a, b) => a - b)
+  }
+  return ok(positions)
+}
+
+function locateCursorOnce(
+  ctx: LocateContext,
+  hunk: LineHunk,
+  lines: readonly HunkLine[],
+  cursor: number,
+  claimed: readonly Claimed[],
+): Result<Location> {
+  const total = ctx.index.lines.length
+  const old = oldSide(lines)
+
+  if (hunk.hints.length > 0) {
+    const hints = resolveHints(ctx, hunk, cursor)
+    if (!hints.ok) return hints
+    if (old.length === 0) {
+      const inserts = hints.value.map((p) => p + 1)
+      if (inserts.length > 1) {
+        return ambiguousError(ctx, hunk, hints.value, 1, 'has @@ hints that match')
+      }
+      return ok(located(ctx, hunk, lines, inserts[0] as number, null))
+    }
+    const byStart = new Map<number, MatchPass>()
+    for (const p of hints.value) {
+      const found = search(ctx, old, p + 1, total, 1)
+      if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
+      if (found.kind === 'found') byStart.set(found.starts[0] as number, found.pass)
+    }
+    if (byStart.size === 0) {
+      const after = (hints.value[0] as number) + 1
+      return notFoundError(ctx, hunk, old, after, total, claimed, 'the lines after its @@ hint')
+    }
+    if (byStart.size > 1) {
+      const starts = [...byStart.keys()].sort((a, b) => a - b)
+      const why = 'matches after each reading of its @@ hints'
+      return ambiguousError(ctx, hunk, starts, old.length, why)
+    }
+    const [[start, pass]] = [...byStart] as [[number, MatchPass]]
+    return ok(located(ctx, hunk, lines, start, pass))
+  }
+
+  if (old.length === 0) return ok(located(ctx, hunk, lines, total, null))
+
+  if (hunk.endOfFile && old.length <= total) {
+    const atEnd = total - old.length
+    const found = search(ctx, old, atEnd, total)
+    if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
+    if (found.kind === 'found') {
+      if (atEnd < cursor) return notFoundError(ctx, hunk, old, cursor, total, claimed)
+      return ok(located(ctx, hunk, lines, atEnd, found.pass))
+    }
+  }
+
+  const found = search(ctx, old, cursor, total)
+  if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
+  if (found.kind === 'none') return notFoundError(ctx, hunk, old, cursor, total, claimed)
+  if (found.starts.length > 1) return ambiguousError(ctx, hunk, found.starts, old.length, 'matches')
+  return ok(located(ctx, hunk, lines, found.starts[0] as number, found.pass))
+}
+
+/**
+ * The hunk lines without a trailing empty line on both sides, or null when that does not apply.
+ * Codex models often add an empty context line for the file's final newline; we retry without it
+ * only when both the old and the new side end with an empty line, so nothing real is dropped.
+ */
+function withoutTrailingEmpty(lines: readonly HunkLine[]): HunkLine[] | null {
+  let lastOld = -1
+  let lastNew = -1
+  for (let i = 0; i < lines.length; i++) {
+    const op = (lines[i] as HunkLine).op
+    if (op !== '+') lastOld = i
+    if (op !== '-') lastNew = i
+  }
+  if (lastOld < 0 || lastNew < 0) return null
+  const oldText = (lines[lastOld] as HunkLine).text
+  const newText = (lines[lastNew] as HunkLine).text
+  if (oldText !== '' || newText !== '') return null
+  return lines.filter((_, i) => i !== lastOld && i !== lastNew)
+}
+
+/** Codex placement: after `cursor` (the end of the previous hunk), narrowed by @@ hints. */
+export function locateCursor(
+  ctx: LocateContext,
+  hunk: LineHunk,
+  cursor: number,
+  claimed: readonly Claimed[] = [],
+): Result<Location> {
+  const first = locateCursorOnce(ctx, hunk, hunk.lines, cursor, claimed)
+  if (first.ok || first.error.code !== 'MATCH_NOT_FOUND') return first
+  const trimmed = withoutTrailingEmpty(hunk.lines)
+  if (trimmed === null) return first
+  const second = locateCursorOnce(ctx, hunk, trimmed, cursor, claimed)
+  return second.ok ? second : first
+}
+
+// ---------------------------------------------------------------------------------------------
+// 'near-line' (unified)
+
+/**
+ * Unified placement: nearest match to the stated line (shifted by `offset`, the previous
+ * hunk's actual - stated start) within [minStart, end). Ties at one distance are ambiguous.
+ * Returns the location and the 0-based start the hunk stated, for the next hunk's offset.
+ */
+export function locateNearLine(
+  ctx: LocateContext,
+  hunk: LineHunk,
+  minStart: number,
+  offset: number,
+  claimed: readonly Claimed[] = [],
+): Result<Location & { readonly statedStart: number }> {
+  const total = ctx.index.lines.length
+  const old = oldSide(hunk.lines)
+  const stated = hunk.oldStartLine ?? 0
+  if (old.length === 0) {
+    // `@@ -N,0` means "after line N": insertion index N.
+    const statedStart = Math.max(0, stated)
+    const at = Math.min(total, Math.max(minStart, statedStart + offset))
+    return ok({ ...located(ctx, hunk, hunk.lines, at, null), statedStart })
+  }
+  const statedStart = Math.max(0, stated - 1)
+  const expected = statedStart + offset
+  const found = search(ctx, old, minStart, total)
+  if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
+  let starts = found.kind === 'found' ? found.starts : []
+  if (hunk.oldNoNewlineAtEnd === true) starts = starts.filter((s) => s + old.length === total)
+  if (found.kind === 'none' || starts.length === 0) {
+    return notFoundError(ctx, hunk, old, minStart, total, claimed)
+  }
+  let best = Infinity
+  let winners: number[] = []
+  for (const s of starts) {
+    const d = Math.abs(s - expected)
+    if (d < best) {
+      best = d
+      winners = [s]
+    } else if (d === best) winners.push(s)
+  }
+  if (winners.length > 1) {
+    const why = `matches equally near line ${expected + 1}`
+    return ambiguousError(ctx, hunk, winners, old.length, why)
+  }
+  const start = winners[0] as number
+  const offsetWarnings: Warning[] =
+    start === expected
+      ? []
+      : [
+          {
+            code: 'match.offset',
+            message: `${capitalise(hunkName(hunk))} applied to ${ctx.path} at line ${start + 1}, offset ${signed(start - statedStart)} lines from its stated line ${statedStart + 1}.`,
+            path: ctx.path,
+            patchLine: hunk.patchLine,
+          },
+        ]
+  return ok({ ...located(ctx, hunk, hunk.lines, start, found.pass, offsetWarnings), statedStart })
+}
+
+function signed(n: number): string {
+  return n > 0 ? `+${n}` : String(n)
+}
+
+// ---------------------------------------------------------------------------------------------
+// 'sequential' (SEARCH/REPLACE)
+
+/** SEARCH/REPLACE placement: anywhere in the current text, exactly once; empty old side appends. */
+export function locateSequential(ctx: LocateContext, hunk: LineHunk): Result<Location> {
+  const total = ctx.index.lines.length
+  const old = oldSide(hunk.lines)
+  if (old.length === 0) return ok(located(ctx, hunk, hunk.lines, total, null))
+  const found = search(ctx, old, 0, total)
+  if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
+  if (found.kind === 'none') return notFoundError(ctx, hunk, old, 0, total, [])
+  if (found.starts.length > 1) return ambiguousError(ctx, hunk, found.starts, old.length, 'matches')
+  return ok(located(ctx, hunk, hunk.lines, found.starts[0] as number, found.pass))
+}

@@ -1,0 +1,201 @@
+// The built CLI as an agent runs it: a child process, the patch on stdin or as a file, exit
+// status, one JSON line, and the tree on disk afterwards. Needs `npm run build` first.
+// Scenario directories run through the CLI in ./cli-scenarios.test.ts.
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { jsonLine, runCli } from '../helpers/run-cli.js'
+import { makeTempDir, snapshot } from '../helpers/tree.js'
+
+let ws = ''
+beforeEach(async () => {
+  ws = await makeTempDir('patchloom-e2e-')
+})
+afterEach(async () => {
+  await rm(ws, { recursive: true, force: true })
+})
+
+const CODEX_UPDATE = [
+  '*** Begin Patch',
+  '*** Update File: greet.txt',
+  '@@',
+  ' hello',
+  '-world',
+  '+there',
+  '*** Add File: notes/new.md',
+  '+# New',
+  '*** End Patch',
+  '',
+].join('\n')
+
+describe('patchloom CLI', () => {
+  it('prints help and exits 0', async () => {
+    const run = await runCli(['--help'])
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/^patchloom: /)
+    expect(run.stdout).toContain('patchloom apply [FILE|-]')
+    expect(run.stderr).toBe('')
+  })
+
+  it('exits 64 on a usage error, as JSON with --json', async () => {
+    const human = await runCli(['apply', '--frobnicate'])
+    expect(human.code).toBe(64)
+    expect(human.stderr).toMatch(/^error USAGE_INVALID: Unknown flag '--frobnicate'\.\nhint: /)
+    const json = await runCli(['aply', '--json'])
+    expect(json.code).toBe(64)
+    expect(jsonLine(json)).toMatchObject({
+      ok: false,
+      error: { code: 'USAGE_INVALID', retryable: false },
+    })
+  })
+
+  it('applies a patch from stdin and prints the ApplyResult as one JSON line', async () => {
+    await writeFile(join(ws, 'greet.txt'), 'hello\nworld\n')
+    const run = await runCli(['apply', '--root', ws, '--json'], { stdin: CODEX_UPDATE })
+    expect(run.code).toBe(0)
+    const result = jsonLine(run)
+    expect(result).toMatchObject({ ok: true, format: 'codex', dryRun: false, warnings: [] })
+    expect(result['files']).toEqual([
+      {
+        path: 'greet.txt',
+        op: 'update',
+        additions: 1,
+        deletions: 1,
+        beforeHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        afterHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        diff: expect.stringContaining('-world\n+there\n'),
+      },
+      {
+        path: 'notes/new.md',
+        op: 'add',
+        additions: 1,
+        deletions: 0,
+        beforeHash: null,
+        afterHash: expect.stringMatching(/^sha256:/),
+        diff: expect.stringContaining('+# New'),
+      },
+    ])
+    expect(await readFile(join(ws, 'greet.txt'), 'utf8')).toBe('hello\nthere\n')
+    expect(await readFile(join(ws, 'notes/new.md'), 'utf8')).toBe('# New\n')
+  })
+
+  it('reads the patch from a FILE relative to cwd, and from - as stdin', async () => {
+    await writeFile(join(ws, 'greet.txt'), 'hello\nworld\n')
+    await writeFile(join(ws, 'change.patch'), CODEX_UPDATE)
+    const fromFile = await runCli(['check', 'change.patch', '--json'], { cwd: ws })
+    expect(fromFile.code).toBe(0)
+    expect(jsonLine(fromFile)).toMatchObject({ ok: true, dryRun: true })
+    const fromDash = await runCli(['check', '-', '--root', ws, '--json'], { stdin: CODEX_UPDATE })
+    expect(fromDash.code).toBe(0)
+    expect(jsonLine(fromDash)['files']).toEqual(jsonLine(fromFile)['files'])
+  })
+
+  it('prints one human line per file by default', async () => {
+    await writeFile(join(ws, 'greet.txt'), 'hello\nworld\n')
+    const run = await runCli(['apply', '--root', ws], { stdin: CODEX_UPDATE })
+    expect(run.code).toBe(0)
+    expect(run.stdout).toBe('M greet.txt (+1 -1)\nA notes/new.md\n')
+    expect(run.stderr).toBe('')
+  })
+
+  it('writes nothing on a dry run, and says so', async () => {
+    await writeFile(join(ws, 'greet.txt'), 'hello\nworld\n')
+    const before = await snapshot(ws)
+    for (const args of [['apply', '--dry-run'], ['check']]) {
+      const run = await runCli([...args, '--root', ws], { stdin: CODEX_UPDATE })
+      expect(run.code).toBe(0)
+      expect(run.stdout).toBe('M greet.txt (+1 -1)\nA notes/new.md\ndry run: nothing written\n')
+    }
+    expect(await snapshot(ws)).toEqual(before)
+  })
+
+  it('exits 1 on a rejection and leaves the tree unchanged', async () => {
+    await writeFile(join(ws, 'greet.txt'), 'hello\nplanet\n')
+    await writeFile(join(ws, 'other.txt'), 'x\n')
+    await chmod(join(ws, 'other.txt'), 0o755)
+    const before = await snapshot(ws)
+    const run = await runCli(['apply', '--root', ws, '--json'], { stdin: CODEX_UPDATE })
+    expect(run.code).toBe(1)
+    expect(jsonLine(run)).toMatchObject({
+      ok: false,
+      error: { code: 'MATCH_NOT_FOUND', path: 'greet.txt', retryable: false },
+    })
+    expect(await snapshot(ws)).toEqual(before)
+  })
+
+  it('prints a rejection for humans on stderr with hint and candidates', async () => {
+    await writeFile(join(ws, 'greet.txt'), 'hello\nworlds\n')
+    const run = await runCli(['apply', '--root', ws, '--no-workers'], { stdin: CODEX_UPDATE })
+    expect(run.code).toBe(1)
+    expect(run.stdout).toBe('')
+    const lines = run.stderr.split('\n')
+    expect(lines[0]).toMatch(/^error MATCH_NOT_FOUND: .*greet\.txt/)
+    expect(lines[1]).toMatch(/^hint: /)
+    expect(lines[2]).toMatch(/^ {2}line 1 \(score \d\.\d\d\): hello/)
+  })
+
+  it('reports check --parse-only per file like git apply --numstat --summary', async () => {
+    const diff = [
+      'diff --git a/run.sh b/run.sh',
+      'old mode 100644',
+      'new mode 100755',
+      'diff --git a/old.txt b/new.txt',
+      'similarity index 80%',
+      'rename from old.txt',
+      'rename to new.txt',
+      '--- a/old.txt',
+      '+++ b/new.txt',
+      '@@ -1,2 +1,2 @@',
+      ' keep',
+      '-drop',
+      '+add',
+      'diff --git a/gone.txt b/gone.txt',
+      'deleted file mode 100644',
+      '--- a/gone.txt',
+      '+++ /dev/null',
+      '@@ -1,2 +0,0 @@',
+      '-a',
+      '-b',
+      '',
+    ].join('\n')
+    // The root does not exist: parse-only must not look at the workspace at all.
+    const root = join(ws, 'missing')
+    const human = await runCli(['check', '--parse-only', '--root', root], { stdin: diff })
+    expect(human.code).toBe(0)
+    expect(human.stdout).toBe(
+      [
+        'M run.sh (+0 -0) mode 100644 -> 100755',
+        'R old.txt -> new.txt (+1 -1)',
+        'D gone.txt',
+        'parse only (unified): no files read, nothing written',
+        '',
+      ].join('\n'),
+    )
+    const json = await runCli(['check', '--parse-only', '--json'], { stdin: diff })
+    expect(jsonLine(json)).toEqual({
+      ok: true,
+      format: 'unified',
+      parseOnly: true,
+      files: [
+        {
+          path: 'run.sh',
+          op: 'update',
+          additions: 0,
+          deletions: 0,
+          modeBefore: '100644',
+          modeAfter: '100755',
+        },
+        { path: 'new.txt', op: 'move', from: 'old.txt', additions: 1, deletions: 1 },
+        { path: 'gone.txt', op: 'delete', additions: 0, deletions: 2, modeBefore: '100644' },
+      ],
+    })
+  })
+
+  it('gives the same result with --no-workers', async () => {
+    await writeFile(join(ws, 'greet.txt'), 'hello\nworld\n')
+    const args = ['check', '--root', ws, '--json']
+    const pooled = jsonLine(await runCli(args, { stdin: CODEX_UPDATE }))
+    const inline = jsonLine(await runCli([...args, '--no-workers'], { stdin: CODEX_UPDATE }))
+    expect(inline).toEqual(pooled)
+  })
+})

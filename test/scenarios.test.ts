@@ -1,0 +1,129 @@
+// Every scenario directory under test/scenarios/ through the in-process engine, once per route
+// ('inline' verifies in this thread, 'pool' in worker threads loaded from dist/, so it needs
+// `npm run build`). Each run starts from a fresh copy of input/, dry-runs the patch (nothing may
+// change), applies it, and compares the whole tree with expected/, or the error with
+// expected-error.json plus a byte-identical tree. The workspace sits one level below a private
+// temp dir, so a write that escapes the root is caught too. The format is in
+// test/scenarios/README.md; the built-CLI runner in test/e2e reuses the same loader.
+import { createHash } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createEngine } from '../src/coordinator/engine.js'
+import type { Engine, EngineOptions } from '../src/coordinator/engine-types.js'
+import { isEditError } from '../src/errors.js'
+import type { ApplyResult } from '../src/types.js'
+import { comparableError, loadScenarios, type Scenario } from './helpers/scenarios.js'
+import { copyTree, emptyDir, makeTempDir, readableTree, snapshot } from './helpers/tree.js'
+
+type Route = 'inline' | 'pool'
+
+const SCENARIOS = loadScenarios()
+const WORKER_FILE = fileURLToPath(new URL('../dist/workers/engine.worker.js', import.meta.url))
+const POOL_BUILT = existsSync(WORKER_FILE)
+/** Files that scenarios 602, 603 and 616 would create or touch outside the root if paths escaped. */
+const ESCAPE_PROBES = [
+  '/tmp/patchloom-scenario-602-escape.txt',
+  '/etc/patchloom-scenario-603-probe',
+  '/etc/patchloom-scenario-616-absent',
+]
+
+type Outcome = { ok: true; result: ApplyResult } | { ok: false; error: unknown }
+
+async function attempt(run: () => Promise<ApplyResult>): Promise<Outcome> {
+  try {
+    return { ok: true, result: await run() }
+  } catch (error) {
+    return { ok: false, error }
+  }
+}
+
+function describeFailure(outcome: Outcome): string {
+  if (outcome.ok) return 'the patch applied'
+  const { error } = outcome
+  if (isEditError(error)) return `${error.code}: ${error.message}`
+  return error instanceof Error ? (error.stack ?? error.message) : String(error)
+}
+
+function sha256(bytes: Uint8Array): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`
+}
+
+async function runScenario(scenario: Scenario, engine: Engine, root: string, route: Route): Promise<void> {
+  await emptyDir(root)
+  if (scenario.inputDir !== null) await copyTree(scenario.inputDir, root)
+  const before = readableTree(await snapshot(root))
+  const applyOptions = { format: scenario.format, route }
+
+  // A dry run must reach the same verdict and write nothing.
+  const checked = await attempt(() => engine.check(scenario.patchText, applyOptions))
+  expect(readableTree(await snapshot(root)), 'check() changed the tree').toEqual(before)
+
+  const outcome = await attempt(() => engine.apply(scenario.patchText, applyOptions))
+  expect(checked.ok, `check() and apply() disagree: ${describeFailure(checked)}`).toBe(outcome.ok)
+
+  if (scenario.expectedDir !== undefined) {
+    if (!outcome.ok) expect.fail(`expected success, got ${describeFailure(outcome)}`)
+    const { result } = outcome
+    expect(readableTree(await snapshot(root))).toEqual(readableTree(await snapshot(scenario.expectedDir)))
+    expect(result.ok).toBe(true)
+    expect(result.dryRun).toBe(false)
+    if (scenario.format === 'auto') expect(result.format).toBe(scenario.patchFormat)
+    if (scenario.options.expectResult !== undefined) expect(result).toMatchObject(scenario.options.expectResult)
+    if (checked.ok) expect(checked.result.files).toEqual(result.files)
+    for (const file of result.files) {
+      if (file.afterHash === null) continue
+      expect(file.afterHash, `afterHash of ${file.path}`).toBe(sha256(await readFile(join(root, file.path))))
+    }
+  } else {
+    const expected = scenario.expectedError
+    if (expected === undefined) throw new Error(`scenario ${scenario.name} has no expectation`)
+    if (outcome.ok) expect.fail(`expected ${expected.code}, but the patch applied`)
+    const { error } = outcome
+    if (!isEditError(error)) expect.fail(`expected an EditError, got ${describeFailure(outcome)}`)
+    expect(comparableError(error.toData(), expected), error.message).toEqual(expected)
+    expect(error.message.length).toBeGreaterThan(0)
+    if (!checked.ok && isEditError(checked.error)) expect(checked.error.code).toBe(error.code)
+    expect(readableTree(await snapshot(root)), 'a failed patch changed the tree').toEqual(before)
+  }
+}
+
+for (const route of ['inline', 'pool'] as const) {
+  const skipReason = route === 'pool' && !POOL_BUILT ? ' (skipped: run `npm run build` first)' : ''
+  describe.skipIf(skipReason !== '')(`scenarios via the ${route} route${skipReason}`, () => {
+    let base = ''
+    let root = ''
+    let shared: Engine | undefined
+    const pool: EngineOptions['pool'] = route === 'pool' ? { minThreads: 1, maxThreads: 2 } : false
+
+    beforeAll(async () => {
+      base = await makeTempDir('patchloom-scenarios-')
+      root = join(base, 'root')
+      await mkdir(root)
+      shared = createEngine({ root, pool })
+    })
+
+    afterAll(async () => {
+      await shared?.close()
+      if (base !== '') await rm(base, { recursive: true, force: true })
+    })
+
+    for (const scenario of SCENARIOS) {
+      it(scenario.name, async () => {
+        const custom = scenario.options.engine.denyGlobs !== undefined
+        const engine = custom ? createEngine({ root, pool, ...scenario.options.engine }) : shared
+        if (engine === undefined) throw new Error('scenarios: engine not created')
+        try {
+          await runScenario(scenario, engine, root, route)
+        } finally {
+          if (custom) await engine.close()
+        }
+        // Nothing may land beside the workspace (escapes through '..' or symlinks).
+        expect(await readdir(base)).toEqual(['root'])
+        for (const probe of ESCAPE_PROBES) expect(existsSync(probe), probe).toBe(false)
+      })
+    }
+  })
+}

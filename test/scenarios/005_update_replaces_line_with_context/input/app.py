@@ -1,0 +1,5 @@
+def greet(name):
+    print("hi", name)
+
+def main():
+    greet("world")

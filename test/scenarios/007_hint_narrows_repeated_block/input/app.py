@@ -1,0 +1,7 @@
+def first():
+    x = load()
+    return x
+
+def second():
+    x = load()
+    return x

@@ -1,0 +1,4 @@
+def outer():
+    def inner():
+        value = 1
+        return value

@@ -1,0 +1,2 @@
+name = "y"
+print(name.upper())

@@ -1,0 +1,4 @@
+def run():
+    for i in range(3):
+        print(i)
+        print(i * 2)

@@ -1,0 +1,3 @@
+def run():
+    for i in range(3):
+        print(i)

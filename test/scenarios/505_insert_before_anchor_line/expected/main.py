@@ -1,0 +1,5 @@
+import os
+
+# entry point
+def main():
+    print(os.getcwd())

@@ -1,0 +1,3 @@
+qux()
+bar(qux)
+qux = 1

@@ -1,0 +1,6 @@
+function f() {
+    if (x) {
+        run()
+        log()
+    }
+}

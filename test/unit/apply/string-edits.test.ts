@@ -1,0 +1,404 @@
+import { describe, expect, it } from 'vitest'
+import { applyStringEdits } from '../../../src/apply/string-edits.js'
+import type { EditErrorData } from '../../../src/errors.js'
+import type { Result } from '../../../src/result.js'
+import type { StringEdit, Warning } from '../../../src/types.js'
+
+type Draft = StringEdit extends infer E ? (E extends StringEdit ? Omit<E, 'index'> : never) : never
+
+const replace = (
+  oldString: string,
+  newString: string,
+  extra: { replaceAll?: boolean; expectedMatches?: number } = {},
+): Draft => ({
+  mode: 'replace',
+  oldString,
+  newString,
+  replaceAll: extra.replaceAll ?? false,
+  ...extra,
+})
+const insert = (anchor: string, position: 'before' | 'after', newString: string): Draft => ({
+  mode: 'insert',
+  anchor,
+  position,
+  newString,
+})
+const range = (startLine: number, endLine: number, newString: string): Draft => ({
+  mode: 'replace_range',
+  startLine,
+  endLine,
+  newString,
+})
+const remove = (startLine: number, endLine: number): Draft => ({
+  mode: 'delete_range',
+  startLine,
+  endLine,
+})
+const write = (content: string): Draft => ({ mode: 'write', content })
+
+interface Options {
+  readonly exists?: boolean
+  readonly exactOnly?: boolean
+  readonly firstIndex?: number
+}
+
+function run(
+  text: string,
+  drafts: Draft[],
+  options: Options = {},
+): Result<{ text: string; warnings: Warning[] }> {
+  const first = options.firstIndex ?? 0
+  return applyStringEdits({
+    text,
+    exists: options.exists ?? true,
+    edits: drafts.map((draft, i) => ({ ...draft, index: first + i }) as StringEdit),
+    path: 'src/f.txt',
+    exactOnly: options.exactOnly ?? false,
+  })
+}
+
+function applied(text: string, drafts: Draft[], options: Options = {}): string {
+  const result = run(text, drafts, options)
+  if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`)
+  return result.value.text
+}
+
+function failure(text: string, drafts: Draft[], options: Options = {}): EditErrorData {
+  const result = run(text, drafts, options)
+  if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.value.text)}`)
+  return result.error
+}
+
+describe('applyStringEdits replace', () => {
+  it('replaces a unique exact match', () => {
+    expect(applied('a\nb\nc\n', [replace('b', 'B')])).toBe('a\nB\nc\n')
+  })
+
+  it('replaces part of a line', () => {
+    expect(applied('const x = 1\n', [replace('x = 1', 'x = 2')])).toBe('const x = 2\n')
+  })
+
+  it('matches an LF old_string in a CRLF file and writes CRLF breaks', () => {
+    expect(applied('a\r\nb\r\nc\r\n', [replace('b\n', 'x\ny\n')])).toBe('a\r\nx\r\ny\r\nc\r\n')
+  })
+
+  it('matches a CRLF old_string in an LF file and writes LF breaks', () => {
+    expect(applied('a\nb\nc\n', [replace('a\r\nb', 'A\r\nB')])).toBe('A\nB\nc\n')
+  })
+
+  it('treats lone CR line endings like LF', () => {
+    expect(applied('a\rb\rc\r', [replace('a\nb', 'a\nB\nextra')])).toBe('a\rB\rextra\rc\r')
+  })
+
+  it('keeps each unchanged line’s own ending in a mixed file', () => {
+    // Dominant is LF; line a keeps CRLF because it is unchanged.
+    expect(applied('a\r\nb\nc\n', [replace('a\nb\n', 'a\nb2\n')])).toBe('a\r\nb2\nc\n')
+  })
+
+  it('keeps the last touched line’s ending and gives new breaks the dominant one', () => {
+    expect(applied('a\nb\r\nc\n', [replace('b\n', 'x\ny\n')])).toBe('a\nx\ny\r\nc\n')
+  })
+
+  it('keeps a missing final newline missing', () => {
+    expect(applied('a\nb', [replace('b', 'c')])).toBe('a\nc')
+    expect(applied('a\nb', [replace('b', 'c\nd')])).toBe('a\nc\nd')
+  })
+
+  it('matches an old_string ending in a newline against an unterminated last line', () => {
+    const result = run('a\nb', [replace('b\n', 'c\n')])
+    expect(result).toEqual({ ok: true, value: { text: 'a\nc', warnings: [] } })
+  })
+
+  it('replaces every occurrence with replace_all', () => {
+    expect(applied('a\nb\na\n', [replace('a', 'z', { replaceAll: true })])).toBe('z\nb\nz\n')
+    expect(applied('aaa', [replace('aa', 'b', { replaceAll: true })])).toBe('ba')
+  })
+
+  it('replaces every occurrence across CRLF lines with replace_all', () => {
+    expect(applied('x\r\ny\r\nx\r\ny\r\n', [replace('x\ny\n', 'z\n', { replaceAll: true })])).toBe(
+      'z\r\nz\r\n',
+    )
+  })
+
+  it('replaces when expected_matches equals the count', () => {
+    expect(applied('a a a\n', [replace('a', 'b', { expectedMatches: 3 })])).toBe('b b b\n')
+  })
+
+  it('refuses with MATCH_COUNT_MISMATCH listing the lines when expected_matches differs', () => {
+    const error = failure('foo\nbar\nfoo\nfoo\n', [replace('foo', 'x', { expectedMatches: 2 })])
+    expect(error).toMatchObject({ code: 'MATCH_COUNT_MISMATCH', path: 'src/f.txt', patchLine: 1 })
+    expect(error.message).toBe(
+      'Edit 1: expected 2 matches of old_string in src/f.txt but found 3 (lines 1, 3, 4).',
+    )
+  })
+
+  it('refuses an ambiguous old_string with MATCH_AMBIGUOUS, the matching lines as candidates', () => {
+    const error = failure('let a = 1\nlet b = 2\nlet a = 1\n', [replace('let a = 1', 'let a = 3')])
+    expect(error.code).toBe('MATCH_AMBIGUOUS')
+    expect(error.message).toBe('Edit 1: old_string matches 2 places in src/f.txt (lines 1, 3).')
+    expect(error.candidates).toEqual([
+      { fileLine: 1, score: 1, preview: 'let a = 1' },
+      { fileLine: 3, score: 1, preview: 'let a = 1' },
+    ])
+  })
+
+  it('caps ambiguity candidates at five while the message lists every line', () => {
+    const error = failure('x\n'.repeat(7), [replace('x', 'y')])
+    expect(error.candidates).toHaveLength(5)
+    expect(error.message).toContain('(lines 1, 2, 3, 4, 5, 6, 7)')
+  })
+
+  it('refuses a missing old_string with MATCH_NOT_FOUND and near candidates', () => {
+    const file = 'function foo() {\n  return 1\n}\n\nfunction bar() {\n  return 2\n}\n'
+    const error = failure(file, [replace('function baz() {\n  return 2\n}', 'x')])
+    expect(error).toMatchObject({ code: 'MATCH_NOT_FOUND', path: 'src/f.txt', patchLine: 1 })
+    expect(error.message).toBe('Edit 1: old_string was not found in src/f.txt.')
+    expect(error.candidates?.[0]).toMatchObject({ fileLine: 5, preview: 'function bar() {' })
+  })
+
+  it('matches ignoring trailing whitespace, keeps unchanged file lines, and warns', () => {
+    const result = run('a  \nb \nc\n', [replace('a\nb', 'x\nb')])
+    expect(result).toEqual({
+      ok: true,
+      value: {
+        text: 'x\nb \nc\n',
+        warnings: [
+          {
+            code: 'match.lenient',
+            message: 'edit 1 matched after ignoring trailing whitespace at line 1',
+            path: 'src/f.txt',
+            patchLine: 1,
+          },
+        ],
+      },
+    })
+  })
+
+  it('restyles added lines to the file’s indentation after a trim match', () => {
+    const file = '    if (x) {\n        go()\n    }\n'
+    const edit = replace('if (x) {\n    go()\n}', 'if (x) {\n    go()\n    stop()\n}')
+    const result = run(file, [edit])
+    if (!result.ok) throw new Error(result.error.message)
+    expect(result.value.text).toBe('    if (x) {\n        go()\n        stop()\n    }\n')
+    expect(result.value.warnings[0]?.message).toBe(
+      'edit 1 matched after ignoring leading and trailing whitespace at line 1',
+    )
+  })
+
+  it('keeps the file’s curly quotes after a fold match', () => {
+    const result = run('say “hi” now\nend\n', [replace('say "hi" now', 'say "bye" now')])
+    if (!result.ok) throw new Error(result.error.message)
+    expect(result.value.text).toBe('say “bye” now\nend\n')
+    expect(result.value.warnings[0]?.message).toContain('folding Unicode punctuation')
+  })
+
+  it('keeps CRLF endings on lines replaced after a lenient match', () => {
+    expect(applied('a \r\nb\r\n', [replace('a\n', 'x\ny\n')])).toBe('x\r\ny\r\nb\r\n')
+  })
+
+  it('refuses a lenient match that is ambiguous, and replaces all with replace_all', () => {
+    expect(failure('x\nx\n', [replace('x  ', 'y')]).code).toBe('MATCH_AMBIGUOUS')
+    expect(applied('x\nx\n', [replace('x  ', 'y', { replaceAll: true })])).toBe('y\ny\n')
+  })
+
+  it('checks expected_matches against lenient matches too', () => {
+    expect(applied('x\nx\n', [replace('x  ', 'y', { expectedMatches: 2 })])).toBe('y\ny\n')
+    expect(failure('x\nx\n', [replace('x  ', 'y', { expectedMatches: 1 })]).code).toBe(
+      'MATCH_COUNT_MISMATCH',
+    )
+  })
+
+  it('refuses an empty old_string on an existing file with PARSE_BAD_EDIT', () => {
+    const error = failure('a\n', [replace('', 'x')])
+    expect(error).toMatchObject({ code: 'PARSE_BAD_EDIT', path: 'src/f.txt' })
+    expect(error.message).toContain('old_string is empty; use mode write or insert')
+  })
+})
+
+describe('applyStringEdits on bytes-mode files (exactOnly)', () => {
+  it('applies exact matches', () => {
+    const out = applied('\u00ff\u0000a\n', [replace('a', 'b')], { exactOnly: true })
+    expect(out).toBe('\u00ff\u0000b\n')
+  })
+
+  it('refuses with FILE_NOT_TEXT when only a lenient pass would match', () => {
+    const error = failure('\u0000x  \n', [replace('\u0000x\n', 'y\n')], { exactOnly: true })
+    expect(error.code).toBe('FILE_NOT_TEXT')
+    expect(error.message).toContain('ignoring trailing whitespace')
+    const anchor = failure('\u0000x  \n', [insert('x   ', 'after', 'y')], { exactOnly: true })
+    expect(anchor.code).toBe('FILE_NOT_TEXT')
+  })
+
+  it('refuses with MATCH_NOT_FOUND when nothing would match', () => {
+    expect(failure('\u0000x\n', [replace('zzz', 'y')], { exactOnly: true }).code).toBe(
+      'MATCH_NOT_FOUND',
+    )
+  })
+})
+
+describe('applyStringEdits insert', () => {
+  it('inserts whole lines after the anchor line', () => {
+    expect(applied('a\nb\nc\n', [insert('b', 'after', 'x')])).toBe('a\nb\nx\nc\n')
+  })
+
+  it('inserts whole lines before the anchor line', () => {
+    expect(applied('a\nb\nc\n', [insert('b', 'before', 'x\ny\n')])).toBe('a\nx\ny\nb\nc\n')
+  })
+
+  it('finds the anchor as part of a line', () => {
+    expect(applied('use x\npub fn main() {\n}\n', [insert('fn main', 'before', '#[test]')])).toBe(
+      'use x\n#[test]\npub fn main() {\n}\n',
+    )
+  })
+
+  it('gives inserted lines the file’s dominant ending', () => {
+    expect(applied('a\r\nb\r\n', [insert('a', 'after', 'x\ny')])).toBe('a\r\nx\r\ny\r\nb\r\n')
+    expect(applied('a\rb\r', [insert('b', 'before', 'x\n')])).toBe('a\rx\rb\r')
+  })
+
+  it('keeps a missing final newline missing when inserting after the last line', () => {
+    expect(applied('a\nb', [insert('b', 'after', 'c')])).toBe('a\nb\nc')
+  })
+
+  it('matches a multi-line anchor across CRLF lines and inserts after its last line', () => {
+    expect(applied('a\r\nb\r\nc\r\n', [insert('a\nb', 'after', 'x')])).toBe('a\r\nb\r\nx\r\nc\r\n')
+    expect(applied('a\r\nb\r\nc\r\n', [insert('a\nb', 'before', 'x')])).toBe('x\r\na\r\nb\r\nc\r\n')
+  })
+
+  it('ignores a trailing newline on the anchor', () => {
+    expect(applied('a\nb', [insert('b\n', 'before', 'x')])).toBe('a\nx\nb')
+  })
+
+  it('accepts an anchor found twice on the same line', () => {
+    expect(applied('x = x + 1\ny\n', [insert('x', 'after', 'z')])).toBe('x = x + 1\nz\ny\n')
+  })
+
+  it('refuses an anchor on several lines with MATCH_AMBIGUOUS', () => {
+    const error = failure('}\nfoo\n}\n', [insert('}', 'after', 'x')])
+    expect(error).toMatchObject({ code: 'MATCH_AMBIGUOUS', path: 'src/f.txt' })
+    expect(error.message).toBe('Edit 1: anchor matches 2 places in src/f.txt (lines 1, 3).')
+    expect(error.candidates?.map((c) => c.fileLine)).toEqual([1, 3])
+  })
+
+  it('falls back to lenient passes and warns', () => {
+    const result = run('a\nsay “hi”\n', [insert('say "hi"', 'after', 'b')])
+    if (!result.ok) throw new Error(result.error.message)
+    expect(result.value.text).toBe('a\nsay “hi”\nb\n')
+    expect(result.value.warnings).toEqual([
+      expect.objectContaining({
+        code: 'match.lenient',
+        message: 'edit 1 anchor matched after folding Unicode punctuation and spaces at line 2',
+      }),
+    ])
+  })
+
+  it('refuses a missing anchor with MATCH_NOT_FOUND', () => {
+    const error = failure('alpha\nbeta\n', [insert('gamma', 'after', 'x')])
+    expect(error.code).toBe('MATCH_NOT_FOUND')
+    expect(error.message).toBe('Edit 1: anchor was not found in src/f.txt.')
+  })
+
+  it('leaves the text unchanged for an empty new_string', () => {
+    expect(applied('a\n', [insert('a', 'after', '')])).toBe('a\n')
+  })
+})
+
+describe('applyStringEdits replace_range and delete_range', () => {
+  it('replaces whole lines, 1-based inclusive', () => {
+    expect(applied('a\nb\nc\nd\n', [range(2, 3, 'x')])).toBe('a\nx\nd\n')
+    expect(applied('a\nb\nc\nd\n', [range(2, 3, 'x\ny\nz\n')])).toBe('a\nx\ny\nz\nd\n')
+  })
+
+  it('keeps CRLF endings and the last replaced line’s terminator', () => {
+    expect(applied('a\r\nb\r\nc\r\n', [range(1, 2, 'x\ny')])).toBe('x\r\ny\r\nc\r\n')
+    expect(applied('a\r\nb\nc\r\n', [range(1, 2, 'a\nB')])).toBe('a\r\nB\nc\r\n')
+  })
+
+  it('keeps a missing final newline missing when replacing the last line', () => {
+    expect(applied('a\nb', [range(2, 2, 'c\n')])).toBe('a\nc')
+  })
+
+  it('deletes lines', () => {
+    expect(applied('a\nb\nc\n', [remove(2, 2)])).toBe('a\nc\n')
+    expect(applied('a\nb\nc\n', [remove(1, 3)])).toBe('')
+    expect(applied('a\nb\nc\n', [range(1, 1, '')])).toBe('b\nc\n')
+  })
+
+  it('moves a missing final newline to the new last line when deleting the last line', () => {
+    expect(applied('a\nb', [remove(2, 2)])).toBe('a')
+  })
+
+  it('refuses ranges outside the file with MATCH_OUT_OF_RANGE naming the line count', () => {
+    const error = failure('a\nb\nc\nd\n', [range(4, 5, 'x')])
+    expect(error).toMatchObject({ code: 'MATCH_OUT_OF_RANGE', path: 'src/f.txt', patchLine: 1 })
+    expect(error.message).toBe('Edit 1: lines 4-5 are outside src/f.txt, which has 4 lines.')
+    expect(failure('', [remove(1, 1)]).message).toContain('which has 0 lines')
+    expect(failure('a', [remove(1, 2)]).message).toContain('which has 1 line.')
+    expect(failure('a\n', [remove(0, 1)]).code).toBe('MATCH_OUT_OF_RANGE')
+  })
+})
+
+describe('applyStringEdits write and missing files', () => {
+  it('replaces the text verbatim with write', () => {
+    expect(applied('a\r\nb\r\n', [write('x\ny')])).toBe('x\ny')
+  })
+
+  it('creates a missing file with write', () => {
+    expect(applied('', [write('new\n')], { exists: false })).toBe('new\n')
+  })
+
+  it('creates a missing file with an empty old_string as the first edit', () => {
+    expect(applied('', [replace('', 'hello\n')], { exists: false })).toBe('hello\n')
+  })
+
+  it('applies later edits to the created or written text', () => {
+    expect(applied('', [replace('', 'a\nb\n'), insert('a', 'after', 'x')], { exists: false })).toBe(
+      'a\nx\nb\n',
+    )
+    expect(applied('old\n', [write('1\n2\n'), range(2, 2, 'two')])).toBe('1\ntwo\n')
+  })
+
+  it('refuses other edits on a missing file with FILE_NOT_FOUND', () => {
+    const drafts = [replace('a', 'b'), insert('a', 'after', 'b'), range(1, 1, 'x'), remove(1, 1)]
+    for (const draft of drafts) {
+      const error = failure('', [draft], { exists: false, firstIndex: 2 })
+      expect(error).toMatchObject({ code: 'FILE_NOT_FOUND', path: 'src/f.txt', patchLine: 3 })
+      expect(error.message).toMatch(/^Edit 3: src\/f\.txt does not exist/)
+    }
+  })
+})
+
+describe('applyStringEdits sequencing', () => {
+  it('applies edits in order, each to the previous result', () => {
+    expect(applied('a\nb\n', [replace('a', 'x'), replace('x', 'y')])).toBe('y\nb\n')
+  })
+
+  it('reads range line numbers against the text as it is when the edit applies', () => {
+    // After the insert, line 2 is the new 'x', not the original 'b'.
+    expect(applied('a\nb\nc\n', [insert('a', 'after', 'x'), remove(2, 2)])).toBe('a\nb\nc\n')
+  })
+
+  it('names the failing edit by its request number and collects warnings from all edits', () => {
+    const error = failure('a\nb\n', [replace('a', 'x'), replace('zzz', 'y')], { firstIndex: 4 })
+    expect(error.message).toMatch(/^Edit 6: /)
+    expect(error.patchLine).toBe(6)
+    const result = run('a \nb \n', [replace('a\n', 'x\n'), replace('b\n', 'y\n')])
+    expect(result.ok && result.value.warnings.map((w) => w.message)).toEqual([
+      'edit 1 matched after ignoring trailing whitespace at line 1',
+      'edit 2 matched after ignoring trailing whitespace at line 2',
+    ])
+  })
+
+  it('handles a 20k-line file without quadratic blow-up', () => {
+    const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i}`)
+    const text = `${lines.join('\r\n')}\r\n`
+    const out = applied(text, [
+      replace('line 19999\n', 'last\n'),
+      insert('line 10000\n', 'after', 'inserted'),
+      range(1, 2, 'first'),
+    ])
+    expect(out.startsWith('first\r\nline 2\r\n')).toBe(true)
+    expect(out.endsWith('line 19998\r\nlast\r\n')).toBe(true)
+    expect(out).toContain('line 10000\r\ninserted\r\nline 10001\r\n')
+  })
+})

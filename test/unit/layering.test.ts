@@ -1,0 +1,73 @@
+// Dependency directions the compiler cannot see (house style §3), checked by a regex over import
+// lines. tsconfig.core.json already keeps Node globals out of the pure core; this adds who may
+// import whom. Plant a violation in a file under src/parse/ to see it fail.
+import { readdirSync, readFileSync } from 'node:fs'
+import { builtinModules } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import { posix } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+// `import x from 'm'`, `export { y } from 'm'`, `import 'm'` (also across lines), `import('m')`.
+const STATIC_RE = /^\s*(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,]+?\s+from\s+)?['"]([^'"]+)['"]/
+const IMPORT_RE = new RegExp(`${STATIC_RE.source}|\\bimport\\(\\s*['"]([^'"]+)['"]\\s*\\)`, 'gm')
+const PURE = /^(src\/(parse|match|apply|text)\/|src\/(types|errors|result)$)/
+const isNode = (spec: string): boolean =>
+  spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0] ?? '')
+
+const JOBS = 'src/coordinator/jobs'
+
+/** Broken rules for one file (path relative to the repo root, '/' separated). */
+function violations(file: string, source: string): string[] {
+  const found: string[] = []
+  const pure = PURE.test(file.replace(/\.ts$/, ''))
+  const worker = file.startsWith('workers/')
+  const root = /^src\/(cli|mcp)\//.test(file) || !file.startsWith('src/')
+  for (const m of source.matchAll(IMPORT_RE)) {
+    const spec = m[1] ?? m[2] ?? ''
+    const rel = spec.startsWith('.') ? posix.join(posix.dirname(file), spec) : null
+    const target = rel?.replace(/\.(js|ts)$/, '') ?? ''
+    const bad = (rule: string) => found.push(`${file} imports '${spec}': ${rule}`)
+    if (!root && /^(lsp-adapters|workers)\//.test(target)) {
+      bad('only cli/ and mcp/ may import lsp-adapters/ or workers/')
+    }
+    if ((pure || worker) && isNode(spec)) bad('the pure core and workers may not use Node modules')
+    if (pure && /^src\/(journal|lsp|coordinator)\//.test(target) && target !== JOBS) {
+      bad('pure modules may not import effectful modules')
+    }
+    if (pure && spec.includes('job-pool')) bad('pure modules may not import the job pool')
+    const allowedForWorker = PURE.test(target) || target === JOBS || target.startsWith('workers/')
+    if (worker && rel !== null && !allowedForWorker) {
+      bad('workers import only pure modules and coordinator/jobs')
+    }
+  }
+  return found
+}
+
+function sourceFiles(dir: string): string[] {
+  const entries = readdirSync(posix.join(ROOT, dir), { withFileTypes: true, recursive: true })
+  return entries
+    .filter((e) => e.isFile() && /\.(ts|js|mjs)$/.test(e.name))
+    .map((e) => posix.relative(ROOT, posix.join(e.parentPath, e.name)))
+}
+
+describe('layering', () => {
+  it('keeps every import in src/ and workers/ pointing the allowed way', () => {
+    const files = ['src', 'workers'].flatMap((dir) => sourceFiles(dir))
+    expect(files.length).toBeGreaterThan(0)
+    const read = (f: string): string => readFileSync(posix.join(ROOT, f), 'utf8')
+    expect(files.flatMap((f) => violations(f, read(f)))).toEqual([])
+  })
+
+  it('catches planted violations', () => {
+    const count = (file: string, source: string): number => violations(file, source).length
+    expect(count('src/parse/x.ts', "import { readFile } from 'node:fs'")).toBe(1)
+    expect(count('src/match/x.ts', "import type { E } from '../coordinator/engine.js'")).toBe(1)
+    expect(count('src/apply/x.ts', "import { JOB_PROTOCOL } from '../coordinator/jobs.js'")).toBe(0)
+    expect(count('src/journal/x.ts', "export { run } from '../../workers/match.worker.js'")).toBe(1)
+    expect(count('src/cli/x.ts', "import { ADAPTERS } from '../../lsp-adapters/index.js'")).toBe(0)
+    expect(count('workers/m.ts', "import {\n  x,\n} from '../src/journal/journal.js'")).toBe(1)
+    expect(count('workers/m.ts', "import { parsePatch } from '../src/parse/index.js'")).toBe(0)
+    expect(count('src/types.ts', "const m = await import('fs')")).toBe(1)
+  })
+})

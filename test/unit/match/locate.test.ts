@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest'
+import { indexLines } from '../../../src/match/ladder.js'
+import {
+  locateCursor,
+  locateNearLine,
+  locateSequential,
+  newSide,
+  oldSide,
+  type LocateContext,
+} from '../../../src/match/locate.js'
+import type { HunkLine, LineHunk } from '../../../src/types.js'
+
+function hunk(body: readonly string[], extra: Partial<LineHunk> = {}): LineHunk {
+  const lines: HunkLine[] = body.map((l) => ({ op: l[0] as HunkLine['op'], text: l.slice(1) }))
+  return { patchLine: 2, hints: [], endOfFile: false, lines, ...extra }
+}
+
+function ctx(lines: readonly string[], exactOnly = false): LocateContext {
+  return { index: indexLines(lines), path: 'a.txt', exactOnly }
+}
+
+describe('oldSide and newSide', () => {
+  it('split hunk lines into the two sides', () => {
+    const lines = hunk([' a', '-b', '+c', ' d']).lines
+    expect(oldSide(lines)).toEqual(['a', 'b', 'd'])
+    expect(newSide(lines)).toEqual(['a', 'c', 'd'])
+  })
+})
+
+describe('locateCursor', () => {
+  it('returns the start, old length, pass and identity restyle for an exact match', () => {
+    const result = locateCursor(ctx(['a', 'b', 'c']), hunk([' b', '-c', '+x']), 0)
+    expect(result).toMatchObject({ ok: true, value: { start: 1, oldLength: 2, pass: 'exact', warnings: [] } })
+    if (result.ok) expect(result.value.restyle.indent).toEqual({ from: '', to: '' })
+  })
+
+  it('ignores matches before the cursor', () => {
+    const result = locateCursor(ctx(['x', 'y', 'x']), hunk(['-x', '+z']), 1)
+    expect(result).toMatchObject({ ok: true, value: { start: 2 } })
+  })
+
+  it('derives the restyle from the matched lines', () => {
+    const result = locateCursor(ctx(['  if (a) {', '    b()']), hunk([' if (a) {', '-  b()', '+  c()']), 0)
+    expect(result.ok && result.value.restyle.indent).toEqual({ from: '', to: '  ' })
+    expect(result.ok && result.value.pass).toBe('trim')
+  })
+
+  it('reports the dropped trailing empty line in the returned lines', () => {
+    const result = locateCursor(ctx(['a', 'b']), hunk([' a', '-b', '+c', ' ']), 0)
+    expect(result.ok && result.value.lines.map((l) => l.op + l.text)).toEqual([' a', '-b', '+c'])
+  })
+
+  it('places an End of File chunk that overlaps the previous chunk as an overlap', () => {
+    const result = locateCursor(ctx(['a', 'b']), hunk([' a', '-b'], { endOfFile: true }), 1, [{ start: 0, end: 1 }])
+    expect(result.ok).toBe(false)
+    if (!result.ok) expect(result.error.code).toBe('MATCH_OVERLAP')
+  })
+
+  it('names the pass in a lenient warning', () => {
+    const result = locateCursor(ctx(['\u201cq\u201d']), hunk(['-"q"', '+"r"']), 0)
+    expect(result.ok && result.value.warnings[0]).toMatchObject({ code: 'match.lenient', patchLine: 2 })
+    expect(result.ok && result.value.restyle.curlyDouble).toBe(true)
+  })
+})
+
+describe('locateNearLine', () => {
+  it('returns the stated start so the caller can carry the offset', () => {
+    const result = locateNearLine(ctx(['a', 'b', 'c', 'd']), hunk(['-d', '+e'], { oldStartLine: 2 }), 0, 0)
+    expect(result).toMatchObject({ ok: true, value: { start: 3, statedStart: 1 } })
+  })
+
+  it('shifts the expected position by the offset', () => {
+    const lines = ['k', 'q', 'k', 'q', 'k']
+    const result = locateNearLine(ctx(lines), hunk(['-k', '+K'], { oldStartLine: 2 }), 0, 1)
+    expect(result).toMatchObject({ ok: true, value: { start: 2 } })
+  })
+
+  it('never searches before minStart', () => {
+    const result = locateNearLine(ctx(['x', 'a', 'x']), hunk(['-x', '+y'], { oldStartLine: 1 }), 1, 0)
+    expect(result).toMatchObject({ ok: true, value: { start: 2 } })
+  })
+
+  it('clamps a pure insertion into the allowed range', () => {
+    const result = locateNearLine(ctx(['a']), hunk(['+x'], { oldStartLine: 9 }), 0, 0)
+    expect(result).toMatchObject({ ok: true, value: { start: 1, oldLength: 0, pass: null } })
+  })
+
+  it('fails when an old side marked no-newline does not end at the last line', () => {
+    const result = locateNearLine(ctx(['a', 'b']), hunk(['-a'], { oldStartLine: 1, oldNoNewlineAtEnd: true }), 0, 0)
+    expect(!result.ok && result.error.code).toBe('MATCH_NOT_FOUND')
+  })
+})
+
+describe('locateSequential', () => {
+  it('finds a block anywhere in the text', () => {
+    const result = locateSequential(ctx(['a', 'b', 'c']), hunk(['-c', '+d']))
+    expect(result).toMatchObject({ ok: true, value: { start: 2, oldLength: 1 } })
+  })
+
+  it('appends an empty old side at the end', () => {
+    const result = locateSequential(ctx(['a', 'b']), hunk(['+c']))
+    expect(result).toMatchObject({ ok: true, value: { start: 2, oldLength: 0, pass: null } })
+  })
+
+  it('refuses with FILE_NOT_TEXT in exact-only mode when only a lenient pass matches', () => {
+    const result = locateSequential(ctx(['a '], true), hunk(['-a', '+b']))
+    expect(!result.ok && result.error.code).toBe('FILE_NOT_TEXT')
+  })
+})

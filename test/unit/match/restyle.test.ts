@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest'
+import {
+  deriveRestyle,
+  IDENTITY_RESTYLE,
+  isIdentityRestyle,
+  restyleLine,
+} from '../../../src/match/restyle.js'
+
+describe('deriveRestyle', () => {
+  it('is the identity for exact and trim-end matches', () => {
+    expect(deriveRestyle(['    a'], ['a'], 'exact')).toBe(IDENTITY_RESTYLE)
+    expect(deriveRestyle(['a  '], ['a'], 'trim-end')).toBe(IDENTITY_RESTYLE)
+    expect(isIdentityRestyle(IDENTITY_RESTYLE)).toBe(true)
+  })
+
+  it('learns indentation from the first non-blank matched pair', () => {
+    const restyle = deriveRestyle(['', '        foo()', '  bar'], ['', '    foo()', 'bar'], 'trim')
+    expect(restyle.indent).toEqual({ from: '    ', to: '        ' })
+    expect(restyle.curlyDouble).toBe(false)
+  })
+
+  it('learns curly double and single quotes under fold', () => {
+    const restyle = deriveRestyle(
+      ['print(\u201chello\u201d)', 'it\u2019s'],
+      ['print("hello")', "it's"],
+      'fold',
+    )
+    expect(restyle.curlyDouble).toBe(true)
+    expect(restyle.curlySingle).toBe(true)
+  })
+
+  it('keeps ASCII quotes when the file mostly uses them too', () => {
+    const restyle = deriveRestyle(['a = "x" + "y" + \u201cz\u201d'], ['a = "x" + "y" + "z"'], 'fold')
+    expect(restyle.curlyDouble).toBe(false)
+  })
+
+  it('records only the dashed tokens the file spelled with a Unicode dash', () => {
+    const restyle = deriveRestyle(['pages 10\u201320 - see note'], ['pages 10-20 - see note'], 'fold')
+    expect(restyle.dashTokens).toEqual([['10-20', '10\u201320']])
+  })
+
+  it('drops a dashed token the file spells two ways', () => {
+    const restyle = deriveRestyle(['a\u2013b', 'a-b'], ['a-b', 'a-b'], 'fold')
+    expect(restyle.dashTokens).toEqual([])
+  })
+})
+
+describe('restyleLine', () => {
+  it('prefixes the extra file indentation to non-blank lines', () => {
+    const restyle = { ...IDENTITY_RESTYLE, indent: { from: '  ', to: '      ' } }
+    expect(restyleLine('  baz()', restyle)).toBe('      baz()')
+    expect(restyleLine('qux', restyle)).toBe('    qux')
+    expect(restyleLine('', restyle)).toBe('')
+    expect(restyleLine('   ', restyle)).toBe('   ')
+  })
+
+  it('strips the patch extra indentation from lines that start with it', () => {
+    const restyle = { ...IDENTITY_RESTYLE, indent: { from: '    ', to: '' } }
+    expect(restyleLine('      baz()', restyle)).toBe('  baz()')
+    expect(restyleLine('  x', restyle)).toBe('  x')
+  })
+
+  it('replaces a leading patch indent with the file indent when neither extends the other', () => {
+    const restyle = { ...IDENTITY_RESTYLE, indent: { from: '    ', to: '\t' } }
+    expect(restyleLine('    x', restyle)).toBe('\tx')
+    expect(restyleLine('        y', restyle)).toBe('\t    y')
+    expect(restyleLine('z', restyle)).toBe('z')
+  })
+
+  it('chooses opening or closing curly quotes by the previous character', () => {
+    const restyle = { ...IDENTITY_RESTYLE, curlyDouble: true, curlySingle: true }
+    expect(restyleLine(`say "hi" (and 'bye') don't`, restyle)).toBe(
+      'say \u201chi\u201d (and \u2018bye\u2019) don\u2019t',
+    )
+    expect(restyleLine(`"start`, restyle)).toBe('\u201cstart')
+  })
+
+  it('converts only the quote kind the file uses', () => {
+    const restyle = { ...IDENTITY_RESTYLE, curlyDouble: true }
+    expect(restyleLine(`"a" 'b'`, restyle)).toBe(`\u201ca\u201d 'b'`)
+  })
+
+  it('replaces whole dashed tokens only', () => {
+    const restyle = { ...IDENTITY_RESTYLE, dashTokens: [['10-20', '10\u201320']] as const }
+    expect(restyleLine('see 10-20 and 10-200 and x-y', restyle)).toBe('see 10\u201320 and 10-200 and x-y')
+  })
+
+  it('round-trips a derived restyle on added lines', () => {
+    const restyle = deriveRestyle(['\t\tmsg = \u201cold\u201d'], ['msg = "old"'], 'fold')
+    expect(restyleLine('msg = "new"', restyle)).toBe('\t\tmsg = \u201cnew\u201d')
+  })
+})
