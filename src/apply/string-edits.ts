@@ -262,28 +262,27 @@ function withEols(
  * missing); other lines take the dominant ending.
  */
 function spliceWholeLines(
-  doc: Doc,
+  lines: Line[],
   start: number,
   count: number,
   newTexts: readonly string[],
   pairs: ReadonlyMap<number, number>,
-): string {
-  const old = doc.lines.slice(start, start + count)
+  dominant: Exclude<Eol, ''>,
+): void {
+  const old = lines.slice(start, start + count)
   const lastOld = old[old.length - 1]
   const fresh: Line[] = newTexts.map((text, k) => {
     if (k === newTexts.length - 1 && lastOld !== undefined) return { text, eol: lastOld.eol }
     const j = pairs.get(k)
     const paired = j === undefined ? undefined : old[j]
-    return { text, eol: paired !== undefined && paired.eol !== '' ? paired.eol : doc.dominant }
+    return { text, eol: paired !== undefined && paired.eol !== '' ? paired.eol : dominant }
   })
-  const before = doc.lines.slice(0, start)
-  const after = doc.lines.slice(start + count)
+  lines.splice(start, count, ...fresh)
   // Deleting the unterminated last line moves "no final newline" to the line now last.
-  const prev = before[before.length - 1]
-  if (fresh.length === 0 && after.length === 0 && lastOld?.eol === '' && prev !== undefined) {
-    before[before.length - 1] = { text: prev.text, eol: '' }
+  const prev = lines[start - 1]
+  if (fresh.length === 0 && start === lines.length && lastOld?.eol === '' && prev !== undefined) {
+    lines[start - 1] = { text: prev.text, eol: '' }
   }
-  return joinLines([...before, ...fresh, ...after])
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -322,19 +321,19 @@ function applyReplace(
 
   const newLines = wholeLines(edit.newString)
   const pairs = commonPairs(wanted, newLines)
-  let current = doc
+  const lines = [...doc.lines]
   // Bottom-up, so earlier starts stay valid while later ones are rewritten.
   for (const s of [...starts].reverse()) {
-    const fileSlice = current.texts.slice(s, s + wanted.length)
+    const fileSlice = doc.texts.slice(s, s + wanted.length)
     const restyle = deriveRestyle(fileSlice, wanted, pass)
     const texts = newLines.map((line, k) => {
       const j = pairs.get(k)
       // Unchanged lines keep the file's own text, not the edit's lenient spelling of it.
       return j === undefined ? restyleLine(line, restyle) : (fileSlice[j] as string)
     })
-    current = toDoc(spliceWholeLines(current, s, wanted.length, texts, pairs))
+    spliceWholeLines(lines, s, wanted.length, texts, pairs, doc.dominant)
   }
-  return ok({ text: current.text, warnings: lenientWarnings(pass, starts, ctx) })
+  return ok({ text: joinLines(lines), warnings: lenientWarnings(pass, starts, ctx) })
 }
 
 function replaceExact(doc: Doc, starts: readonly number[], oldLf: string, newLf: string): string {
@@ -479,7 +478,9 @@ function applyRange(
   const span = endLine - startLine + 1
   const newLines = wholeLines(newString)
   const pairs = commonPairs(doc.texts.slice(start, start + span), newLines)
-  return ok({ text: spliceWholeLines(doc, start, span, newLines, pairs), warnings: [] })
+  const lines = [...doc.lines]
+  spliceWholeLines(lines, start, span, newLines, pairs, doc.dominant)
+  return ok({ text: joinLines(lines), warnings: [] })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -30,19 +30,25 @@ export interface RunCommand {
   readonly parseOnly: boolean
 }
 
-export type CliCommand = { readonly kind: 'help' } | { readonly kind: 'version' } | RunCommand
+export type CliCommand =
+  | { readonly kind: 'help' }
+  | { readonly kind: 'version' }
+  | { readonly kind: 'demo' }
+  | RunCommand
 
 export const HELP_TEXT = `patchloom: verify and apply a patch to a workspace, all or nothing.
 
 Usage:
   patchloom apply [FILE|-] [--root DIR] [--format FORMAT] [--dry-run] [--json] [--no-workers]
   patchloom check [FILE|-] [--root DIR] [--format FORMAT] [--parse-only] [--json] [--no-workers]
+  patchloom demo
   patchloom help | --help | -h
   patchloom --version
 
 Commands:
   apply         Parse, verify and write the change (nothing is written if any part fails).
   check         Same as apply --dry-run: verify and report, write nothing.
+  demo          Apply one change per format to a scratch workspace in the temp directory.
 
 Options:
   FILE          Patch file; '-' or absent reads the patch from stdin.
@@ -57,7 +63,7 @@ Exit status: 0 applied (or would apply), 1 rejected, 64 usage, 70 internal error
 75 retryable (resend unchanged).
 `
 
-const COMMANDS = new Set(['apply', 'check', 'help'])
+const COMMANDS = new Set(['apply', 'check', 'demo', 'help'])
 
 function usage(message: string): Result<CliCommand> {
   return fail(errorData('USAGE_INVALID', message))
@@ -138,7 +144,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
       continue
     }
     if (command === null) {
-      if (!COMMANDS.has(arg)) return usage(`Unknown command '${arg}'; use apply, check or help.`)
+      if (!COMMANDS.has(arg)) return usage(`Unknown command '${arg}'; use apply, check, demo or help.`)
       command = arg
       continue
     }
@@ -151,6 +157,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
   if (help || command === 'help') return ok({ kind: 'help' })
   if (version) return ok({ kind: 'version' })
   if (command === null) return usage('No command given; use apply, check or help.')
+  if (command === 'demo') return ok({ kind: 'demo' })
   if (parseOnly && command !== 'check') return usage('--parse-only is only valid with check.')
   const kind = command === 'check' ? 'check' : 'apply'
   return ok({

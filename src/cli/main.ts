@@ -9,6 +9,7 @@ import { isEditError, type EditErrorData } from '../errors.js'
 import { HELP_TEXT, parseArgs } from './args.js'
 import { runApply } from './commands/apply.js'
 import { runCheck } from './commands/check.js'
+import { runDemo } from './commands/demo.js'
 import {
   EXIT,
   exitCodeFor,
@@ -66,6 +67,8 @@ export async function main(
       case 'version':
         io.stdout(`${await readVersion()}\n`)
         return EXIT.OK
+      case 'demo':
+        return await runDemo(io)
       case 'apply':
         return await runApply(command, io, deps)
       case 'check':

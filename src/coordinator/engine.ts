@@ -101,7 +101,7 @@ class EditEngine implements Engine {
         throw new EditError('APPROVAL_DENIED', 'The change was not approved; nothing was written.')
       }
       throwIfAborted(signal)
-      const steps = prepared.flatMap((p, i) => commitStepsFor(p, computed[i] as ComputedFile))
+      const steps = prepared.flatMap((p, i) => commitStepsFor(p, computed[i] as ComputedFile, ctx.rootReal))
       await this.#serialCommit(steps)
     }
     return { ok: true, format: plan.format, dryRun, files, warnings }
@@ -273,7 +273,7 @@ function permissionsFor(base: number | undefined, mode: FileMode | undefined): n
   return mode === '100755' ? start | ((start & 0o444) >> 2) : start & ~0o111
 }
 
-function commitStepsFor(p: PreparedOp, computed: ComputedFile): CommitStep[] {
+function commitStepsFor(p: PreparedOp, computed: ComputedFile, rootReal: string): CommitStep[] {
   const { op, target } = p
   const previous = (snap: PreparedOp['target']['snap']) =>
     snap.kind === 'file' && snap.bytes !== null ? { bytes: snap.bytes, permissions: snap.permissions ?? DEFAULT_PERMISSIONS } : null
@@ -289,7 +289,14 @@ function commitStepsFor(p: PreparedOp, computed: ComputedFile): CommitStep[] {
   const remove = (dest: PreparedOp['target']): CommitStep => {
     const prev = previous(dest.snap)
     if (prev === null || dest.snap.hash === null) throw new Error('engine: cannot remove a file that was not read')
-    return { kind: 'remove', abs: dest.resolved.abs, rel: dest.resolved.rel, expectHash: dest.snap.hash, previous: prev }
+    return {
+      kind: 'remove',
+      abs: dest.resolved.abs,
+      rel: dest.resolved.rel,
+      expectHash: dest.snap.hash,
+      previous: prev,
+      pruneUpTo: rootReal,
+    }
   }
   const after = computed.after
   const modeAfter = op.kind === 'edits' || op.kind === 'delete' ? undefined : op.modeAfter

@@ -14,6 +14,8 @@ import type { ComputedFile, ComputeJob, ComputeOutcome, ParseJob, ParseOutcome }
 export interface JobPoolOptions {
   readonly minThreads?: number
   readonly maxThreads?: number
+  /** Task module to load instead of the built engine worker (tests use a crashing one). */
+  readonly filename?: string
 }
 
 /** Idle workers exit after this long; the next request restarts them (about 30 ms each). */
@@ -71,6 +73,7 @@ export class JobPool {
     try {
       return (await pool.run(job, { name, ...(signal === undefined ? {} : { signal }) })) as R
     } catch (error) {
+      if (/job protocol/.test((error as Error).message)) throw error // a stale build: a bug, not a retry
       if (signal?.aborted === true || (error as Error).name === 'AbortError') {
         throw new EditError('REQUEST_CANCELLED', 'The request was cancelled while it was being verified; nothing was written.', {
           cause: error,
@@ -86,7 +89,7 @@ export class JobPool {
     if (this.#pool === undefined) {
       const maxThreads = this.#options.maxThreads ?? defaultMaxThreads()
       this.#pool = new Piscina({
-        filename: workerFilename(),
+        filename: this.#options.filename ?? workerFilename(),
         minThreads: Math.min(this.#options.minThreads ?? 1, maxThreads),
         maxThreads,
         idleTimeout: IDLE_TIMEOUT_MS,

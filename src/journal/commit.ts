@@ -27,6 +27,8 @@ export type CommitStep =
       readonly rel: string
       readonly expectHash: string
       readonly previous: { readonly bytes: Uint8Array; readonly permissions: number }
+      /** Remove directories left empty by the removal, up to but excluding this one (as git apply). */
+      readonly pruneUpTo?: string
     }
 
 /** The filesystem calls a commit makes; injectable so tests can fail any one of them. */
@@ -74,6 +76,10 @@ export async function commitSteps(steps: readonly CommitStep[], fs: CommitFs = n
         await fs.unlink(step.abs)
         const previous = step.previous
         undo.push({ rel: step.rel, run: () => atomicWrite(fs, step.abs, previous.bytes, previous.permissions) })
+        if (step.pruneUpTo !== undefined) {
+          const pruned = await pruneEmptyDirs(fs, path.dirname(step.abs), step.pruneUpTo)
+          if (pruned.length > 0) undo.push({ rel: step.rel, run: () => recreateDirs(fs, pruned) })
+        }
       }
     } catch (error) {
       const failedToRestore = await rollback(undo)
@@ -151,6 +157,26 @@ async function ensureDir(fs: CommitFs, dir: string, created: string[]): Promise<
     await fs.mkdir(dir)
     created.push(dir)
   }
+}
+
+/** Removes `dir` and its ancestors below `stopAt` while they are empty; returns them, deepest first. */
+async function pruneEmptyDirs(fs: CommitFs, dir: string, stopAt: string): Promise<string[]> {
+  const removed: string[] = []
+  let current = dir
+  while (current !== stopAt && current.startsWith(stopAt + path.sep)) {
+    try {
+      await fs.rmdir(current)
+    } catch {
+      break // not empty (or not ours to remove): stop pruning, the commit itself succeeded
+    }
+    removed.push(current)
+    current = path.dirname(current)
+  }
+  return removed
+}
+
+async function recreateDirs(fs: CommitFs, deepestFirst: readonly string[]): Promise<void> {
+  for (let i = deepestFirst.length - 1; i >= 0; i--) await fs.mkdir(deepestFirst[i] as string)
 }
 
 async function removeDirs(fs: CommitFs, dirs: readonly string[]): Promise<void> {

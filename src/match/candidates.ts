@@ -74,7 +74,10 @@ export function findCandidates(
 ): Candidate[] {
   const total = fileLines.length
   if (wanted.length === 0 || total === 0 || max <= 0) return []
-  const fold = cachedIndex(fileLines).pass('fold')
+  const index = cachedIndex(fileLines)
+  // Building 'trim' first lets 'fold' reuse its keys for plain ASCII lines.
+  index.pass('trim')
+  const fold = index.pass('fold')
   const wantedKeys = wanted.map((line) => normalizeLine(line, 'fold'))
   const lastStart = Math.max(0, total - wanted.length)
 
@@ -155,6 +158,43 @@ function voteForStarts(
 }
 
 /**
+ * Dice similarity against one fixed probe, without allocating per scored line: the probe's
+ * bigram multiset is counted once, and per-line usage is reset lazily with a stamp. `stamp`
+ * must differ between calls (the line's position serves).
+ */
+function bigramScorer(probe: string): (text: string, stamp: number) => number {
+  const ids = new Map<number, number>()
+  const counts: number[] = []
+  for (let i = 0; i < probe.length - 1; i++) {
+    const code = (probe.charCodeAt(i) << 16) | probe.charCodeAt(i + 1)
+    const id = ids.get(code)
+    if (id === undefined) {
+      ids.set(code, counts.length)
+      counts.push(1)
+    } else counts[id] = (counts[id] as number) + 1
+  }
+  const used = new Int32Array(counts.length)
+  const stamps = new Float64Array(counts.length).fill(-1)
+  const probeGrams = probe.length - 1
+  return (text, stamp) => {
+    let shared = 0
+    for (let i = 0; i < text.length - 1; i++) {
+      const id = ids.get((text.charCodeAt(i) << 16) | text.charCodeAt(i + 1))
+      if (id === undefined) continue
+      if (stamps[id] !== stamp) {
+        stamps[id] = stamp
+        used[id] = 0
+      }
+      if ((used[id] as number) < (counts[id] as number)) {
+        used[id] = (used[id] as number) + 1
+        shared++
+      }
+    }
+    return (2 * shared) / (probeGrams + text.length - 1)
+  }
+}
+
+/**
  * With no line equal under 'fold', the most similar single lines for the longest few wanted
  * lines imply the starts worth scoring.
  */
@@ -170,15 +210,15 @@ function fallbackStarts(
     .slice(0, FALLBACK_PROBES)
   const best: { s: number; sim: number }[] = []
   for (const probe of probes) {
-    const grams = bigrams(probe.key)
-    const probeLen = grams.length
+    const dice = bigramScorer(probe.key)
+    const probeLen = probe.key.length - 1
     for (let p = 0; p < fileKeys.length; p++) {
       const key = fileKeys[p] as string
       if (key.length < 2) continue
       // PERF: Dice <= 2*min/(a+b), so lines of very different length are skipped unscored.
       const other = key.length - 1
       if ((2 * Math.min(probeLen, other)) / (probeLen + other) < 0.3) continue
-      const sim = diceOf(grams, bigrams(key))
+      const sim = dice(key, p)
       if (sim < 0.3) continue
       const s = Math.min(lastStart, Math.max(0, p - probe.i))
       best.push({ s, sim })

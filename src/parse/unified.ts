@@ -152,8 +152,9 @@ type GitHeaderKey =
   | 'copyFrom'
   | 'copyTo'
 
-// Extended header lines; key null = recognised and skipped (similarity and index carry nothing
-// the plan needs: git apply also ignores the blob ids unless it falls back to a 3-way merge).
+// Extended header lines; key null = recognised and skipped. Git also checks a binary patch's
+// preimage against the `index` blob id; that needs SHA-1, so here only a delta's stated source
+// size guards the preimage (src/apply/git-binary.ts).
 const EXTENDED_HEADERS: readonly {
   readonly prefix: string
   readonly key: GitHeaderKey | null
@@ -165,7 +166,7 @@ const EXTENDED_HEADERS: readonly {
   { prefix: 'deleted file mode ', key: 'deletedFileMode', kind: 'mode' },
   { prefix: 'rename from ', key: 'renameFrom', kind: 'name' },
   { prefix: 'rename to ', key: 'renameTo', kind: 'name' },
-  // Spellings from git before 1.5 (2007).
+  // Older spellings that git apply still accepts.
   { prefix: 'rename old ', key: 'renameFrom', kind: 'name' },
   { prefix: 'rename new ', key: 'renameTo', kind: 'name' },
   { prefix: 'copy from ', key: 'copyFrom', kind: 'name' },
@@ -219,7 +220,7 @@ function parseGitSection(lines: readonly string[], start: number): Result<Sectio
     if (field === undefined) break
     if (field.key === null) continue
     const raw = line.slice(field.prefix.length)
-    const value = field.kind === 'mode' ? parseMode(raw) : parseName(raw, false)?.name ?? null
+    const value = field.kind === 'mode' ? parseMode(raw) : (parseName(raw, false)?.name ?? null)
     if (value === null) {
       return fail(
         errorData(
@@ -306,7 +307,9 @@ function buildGitOp(
     return fail(
       errorData(
         'PARSE_BAD_HEADER',
-        `The git header at patch line ${patchLine} both creates and deletes ${label || 'its file'}.`,
+        label === ''
+          ? `The git header at patch line ${patchLine} names no file: both sides are /dev/null.`
+          : `The git header at patch line ${patchLine} both creates and deletes ${label}.`,
         { patchLine, ...(label === '' ? {} : { path: label }) },
       ),
     )
@@ -392,7 +395,7 @@ function splitGitNames(rest: string): { old: string; new: string } | null {
     const first = unquoteC(rest, 0)
     if (first === null) return null
     const tail = rest.slice(first.end).replace(/^ +/, '')
-    const second = tail.startsWith('"') ? unquoteC(tail, 0)?.name ?? null : tail
+    const second = tail.startsWith('"') ? (unquoteC(tail, 0)?.name ?? null) : tail
     return second === null || second === '' ? null : { old: first.name, new: second }
   }
   if (rest.endsWith('"')) {

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { applyHunks } from '../../../src/apply/apply-hunks.js'
 import { joinLines, splitLines } from '../../../src/text/lines.js'
@@ -464,5 +465,57 @@ describe('applyHunks (large files)', () => {
     expect(performance.now() - t0).toBeLessThan(3_000)
     expect(error.code).toBe('MATCH_NOT_FOUND')
     expect(error.candidates?.length).toBeGreaterThan(0)
+  })
+})
+
+describe('applyHunks (property)', () => {
+  it('turns A into B for any single-range replacement, or refuses it as ambiguous', () => {
+    const line = fc.constantFrom('a', 'b', 'c', '', '  a')
+    fc.assert(
+      fc.property(
+        fc.array(line, { maxLength: 12 }),
+        fc.array(line, { maxLength: 4 }),
+        fc.nat(),
+        fc.nat(),
+        fc.boolean(),
+        (a, replacement, x, y, finalNewline) => {
+          const i = a.length === 0 ? 0 : x % (a.length + 1)
+          const j = i + (a.length - i === 0 ? 0 : y % (a.length - i + 1))
+          const b = [...a.slice(0, i), ...replacement, ...a.slice(j)]
+          const ctxStart = Math.max(0, i - 1)
+          const ctxEnd = Math.min(a.length, j + 1)
+          const body = [
+            ...a.slice(ctxStart, i).map((t) => ` ${t}`),
+            ...a.slice(i, j).map((t) => `-${t}`),
+            ...replacement.map((t) => `+${t}`),
+            ...a.slice(j, ctxEnd).map((t) => ` ${t}`),
+          ]
+          if (body.length === 0) return
+          // Without a final newline a trailing empty line has no text form; skip that case.
+          if (!finalNewline && (a.at(-1) === '' || b.at(-1) === '')) return
+          const hasOld = ctxEnd > ctxStart
+          const h = hunk(body, { oldStartLine: hasOld ? ctxStart + 1 : ctxStart })
+          const nl = finalNewline ? '\n' : ''
+          const toText = (ls: readonly string[]): string => (ls.length === 0 ? '' : ls.join('\n') + nl)
+          const out = run(toText(a), [h], { mode: 'near-line', format: 'search-replace' })
+          // An empty file has no missing final newline to keep: new content gets one.
+          const expected = a.length === 0 ? toText(b).replace(/([^\n])$/, '$1\n') : toText(b)
+          expect(out.text).toBe(expected)
+          // Without a line number to prefer, the other modes give B or refuse; never a wrong place.
+          for (const mode of ['cursor', 'sequential'] as const) {
+            const result = applyHunks({
+              lines: splitLines(toText(a)),
+              hunks: [h],
+              mode,
+              format: 'search-replace',
+              path: 'f',
+              exactOnly: false,
+            })
+            if (result.ok) expect(joinLines(result.value.lines)).toBe(expected)
+            else expect(result.error.code).toBe('MATCH_AMBIGUOUS')
+          }
+        },
+      ),
+    )
   })
 })

@@ -7,7 +7,11 @@ import type { BinaryHunk, BinaryPatch } from '../../../src/types.js'
 
 const inflate = (data: Uint8Array): Uint8Array => inflateSync(data)
 
-function hunkOf(method: BinaryHunk['method'], data: Uint8Array, inflatedSize = data.length): BinaryPatch {
+function hunkOf(
+  method: BinaryHunk['method'],
+  data: Uint8Array,
+  inflatedSize = data.length,
+): BinaryPatch {
   return { forward: { method, inflatedSize, deflated: new Uint8Array(deflateSync(data)) } }
 }
 
@@ -68,8 +72,13 @@ describe('applyBinaryPatch', () => {
   })
 
   it('applies copy and insert instructions of a delta', () => {
-    const patch = hunkOf('delta', delta(300, 10, copy(0, 3), insert([9, 9]), copy(298, 2), copy(256, 3)))
-    expect(value(applyBinaryPatch(SOURCE, patch, inflate))).toEqual(Uint8Array.from([0, 1, 2, 9, 9, 42, 43, 0, 1, 2]))
+    const patch = hunkOf(
+      'delta',
+      delta(300, 10, copy(0, 3), insert([9, 9]), copy(298, 2), copy(256, 3)),
+    )
+    expect(value(applyBinaryPatch(SOURCE, patch, inflate))).toEqual(
+      Uint8Array.from([0, 1, 2, 9, 9, 42, 43, 0, 1, 2]),
+    )
   })
 
   it('reads multi-byte varint sizes and multi-byte copy offsets and sizes', () => {
@@ -104,14 +113,21 @@ describe('applyBinaryPatch', () => {
   })
 
   it('wraps an inflate failure into PARSE_BAD_BINARY', () => {
-    const patch: BinaryPatch = { forward: { method: 'literal', inflatedSize: 3, deflated: Uint8Array.from([1, 2, 3]) } }
+    const patch: BinaryPatch = {
+      forward: { method: 'literal', inflatedSize: 3, deflated: Uint8Array.from([1, 2, 3]) },
+    }
     const result = applyBinaryPatch(null, patch, inflate, { path: 'x.bin' })
     expect(result).toMatchObject({ ok: false, error: { code: 'PARSE_BAD_BINARY', path: 'x.bin' } })
-    expect(!result.ok && result.error.message).toMatch(/^The binary patch for x\.bin does not inflate: /)
+    expect(!result.ok && result.error.message).toMatch(
+      /^The binary patch for x\.bin does not inflate: /,
+    )
     const thrower = (): Uint8Array => {
       throw 'not an Error'
     }
-    expect(applyBinaryPatch(null, patch, thrower)).toMatchObject({ ok: false, error: { code: 'PARSE_BAD_BINARY' } })
+    expect(applyBinaryPatch(null, patch, thrower)).toMatchObject({
+      ok: false,
+      error: { code: 'PARSE_BAD_BINARY' },
+    })
   })
 
   it('refuses data that inflates to another size than stated', () => {

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { applyStringEdits } from '../../../src/apply/string-edits.js'
 import type { EditErrorData } from '../../../src/errors.js'
@@ -132,7 +133,7 @@ describe('applyStringEdits replace', () => {
     )
   })
 
-  it('refuses an ambiguous old_string with MATCH_AMBIGUOUS, the matching lines as candidates', () => {
+  it('refuses an ambiguous old_string with MATCH_AMBIGUOUS listing matching lines', () => {
     const error = failure('let a = 1\nlet b = 2\nlet a = 1\n', [replace('let a = 1', 'let a = 3')])
     expect(error.code).toBe('MATCH_AMBIGUOUS')
     expect(error.message).toBe('Edit 1: old_string matches 2 places in src/f.txt (lines 1, 3).')
@@ -194,6 +195,11 @@ describe('applyStringEdits replace', () => {
 
   it('keeps CRLF endings on lines replaced after a lenient match', () => {
     expect(applied('a \r\nb\r\n', [replace('a\n', 'x\ny\n')])).toBe('x\r\ny\r\nb\r\n')
+  })
+
+  it('replaces every lenient multi-line match bottom-up with replace_all', () => {
+    const edit = replace('a\nb', 'z', { replaceAll: true })
+    expect(applied('a \nb\nmid\na \nb\n', [edit])).toBe('z\nmid\nz\n')
   })
 
   it('refuses a lenient match that is ambiguous, and replaces all with replace_all', () => {
@@ -400,5 +406,42 @@ describe('applyStringEdits sequencing', () => {
     expect(out.startsWith('first\r\nline 2\r\n')).toBe(true)
     expect(out.endsWith('line 19998\r\nlast\r\n')).toBe(true)
     expect(out).toContain('line 10000\r\ninserted\r\nline 10001\r\n')
+  })
+})
+
+describe('applyStringEdits line-ending properties', () => {
+  const line = fc.string({ unit: fc.constantFrom('a', 'b', ' ', 'x'), maxLength: 4 })
+  const eol = fc.constantFrom('\n', '\r\n', '\r')
+  const file = fc
+    .tuple(fc.array(fc.tuple(line, eol), { minLength: 1, maxLength: 8 }), fc.boolean())
+    .map(([lines, finalNewline]) => {
+      const text = lines.map(([t, e]) => t + e).join('')
+      return finalNewline ? text : text.replace(/(\r\n|\r|\n)$/, '')
+    })
+    .filter((text) => text !== '')
+
+  it('leaves any file unchanged when a whole-line range is replaced by its own lines', () => {
+    fc.assert(
+      fc.property(file, fc.nat(), fc.nat(), (text, a, b) => {
+        const lines = text.split(/\r\n|\r|\n/)
+        if (lines[lines.length - 1] === '') lines.pop()
+        const start = (a % lines.length) + 1
+        const end = start + (b % (lines.length - start + 1))
+        // A trailing newline keeps a range of one empty line from reading as a deletion.
+        const same = `${lines.slice(start - 1, end).join('\n')}\n`
+        expect(applied(text, [range(start, end, same)])).toBe(text)
+      }),
+    )
+  })
+
+  it('leaves any file unchanged when old_string is replaced by itself with replace_all', () => {
+    fc.assert(
+      fc.property(file, fc.nat(), fc.nat(), (text, a, b) => {
+        const view = text.replace(/\r\n?/g, '\n')
+        const start = a % view.length
+        const old = view.slice(start, start + 1 + (b % (view.length - start)))
+        expect(applied(text, [replace(old, old, { replaceAll: true })])).toBe(text)
+      }),
+    )
   })
 })

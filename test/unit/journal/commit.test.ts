@@ -78,6 +78,24 @@ describe('commitSteps', () => {
     expect(await tree(root)).toEqual({ 'a.txt': 'new a\n', 'deep/': '', 'deep/er/': '', 'deep/er/b.txt': 'b\n' })
   })
 
+  it('prunes directories a removal leaves empty, up to the root, and restores them on rollback', async () => {
+    await mkdir(path.join(root, 'a/b'), { recursive: true })
+    await writeFile(path.join(root, 'a/b/only.txt'), 'x\n')
+    await writeFile(path.join(root, 'keep.txt'), 'k\n')
+    const step: CommitStep = { ...removeStep('a/b/only.txt', 'x\n'), pruneUpTo: root } as CommitStep
+    await commitSteps([step])
+    expect(await tree(root)).toEqual({ 'keep.txt': 'k\n' })
+
+    await mkdir(path.join(root, 'a/b'), { recursive: true })
+    await writeFile(path.join(root, 'a/b/only.txt'), 'x\n')
+    const before = await tree(root)
+    const error = await commitSteps([step, writeStep('z.txt', 'z\n', null)], failingFs('writeFile', 1, 'EROFS')).catch(
+      (e: unknown) => e,
+    )
+    expect((error as EditError).code).toBe('JOURNAL_COMMIT_FAILED')
+    expect(await tree(root)).toEqual(before)
+  })
+
   it('sets exact permission bits regardless of the umask', async () => {
     await commitSteps([writeStep('run.sh', '#!/bin/sh\n', null, 0o755)])
     expect((await stat(path.join(root, 'run.sh'))).mode & 0o777).toBe(0o755)

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { cachedIndex, findLineMatches, findLineMatchesIn, indexLines } from '../../../src/match/ladder.js'
 
@@ -112,5 +113,28 @@ describe('findLineMatchesIn', () => {
     const index = indexLines(['a', 'a', 'a', 'b', 'a'])
     expect(findLineMatchesIn(index, ['a'], 1, 5, undefined, 1)).toEqual({ pass: 'exact', starts: [1] })
     expect(findLineMatchesIn(index, ['a'], 0, 5, undefined, 2)).toEqual({ pass: 'exact', starts: [0, 1] })
+  })
+})
+
+describe('findLineMatches (property)', () => {
+  it('finds every slice of a random file at exactly the starts a naive scan finds', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('a', 'b', ' a', 'a ', '\u201ca\u201d', '"a"', ''), { maxLength: 30 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 4 }),
+        (file, at, length) => {
+          if (file.length === 0) return
+          const start = at % file.length
+          const wanted = file.slice(start, start + length)
+          const found = findLineMatches(file, wanted, 0, file.length)
+          const naive: number[] = []
+          for (let s = 0; s + wanted.length <= file.length; s++) {
+            if (wanted.every((w, j) => file[s + j] === w)) naive.push(s)
+          }
+          expect(found).toEqual({ pass: 'exact', starts: naive })
+        },
+      ),
+    )
   })
 })

@@ -37,8 +37,14 @@ describe('decodeBase85Line', () => {
 
   it('decodes the largest 32-bit group and refuses one past it', () => {
     expect(decoded('D|NsC0')).toEqual(Uint8Array.from([0xff, 0xff, 0xff, 0xff]))
-    expect(decodeBase85Line('D|NsC1')).toMatchObject({ ok: false, error: { code: 'PARSE_BAD_BINARY' } })
-    expect(decodeBase85Line('D~~~~~')).toMatchObject({ ok: false, error: { code: 'PARSE_BAD_BINARY' } })
+    expect(decodeBase85Line('D|NsC1')).toMatchObject({
+      ok: false,
+      error: { code: 'PARSE_BAD_BINARY' },
+    })
+    expect(decodeBase85Line('D~~~~~')).toMatchObject({
+      ok: false,
+      error: { code: 'PARSE_BAD_BINARY' },
+    })
   })
 
   it('refuses a missing or invalid length character', () => {
@@ -55,7 +61,7 @@ describe('decodeBase85Line', () => {
     expect(decodeBase85Line('A000000')).toMatchObject({ ok: false })
   })
 
-  it('refuses characters outside git\'s alphabet', () => {
+  it("refuses characters outside git's alphabet", () => {
     for (const bad of ['"', "'", ',', '.', '/', ':', '[', '\\', ']', ' ']) {
       const result = decodeBase85Line(`A0000${bad}`)
       expect([bad, result.ok]).toEqual([bad, false])
@@ -76,12 +82,15 @@ describe('decodeBase85', () => {
   })
 
   it('stops at the first bad line', () => {
-    expect(decodeBase85(['A00000', 'A0000'])).toMatchObject({ ok: false, error: { code: 'PARSE_BAD_BINARY' } })
+    expect(decodeBase85(['A00000', 'A0000'])).toMatchObject({
+      ok: false,
+      error: { code: 'PARSE_BAD_BINARY' },
+    })
   })
 })
 
 describe('encodeBase85Lines', () => {
-  it('writes lines of at most 52 bytes with git\'s length characters', () => {
+  it("writes lines of at most 52 bytes with git's length characters", () => {
     const lines = encodeBase85Lines(new Uint8Array(BASE85_MAX_LINE_BYTES * 2 + 1))
     expect(lines.map((line) => [line[0], line.length])).toEqual([
       ['z', 66],

@@ -85,7 +85,12 @@ function lineOf(text: string, line: string): number {
   return index + 1
 }
 
-function hunk(patchLine: number, oldStartLine: number, body: string[], extra: Partial<LineHunk> = {}): LineHunk {
+function hunk(
+  patchLine: number,
+  oldStartLine: number,
+  body: string[],
+  extra: Partial<LineHunk> = {},
+): LineHunk {
   return {
     patchLine,
     hints: [],
@@ -102,7 +107,8 @@ function only(plan: EditPlan): FileOp {
 }
 
 function binaryOf(op: FileOp): BinaryPatch {
-  if (op.kind === 'edits' || op.binary === undefined) throw new Error(`op ${op.kind} has no binary patch`)
+  if (op.kind === 'edits' || op.binary === undefined)
+    throw new Error(`op ${op.kind} has no binary patch`)
   return op.binary
 }
 
@@ -138,8 +144,22 @@ describe('parseUnifiedDiff on real git output', () => {
           path: 'multi.txt',
           patchLine: 1,
           hunks: [
-            hunk(lineOf(patch, '@@ -1,5 +1,5 @@'), 1, [' one', '-two', '+TWO', ' three', ' four', ' five']),
-            hunk(lineOf(patch, '@@ -8,5 +8,5 @@ seven'), 8, [' eight', ' nine', ' ten', '-eleven', '+ELEVEN', ' twelve']),
+            hunk(lineOf(patch, '@@ -1,5 +1,5 @@'), 1, [
+              ' one',
+              '-two',
+              '+TWO',
+              ' three',
+              ' four',
+              ' five',
+            ]),
+            hunk(lineOf(patch, '@@ -8,5 +8,5 @@ seven'), 8, [
+              ' eight',
+              ' nine',
+              ' ten',
+              '-eleven',
+              '+ELEVEN',
+              ' twelve',
+            ]),
           ],
           locate: 'near-line',
         },
@@ -158,7 +178,9 @@ describe('parseUnifiedDiff on real git output', () => {
       path: 'moved.txt',
       patchLine: 1,
       moveTo: 'renamed.txt',
-      hunks: [hunk(lineOf(patch, '@@ -1,7 +1,7 @@'), 1, [' a', ' b', ' c', '-d', '+D', ' e', ' f', ' g'])],
+      hunks: [
+        hunk(lineOf(patch, '@@ -1,7 +1,7 @@'), 1, [' a', ' b', ' c', '-d', '+D', ' e', ' f', ' g']),
+      ],
       locate: 'near-line',
     })
   })
@@ -334,7 +356,10 @@ describe('parseUnifiedDiff on real git output', () => {
     const patch = repo.diff('-U4')
     expect(patch).toMatch(/ end\n\\ No newline at end of file\n$/)
     const op = only(parsed(patch))
-    expect(op.kind === 'update' && op.hunks[0]).toMatchObject({ oldNoNewlineAtEnd: true, newNoNewlineAtEnd: true })
+    expect(op.kind === 'update' && op.hunks[0]).toMatchObject({
+      oldNoNewlineAtEnd: true,
+      newNoNewlineAtEnd: true,
+    })
   })
 
   it('decodes quoted names with a tab, a space and UTF-8 octal escapes', () => {
@@ -357,18 +382,26 @@ describe('parseUnifiedDiff on real git output', () => {
     repo.write('a dir/b file.txt', 'y\n')
     repo.git('mv', 'plain name.txt', 'other name.txt')
     const plan = parsed(repo.diff('-M'))
-    expect(plan.ops.map((op) => [op.kind, op.path, op.kind === 'update' ? op.moveTo : undefined])).toEqual([
+    expect(
+      plan.ops.map((op) => [op.kind, op.path, op.kind === 'update' ? op.moveTo : undefined]),
+    ).toEqual([
       ['update', 'a dir/b file.txt', undefined],
       ['update', 'plain name.txt', 'other name.txt'],
     ])
   })
 
-  it('parses a binary literal for a new file and applies to git\'s bytes', () => {
+  it("parses a binary literal for a new file and applies to git's bytes", () => {
     const repo = makeRepo({})
     const bytes = Uint8Array.from([1, 2, 0, 97, 98, 99, 0, 255])
     repo.write('new.bin', bytes)
     const op = only(parsed(repo.diff('--binary')))
-    expect(op).toMatchObject({ kind: 'add', path: 'new.bin', content: '', modeAfter: '100644', overwrite: false })
+    expect(op).toMatchObject({
+      kind: 'add',
+      path: 'new.bin',
+      content: '',
+      modeAfter: '100644',
+      overwrite: false,
+    })
     const binary = binaryOf(op)
     expect(binary.forward).toMatchObject({ method: 'literal', inflatedSize: 8 })
     expect(binary.reverse).toMatchObject({ method: 'literal', inflatedSize: 0 })
@@ -390,7 +423,7 @@ describe('parseUnifiedDiff on real git output', () => {
     expect(applied(after, { forward: reverse })).toEqual(before)
   })
 
-  it('parses a binary delta and reproduces git\'s result, in both directions', () => {
+  it("parses a binary delta and reproduces git's result, in both directions", () => {
     const before = noise(6000, 7)
     before[100] = 0
     const after = Uint8Array.from(before)
@@ -403,7 +436,9 @@ describe('parseUnifiedDiff on real git output', () => {
     expect(binary.forward).toMatchObject({ method: 'delta', inflatedSize: expect.any(Number) })
     expect(binary.reverse?.method).toBe('delta')
     expect(applied(before, binary)).toEqual(after)
-    expect(applied(after, { forward: binary.reverse as NonNullable<BinaryPatch['reverse']> })).toEqual(before)
+    expect(
+      applied(after, { forward: binary.reverse as NonNullable<BinaryPatch['reverse']> }),
+    ).toEqual(before)
   })
 
   it('parses a deleted binary file as a delete op with its binary patch', () => {
@@ -420,7 +455,11 @@ describe('parseUnifiedDiff on real git output', () => {
     const patch = repo.diff()
     expect(patch).toContain('Binary files a/data.bin and b/data.bin differ')
     const error = parseError(patch)
-    expect(error).toMatchObject({ code: 'PARSE_BAD_BINARY', path: 'data.bin', patchLine: lineOf(patch, 'Binary files a/data.bin and b/data.bin differ') })
+    expect(error).toMatchObject({
+      code: 'PARSE_BAD_BINARY',
+      path: 'data.bin',
+      patchLine: lineOf(patch, 'Binary files a/data.bin and b/data.bin differ'),
+    })
     expect(error.hint).toContain('git diff --binary')
   })
 
@@ -429,7 +468,12 @@ describe('parseUnifiedDiff on real git output', () => {
     repo.write('a.txt', 'ONE\n')
     repo.write('b.txt', 'TWO\n')
     repo.git('add', '-A')
-    repo.git('commit', '-q', '-m', 'Change things\n\n--- not a header, just prose\n@@ neither is this')
+    repo.git(
+      'commit',
+      '-q',
+      '-m',
+      'Change things\n\n--- not a header, just prose\n@@ neither is this',
+    )
     const patch = repo.git('format-patch', '-1', '--stdout')
     expect(patch).toMatch(/^-- $/m)
     const plan = parsed(patch)
@@ -447,7 +491,11 @@ describe('parseUnifiedDiff on real git output', () => {
     repo.remove('gone.txt')
     repo.write('born.txt', 'b\n')
     const plan = parsed(repo.diff())
-    expect(plan.ops.map((op) => `${op.kind}:${op.path}`)).toEqual(['add:born.txt', 'delete:gone.txt', 'update:keep.txt'])
+    expect(plan.ops.map((op) => `${op.kind}:${op.path}`)).toEqual([
+      'add:born.txt',
+      'delete:gone.txt',
+      'update:keep.txt',
+    ])
   })
 })
 
@@ -471,8 +519,19 @@ describe('parseUnifiedDiff on real diff -ruN output', () => {
       patch = String((error as { stdout: string }).stdout)
     }
     expect(parsed(patch).ops).toEqual([
-      { kind: 'delete', path: 'gone.txt', patchLine: lineOf(patch, 'diff -ruN orig/gone.txt new/gone.txt') + 1, hunks: [hunk(lineOf(patch, '@@ -1 +0,0 @@'), 1, ['-old'])] },
-      { kind: 'add', path: 'src/added.c', patchLine: lineOf(patch, 'diff -ruN orig/src/added.c new/src/added.c') + 1, content: 'n\n', overwrite: false },
+      {
+        kind: 'delete',
+        path: 'gone.txt',
+        patchLine: lineOf(patch, 'diff -ruN orig/gone.txt new/gone.txt') + 1,
+        hunks: [hunk(lineOf(patch, '@@ -1 +0,0 @@'), 1, ['-old'])],
+      },
+      {
+        kind: 'add',
+        path: 'src/added.c',
+        patchLine: lineOf(patch, 'diff -ruN orig/src/added.c new/src/added.c') + 1,
+        content: 'n\n',
+        overwrite: false,
+      },
       {
         kind: 'update',
         path: 'src/x.c',
@@ -525,11 +584,25 @@ describe('parseUnifiedDiff leniencies', () => {
       '',
     ].join('\n')
     const plan = parsed(patch)
-    expect(plan.ops.map((op) => (op.kind === 'update' ? [op.path, op.hunks.map((h) => h.lines.length)] : null))).toEqual([
+    expect(
+      plan.ops.map((op) =>
+        op.kind === 'update' ? [op.path, op.hunks.map((h) => h.lines.length)] : null,
+      ),
+    ).toEqual([
       ['f.txt', [2, 2]],
       ['g.txt', [2]],
       ['h.txt', [2]],
     ])
+  })
+
+  it('ends a recounted hunk at a format-patch signature', () => {
+    const patch = '--- a/f\n+++ b/f\n@@ -1,9 +1,9 @@\n-a\n+b\n-- \n2.39.5\n\n'
+    expect(only(parsed(patch))).toMatchObject({ hunks: [hunk(3, 1, ['-a', '+b'])] })
+  })
+
+  it('accepts the rename old/new spelling of early git', () => {
+    const patch = 'diff --git a/x b/y\nrename old x\nrename new y\n'
+    expect(only(parsed(patch))).toMatchObject({ kind: 'update', path: 'x', moveTo: 'y', hunks: [] })
   })
 
   it('stops at the stated counts when the body agrees, leaving trailing lines as junk', () => {
@@ -539,7 +612,9 @@ describe('parseUnifiedDiff leniencies', () => {
 
   it('reads an empty line inside a hunk as an empty context line', () => {
     const patch = '--- a/f.txt\n+++ b/f.txt\n@@ -1,4 +1,4 @@\n a\n\n-b\n+B\n c\n'
-    expect(only(parsed(patch))).toMatchObject({ hunks: [hunk(3, 1, [' a', ' ', '-b', '+B', ' c'])] })
+    expect(only(parsed(patch))).toMatchObject({
+      hunks: [hunk(3, 1, [' a', ' ', '-b', '+B', ' c'])],
+    })
   })
 
   it('keeps inner empty lines but drops trailing ones when it has to recount', () => {
@@ -629,16 +704,32 @@ describe('parseUnifiedDiff leniencies', () => {
       'Thanks!',
     ].join('\n')
     expect(parsed(patch).ops).toEqual([
-      { kind: 'update', path: 'f.txt', patchLine: 6, hunks: [hunk(8, 1, ['-a', '+b'])], locate: 'near-line' },
-      { kind: 'update', path: 'g.txt', patchLine: 14, hunks: [hunk(16, 2, ['-c', '+d'])], locate: 'near-line' },
+      {
+        kind: 'update',
+        path: 'f.txt',
+        patchLine: 6,
+        hunks: [hunk(8, 1, ['-a', '+b'])],
+        locate: 'near-line',
+      },
+      {
+        kind: 'update',
+        path: 'g.txt',
+        patchLine: 14,
+        hunks: [hunk(16, 2, ['-c', '+d'])],
+        locate: 'near-line',
+      },
     ])
   })
 
   it('reads CRLF patch text like LF text', () => {
-    const lf = 'diff --git a/f.txt b/f.txt\nindex 1..2 100644\n--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n'
+    const lf =
+      'diff --git a/f.txt b/f.txt\nindex 1..2 100644\n--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n'
     const crlf = lf.replace(/\n/g, '\r\n')
     expect(parsed(crlf)).toEqual(parsed(lf))
-    expect(only(parsed(crlf))).toMatchObject({ path: 'f.txt', hunks: [hunk(5, 1, [' a', '-b', '+B'])] })
+    expect(only(parsed(crlf))).toMatchObject({
+      path: 'f.txt',
+      hunks: [hunk(5, 1, [' a', '-b', '+B'])],
+    })
   })
 
   it('accepts blank lines between the hunks of one file', () => {
@@ -659,7 +750,8 @@ describe('parseUnifiedDiff leniencies', () => {
   })
 
   it('keeps a/ and b/ on diff --git names written with --no-prefix style mixed prefixes', () => {
-    const patch = 'diff --git src/f.txt src/f.txt\n--- src/f.txt\n+++ src/f.txt\n@@ -1 +1 @@\n-a\n+b\n'
+    const patch =
+      'diff --git src/f.txt src/f.txt\n--- src/f.txt\n+++ src/f.txt\n@@ -1 +1 @@\n-a\n+b\n'
     expect(only(parsed(patch)).path).toBe('src/f.txt')
   })
 
@@ -676,31 +768,55 @@ describe('parseUnifiedDiff leniencies', () => {
 
 describe('parseUnifiedDiff names', () => {
   it('decodes every C escape git writes in quoted names', () => {
-    const patch = '--- "a/q\\a\\b\\f\\v\\r\\n\\"\\\\\\303\\251"\t2024-01-01\n+++ "b/q\\a\\b\\f\\v\\r\\n\\"\\\\\\303\\251"\n@@ -1 +1 @@\n-a\n+b\n'
+    const patch =
+      '--- "a/q\\a\\b\\f\\v\\r\\n\\"\\\\\\303\\251"\t2024-01-01\n+++ "b/q\\a\\b\\f\\v\\r\\n\\"\\\\\\303\\251"\n@@ -1 +1 @@\n-a\n+b\n'
     expect(only(parsed(patch)).path).toBe('q\x07\b\f\v\r\n"\\\u00e9')
   })
 
   it('splits diff --git names when only one of them is quoted', () => {
-    const patch = 'diff --git a/plain "b/tab\\there"\nsimilarity index 100%\nrename from plain\nrename to "tab\\there"\n'
-    expect(only(parsed(patch))).toMatchObject({ kind: 'update', path: 'plain', moveTo: 'tab\there' })
-    const reversed = 'diff --git "a/tab\\there" b/plain\nsimilarity index 100%\nrename from "tab\\there"\nrename to plain\n'
-    expect(only(parsed(reversed))).toMatchObject({ kind: 'update', path: 'tab\there', moveTo: 'plain' })
+    const patch =
+      'diff --git a/plain "b/tab\\there"\nsimilarity index 100%\nrename from plain\nrename to "tab\\there"\n'
+    expect(only(parsed(patch))).toMatchObject({
+      kind: 'update',
+      path: 'plain',
+      moveTo: 'tab\there',
+    })
+    const reversed =
+      'diff --git "a/tab\\there" b/plain\nsimilarity index 100%\nrename from "tab\\there"\nrename to plain\n'
+    expect(only(parsed(reversed))).toMatchObject({
+      kind: 'update',
+      path: 'tab\there',
+      moveTo: 'plain',
+    })
   })
 
   it('takes names from the diff --git line when a section has no other headers naming them', () => {
     const patch = 'diff --git a/dir/x y.txt b/dir/x y.txt\nold mode 100644\nnew mode 100755\n'
-    expect(only(parsed(patch))).toMatchObject({ path: 'dir/x y.txt', modeBefore: '100644', modeAfter: '100755' })
+    expect(only(parsed(patch))).toMatchObject({
+      path: 'dir/x y.txt',
+      modeBefore: '100644',
+      modeAfter: '100755',
+    })
   })
 
   it('uses the old name for a deletion and the new name otherwise', () => {
-    const patch = '--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+y\n'
-    expect(parsed(patch).ops.map((op) => `${op.kind}:${op.path}`)).toEqual(['delete:old.txt', 'add:new.txt'])
+    const patch =
+      '--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+y\n'
+    expect(parsed(patch).ops.map((op) => `${op.kind}:${op.path}`)).toEqual([
+      'delete:old.txt',
+      'add:new.txt',
+    ])
   })
 })
 
 describe('parseUnifiedDiff on every prefix of a real patch', () => {
   it('never throws and never finds more ops than the whole patch', () => {
-    const repo = makeRepo({ 'a.txt': TWELVE, 'b.txt': 'b\n', 'c.bin': noise(500, 3), 'd.txt': 'd\n' })
+    const repo = makeRepo({
+      'a.txt': TWELVE,
+      'b.txt': 'b\n',
+      'c.bin': noise(500, 3),
+      'd.txt': 'd\n',
+    })
     repo.write('a.txt', TWELVE.replace('one', 'ONE').replace('twelve', 'TWELVE'))
     repo.remove('b.txt')
     repo.write('c.bin', noise(500, 4))
@@ -724,7 +840,10 @@ describe('parseUnifiedDiff on every prefix of a real patch', () => {
 
 describe('parseUnifiedDiff errors', () => {
   it('refuses a --- line without +++', () => {
-    expect(parseError('junk\n--- a/f.txt\n@@ -1 +1 @@\n-a\n+b\n')).toMatchObject({ code: 'PARSE_BAD_HEADER', patchLine: 2 })
+    expect(parseError('junk\n--- a/f.txt\n@@ -1 +1 @@\n-a\n+b\n')).toMatchObject({
+      code: 'PARSE_BAD_HEADER',
+      patchLine: 2,
+    })
     // Without a hunk after it, a lone --- line is prose.
     expect(parseError('--- not a header\nprose\n')).toMatchObject({ code: 'PARSE_EMPTY_HUNK' })
   })
@@ -741,11 +860,17 @@ describe('parseUnifiedDiff errors', () => {
     const error = parseError('--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,x @@\n-a\n+b\n')
     expect(error).toMatchObject({ code: 'PARSE_BAD_HEADER', path: 'f.txt', patchLine: 3 })
     expect(error.message).toContain('patch line 3')
-    expect(parseError('--- a/f\n+++ b/f\n@@\n-a\n+b\n')).toMatchObject({ code: 'PARSE_BAD_HEADER', patchLine: 3 })
+    expect(parseError('--- a/f\n+++ b/f\n@@\n-a\n+b\n')).toMatchObject({
+      code: 'PARSE_BAD_HEADER',
+      patchLine: 3,
+    })
   })
 
   it('refuses a hunk header with no file header before it', () => {
-    expect(parseError('prose\n@@ -1 +1 @@\n-a\n+b\n')).toMatchObject({ code: 'PARSE_BAD_HEADER', patchLine: 2 })
+    expect(parseError('prose\n@@ -1 +1 @@\n-a\n+b\n')).toMatchObject({
+      code: 'PARSE_BAD_HEADER',
+      patchLine: 2,
+    })
   })
 
   it('refuses a hunk with no body', () => {
@@ -761,7 +886,11 @@ describe('parseUnifiedDiff errors', () => {
   })
 
   it('refuses file headers with no hunks', () => {
-    expect(parseError('--- a/f\n+++ b/f\nprose\n')).toMatchObject({ code: 'PARSE_EMPTY_HUNK', path: 'f', patchLine: 1 })
+    expect(parseError('--- a/f\n+++ b/f\nprose\n')).toMatchObject({
+      code: 'PARSE_EMPTY_HUNK',
+      path: 'f',
+      patchLine: 1,
+    })
   })
 
   it('refuses text with no file changes', () => {
@@ -772,7 +901,11 @@ describe('parseUnifiedDiff errors', () => {
   })
 
   it('refuses a git section that changes nothing', () => {
-    expect(parseError('diff --git a/f b/f\nindex 1..2 100644\n')).toMatchObject({ code: 'PARSE_EMPTY_HUNK', path: 'f', patchLine: 1 })
+    expect(parseError('diff --git a/f b/f\nindex 1..2 100644\n')).toMatchObject({
+      code: 'PARSE_EMPTY_HUNK',
+      path: 'f',
+      patchLine: 1,
+    })
   })
 
   it('refuses a creation whose hunk has context lines', () => {
@@ -784,19 +917,53 @@ describe('parseUnifiedDiff errors', () => {
   })
 
   it('refuses a no-newline marker followed by more lines on the same side', () => {
-    expect(parseError('--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n\\ No newline at end of file\n-b\n+c\n')).toMatchObject({
+    expect(
+      parseError('--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n\\ No newline at end of file\n-b\n+c\n'),
+    ).toMatchObject({
       code: 'PARSE_BAD_LINE',
       patchLine: 6,
     })
-    expect(parseError('--- a/f\n+++ b/f\n@@ -1 +1 @@\n\\ No newline at end of file\n-a\n+b\n')).toMatchObject({
+    expect(
+      parseError('--- a/f\n+++ b/f\n@@ -1 +1 @@\n\\ No newline at end of file\n-a\n+b\n'),
+    ).toMatchObject({
       code: 'PARSE_BAD_LINE',
       patchLine: 4,
     })
   })
 
   it('refuses a badly quoted name', () => {
-    expect(parseError('--- "a/f\\q"\n+++ "b/f"\n@@ -1 +1 @@\n-a\n+b\n')).toMatchObject({ code: 'PARSE_BAD_HEADER', patchLine: 1 })
-    expect(parseError('diff --git "a/unterminated b/x\n')).toMatchObject({ code: 'PARSE_BAD_HEADER', patchLine: 1 })
+    expect(parseError('--- "a/f\\q"\n+++ "b/f"\n@@ -1 +1 @@\n-a\n+b\n')).toMatchObject({
+      code: 'PARSE_BAD_HEADER',
+      patchLine: 1,
+    })
+    expect(parseError('diff --git "a/unterminated b/x\n')).toMatchObject({
+      code: 'PARSE_BAD_HEADER',
+      patchLine: 1,
+    })
+  })
+
+  it('refuses a git section that both creates and deletes, or names no file', () => {
+    expect(
+      parseError('diff --git a/f b/f\nnew file mode 100644\ndeleted file mode 100644\n'),
+    ).toMatchObject({
+      code: 'PARSE_BAD_HEADER',
+      path: 'f',
+      patchLine: 1,
+    })
+    expect(
+      parseError('diff --git a/f b/f\n--- /dev/null\n+++ /dev/null\n@@ -0,0 +0,0 @@\n+x\n'),
+    ).toMatchObject({
+      code: 'PARSE_BAD_HEADER',
+      patchLine: 1,
+    })
+  })
+
+  it('refuses a deletion whose hunk adds lines', () => {
+    expect(parseError('--- a/f\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n+b\n')).toMatchObject({
+      code: 'PARSE_BAD_LINE',
+      path: 'f',
+      patchLine: 3,
+    })
   })
 
   it('refuses a malformed mode line', () => {
@@ -808,15 +975,34 @@ describe('parseUnifiedDiff errors', () => {
 
   it('refuses bad base85 and bad line lengths in a binary patch', () => {
     const head = 'diff --git a/f.bin b/f.bin\nindex 1..2 100644\nGIT binary patch\n'
-    expect(parseError(`${head}literal 6\nNcmZQ%Vn|F%1^@zJ0V)6"\n\n`)).toMatchObject({ code: 'PARSE_BAD_BINARY', path: 'f.bin', patchLine: 5 })
-    expect(parseError(`${head}literal 6\nZcmZQ%Vn|F%1^@zJ0V)6h\n\n`)).toMatchObject({ code: 'PARSE_BAD_BINARY', patchLine: 5 })
-    expect(parseError(`${head}literal x\nNcmZQ%Vn|F%1^@zJ0V)6h\n\n`)).toMatchObject({ code: 'PARSE_BAD_BINARY', patchLine: 4 })
-    expect(parseError(`${head}literal 6\n\n`)).toMatchObject({ code: 'PARSE_BAD_BINARY', patchLine: 4 })
-    expect(parseError(`${head}literal 6\nNcmZQ%Vn|F%1^@zJ0V)6h\n\ndelta 3\n\n`)).toMatchObject({ code: 'PARSE_BAD_BINARY', patchLine: 7 })
+    expect(parseError(`${head}literal 6\nNcmZQ%Vn|F%1^@zJ0V)6"\n\n`)).toMatchObject({
+      code: 'PARSE_BAD_BINARY',
+      path: 'f.bin',
+      patchLine: 5,
+    })
+    expect(parseError(`${head}literal 6\nZcmZQ%Vn|F%1^@zJ0V)6h\n\n`)).toMatchObject({
+      code: 'PARSE_BAD_BINARY',
+      patchLine: 5,
+    })
+    expect(parseError(`${head}literal x\nNcmZQ%Vn|F%1^@zJ0V)6h\n\n`)).toMatchObject({
+      code: 'PARSE_BAD_BINARY',
+      patchLine: 4,
+    })
+    expect(parseError(`${head}literal 6\n\n`)).toMatchObject({
+      code: 'PARSE_BAD_BINARY',
+      patchLine: 4,
+    })
+    expect(parseError(`${head}literal 6\nNcmZQ%Vn|F%1^@zJ0V)6h\n\ndelta 3\n\n`)).toMatchObject({
+      code: 'PARSE_BAD_BINARY',
+      patchLine: 7,
+    })
   })
 
   it('refuses a plain `Binary files differ` line from diff -r', () => {
-    expect(parseError('Binary files old/x.png and new/x.png differ\n')).toMatchObject({ code: 'PARSE_BAD_BINARY', patchLine: 1 })
+    expect(parseError('Binary files old/x.png and new/x.png differ\n')).toMatchObject({
+      code: 'PARSE_BAD_BINARY',
+      patchLine: 1,
+    })
   })
 })
 
