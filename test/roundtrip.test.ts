@@ -15,16 +15,18 @@ import type { Engine } from '../src/coordinator/engine-types.js'
 import { isEditError, type ErrorCode } from '../src/errors.js'
 import { makeTempDir } from './helpers/tree.js'
 
-const NUM_RUNS = 3000
-const SEED = Number(process.env["RT_SEED"] ?? 1)
+const NUM_RUNS = 100
+const SEED = 20261130
 /** Generous: a timed-out property keeps running and would disturb the next one's workspace. */
-const TIMEOUT_MS = 600_000
+const TIMEOUT_MS = 60_000
 
 // Repetition on purpose: '' and 'a' recur, '  d' and 'x ' differ from others only in whitespace.
 const LINE = fc.constantFrom('a', 'b', 'c', '', '  d', 'foo()', '}', 'é', 'x ')
 const TEXT = fc
   .record({ lines: fc.array(LINE, { maxLength: 12 }), finalNewline: fc.boolean() })
-  .map(({ lines, finalNewline }) => (lines.length === 0 ? '' : lines.join('\n') + (finalNewline ? '\n' : '')))
+  .map(({ lines, finalNewline }) =>
+    lines.length === 0 ? '' : lines.join('\n') + (finalNewline ? '\n' : ''),
+  )
 const CHANGE = fc.tuple(TEXT, TEXT).filter(([a, b]) => a !== b)
 
 let base = ''
@@ -69,7 +71,9 @@ function searchReplaceBlocks(a: string, b: string): { text: string; blankOnlySea
     const search = body.filter((line) => !line.startsWith('+')).map((line) => line.slice(1))
     const replace = body.filter((line) => !line.startsWith('-')).map((line) => line.slice(1))
     if (search.length > 0 && search.every((line) => line.trim() === '')) blankOnlySearch = true
-    return ['f', '<<<<<<< SEARCH', ...search, '=======', ...replace, '>>>>>>> REPLACE', ''].join('\n')
+    return ['f', '<<<<<<< SEARCH', ...search, '=======', ...replace, '>>>>>>> REPLACE', ''].join(
+      '\n',
+    )
   })
   return { text: blocks.join('\n'), blankOnlySearch }
 }
@@ -82,7 +86,8 @@ function searchReplaceBlocks(a: string, b: string): { text: string; blankOnlySea
 function expectedCodex(a: string, b: string): string {
   if (b === '' || b.endsWith('\n')) return b
   const lastLine = lineCount(a)
-  const touched = lastLine === 0 || hunksOf(a, b).some((h) => h.oldStart + h.oldLines - 1 >= lastLine)
+  const touched =
+    lastLine === 0 || hunksOf(a, b).some((h) => h.oldStart + h.oldLines - 1 >= lastLine)
   return touched ? `${b}\n` : b
 }
 
@@ -93,7 +98,8 @@ function expectedSearchReplace(a: string, b: string): string {
   return a === '' || a.endsWith('\n') ? `${body}\n` : body
 }
 
-type Applied = { ok: true; text: string } | { ok: false; code: ErrorCode | 'not-an-EditError'; text: string }
+type Applied =
+  { ok: true; text: string } | { ok: false; code: ErrorCode | 'not-an-EditError'; text: string }
 
 async function applyTo(a: string, patch: string): Promise<Applied> {
   await writeFile(join(root, 'f'), a)

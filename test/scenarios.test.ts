@@ -51,7 +51,12 @@ function sha256(bytes: Uint8Array): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`
 }
 
-async function runScenario(scenario: Scenario, engine: Engine, root: string, route: Route): Promise<void> {
+async function runScenario(
+  scenario: Scenario,
+  engine: Engine,
+  root: string,
+  route: Route,
+): Promise<void> {
   await emptyDir(root)
   if (scenario.inputDir !== null) await copyTree(scenario.inputDir, root)
   const before = readableTree(await snapshot(root))
@@ -67,15 +72,20 @@ async function runScenario(scenario: Scenario, engine: Engine, root: string, rou
   if (scenario.expectedDir !== undefined) {
     if (!outcome.ok) expect.fail(`expected success, got ${describeFailure(outcome)}`)
     const { result } = outcome
-    expect(readableTree(await snapshot(root))).toEqual(readableTree(await snapshot(scenario.expectedDir)))
+    expect(readableTree(await snapshot(root))).toEqual(
+      readableTree(await snapshot(scenario.expectedDir)),
+    )
     expect(result.ok).toBe(true)
     expect(result.dryRun).toBe(false)
     if (scenario.format === 'auto') expect(result.format).toBe(scenario.patchFormat)
-    if (scenario.options.expectResult !== undefined) expect(result).toMatchObject(scenario.options.expectResult)
+    if (scenario.options.expectResult !== undefined)
+      expect(result).toMatchObject(scenario.options.expectResult)
     if (checked.ok) expect(checked.result.files).toEqual(result.files)
     for (const file of result.files) {
       if (file.afterHash === null) continue
-      expect(file.afterHash, `afterHash of ${file.path}`).toBe(sha256(await readFile(join(root, file.path))))
+      expect(file.afterHash, `afterHash of ${file.path}`).toBe(
+        sha256(await readFile(join(root, file.path))),
+      )
     }
   } else {
     const expected = scenario.expectedError

@@ -262,7 +262,7 @@ function resolveHints(ctx: LocateContext, hunk: LineHunk, cursor: number): Resul
       }
     }
     if (next.size === 0) {
-      const after = h === 0 ? cursor : Math.min(...positions) + 1
+      const after = h === 0 ? cursor : (positions[0] as number) + 1
       return fail(
         errorData(
           'MATCH_NOT_FOUND',
@@ -302,12 +302,14 @@ function locateCursorOnce(
     }
     const byStart = new Map<number, MatchPass>()
     for (const p of hints.value) {
-      const found = search(ctx, old, p + 1, total, 1)
+      // From the hint line itself: models often repeat the hint as the chunk's first context
+      // line, which Codex then fails to find; the hint still pins the place.
+      const found = search(ctx, old, p, total, 1)
       if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
       if (found.kind === 'found') byStart.set(found.starts[0] as number, found.pass)
     }
     if (byStart.size === 0) {
-      const after = (hints.value[0] as number) + 1
+      const after = hints.value[0] as number
       return notFoundError(ctx, hunk, old, after, total, claimed, 'the lines after its @@ hint')
     }
     if (byStart.size > 1) {

@@ -25,6 +25,7 @@ export interface ExpectedError {
   readonly path?: string
   readonly patchLine?: number
   readonly retryable?: boolean
+  readonly currentHash?: string
   readonly candidates?: readonly Partial<Candidate>[]
 }
 
@@ -54,9 +55,22 @@ export interface Scenario {
 }
 
 const SCENARIO_NAME = /^\d{3}_[a-z0-9_]+$/
-const KNOWN_ENTRIES = new Set(['input', 'expected', 'expected-error.json', 'scenario.json', ...Object.keys(PATCH_FILES)])
+const KNOWN_ENTRIES = new Set([
+  'input',
+  'expected',
+  'expected-error.json',
+  'scenario.json',
+  ...Object.keys(PATCH_FILES),
+])
 const SCENARIO_JSON_KEYS = new Set(['format', 'engine', 'expectResult'])
-const EXPECTED_ERROR_KEYS = new Set(['code', 'path', 'patchLine', 'retryable', 'candidates'])
+const EXPECTED_ERROR_KEYS = new Set([
+  'code',
+  'path',
+  'patchLine',
+  'retryable',
+  'currentHash',
+  'candidates',
+])
 
 /** Every scenario under `root`, sorted by name. */
 export function loadScenarios(root: string = SCENARIOS_DIR): Scenario[] {
@@ -68,7 +82,8 @@ export function loadScenarios(root: string = SCENARIOS_DIR): Scenario[] {
 
 export function loadScenario(dir: string, name: string): Scenario {
   const where = `scenario ${name}`
-  if (!SCENARIO_NAME.test(name)) throw new Error(`${where}: name must look like NNN_outcome_in_words`)
+  if (!SCENARIO_NAME.test(name))
+    throw new Error(`${where}: name must look like NNN_outcome_in_words`)
   const entries = readdirSync(dir)
   for (const entry of entries) {
     if (!KNOWN_ENTRIES.has(entry)) throw new Error(`${where}: unexpected entry ${entry}`)
@@ -120,7 +135,8 @@ function readScenarioJson(dir: string, where: string): ScenarioJson {
 function readExpectedError(dir: string, where: string): ExpectedError {
   const raw = readJsonObject(join(dir, 'expected-error.json'), where)
   for (const key of Object.keys(raw)) {
-    if (!EXPECTED_ERROR_KEYS.has(key)) throw new Error(`${where}: unknown expected-error.json key ${key}`)
+    if (!EXPECTED_ERROR_KEYS.has(key))
+      throw new Error(`${where}: unknown expected-error.json key ${key}`)
   }
   if (typeof raw['code'] !== 'string') throw new Error(`${where}: expected-error.json needs a code`)
   return raw as unknown as ExpectedError
@@ -144,6 +160,7 @@ export function comparableError(actual: EditErrorData, expected: ExpectedError):
   if (expected.path !== undefined) picked['path'] = actual.path
   if (expected.patchLine !== undefined) picked['patchLine'] = actual.patchLine
   if (expected.retryable !== undefined) picked['retryable'] = actual.retryable
+  if (expected.currentHash !== undefined) picked['currentHash'] = actual.currentHash
   if (expected.candidates !== undefined) {
     const actualCandidates = actual.candidates ?? []
     picked['candidates'] = expected.candidates.map((want, i) => {

@@ -77,6 +77,12 @@ describe('applyHunks (cursor mode)', () => {
     expect(out.text).toBe('def a():\n    return 1\ndef b():\n    return 2\n')
   })
 
+  it('accepts a chunk that repeats its hint as the first context line', () => {
+    const text = 'def a():\n  x = 1\ndef b():\n  x = 1\n'
+    const out = run(text, [hunk([' def b():', '-  x = 1', '+  x = 2'], { hints: ['def b():'] })])
+    expect(out.text).toBe('def a():\n  x = 1\ndef b():\n  x = 2\n')
+  })
+
   it('follows nested hints outermost first', () => {
     const text = [
       'class A:',

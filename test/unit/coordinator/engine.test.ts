@@ -1,0 +1,178 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createEngine } from '../../../src/coordinator/engine.js'
+import type { ApprovalRequest } from '../../../src/coordinator/engine-types.js'
+import { EditError } from '../../../src/errors.js'
+import { hashBytes } from '../../../src/journal/hash.js'
+import { nodeCommitFs, type CommitFs } from '../../../src/journal/commit.js'
+
+let root: string
+beforeEach(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'patchloom-engine-'))
+  await writeFile(path.join(root, 'a.txt'), 'one\ntwo\nthree\n')
+  await writeFile(path.join(root, 'b.txt'), 'alpha\nbeta\n')
+})
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true })
+})
+
+const TWO_FILES = [
+  '*** Begin Patch',
+  '*** Update File: a.txt',
+  '@@',
+  '-two',
+  '+TWO',
+  '*** Update File: b.txt',
+  '@@',
+  '-beta',
+  '+BETA',
+  '*** End Patch',
+].join('\n')
+
+/** The EditError a promise rejects with (fails the test if it resolves). */
+async function rejection(promise: Promise<unknown>): Promise<EditError> {
+  const outcome = await promise.then(
+    () => new Error('expected a rejection'),
+    (e: unknown) => e,
+  )
+  if (!(outcome instanceof EditError)) throw outcome
+  return outcome
+}
+
+const read = (rel: string) => readFile(path.join(root, rel), 'utf8')
+
+describe('createEngine', () => {
+  it('rejects invalid options with CONFIG_INVALID', () => {
+    expect(() => createEngine({ root: '' })).toThrow(EditError)
+    expect(() => createEngine({ root, pool: { maxThreads: 0 } })).toThrow(/maxThreads/)
+    expect(() => createEngine({ root, denyGlobs: [''] })).toThrow(/denyGlobs/)
+  })
+
+  it('rejects a root that is not a directory on first use', async () => {
+    const engine = createEngine({ root: path.join(root, 'a.txt'), pool: false })
+    await expect(engine.apply(TWO_FILES)).rejects.toMatchObject({ code: 'CONFIG_INVALID' })
+  })
+
+  it('rejects an unknown format option', async () => {
+    const engine = createEngine({ root, pool: false })
+    await expect(engine.apply(TWO_FILES, { format: 'rtf' as never })).rejects.toMatchObject({ code: 'CONFIG_INVALID' })
+  })
+})
+
+describe('EditEngine.apply', () => {
+  it('reports every file with hashes and a git-style diff', async () => {
+    const engine = createEngine({ root, pool: false })
+    const result = await engine.apply(TWO_FILES)
+    expect(result).toMatchObject({ ok: true, format: 'codex', dryRun: false, warnings: [] })
+    expect(result.files.map((f) => [f.path, f.op, f.additions, f.deletions])).toEqual([
+      ['a.txt', 'update', 1, 1],
+      ['b.txt', 'update', 1, 1],
+    ])
+    expect(result.files[0]?.beforeHash).toBe(hashBytes(new TextEncoder().encode('one\ntwo\nthree\n')))
+    expect(result.files[0]?.afterHash).toBe(hashBytes(new TextEncoder().encode('one\nTWO\nthree\n')))
+    expect(result.files[0]?.diff).toContain('diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n')
+    expect(await read('a.txt')).toBe('one\nTWO\nthree\n')
+  })
+
+  it('writes nothing on a dry run or check, and reports the same files', async () => {
+    const engine = createEngine({ root, pool: false })
+    const dry = await engine.apply(TWO_FILES, { dryRun: true })
+    const checked = await engine.check(TWO_FILES)
+    expect(dry.dryRun).toBe(true)
+    expect(checked).toEqual(dry)
+    expect(await read('a.txt')).toBe('one\ntwo\nthree\n')
+  })
+
+  it('shows the approve callback every diff before writing, and honours a refusal', async () => {
+    const seen: ApprovalRequest[] = []
+    const engine = createEngine({
+      root,
+      pool: false,
+      approve: (request) => {
+        seen.push(request)
+        return false
+      },
+    })
+    await expect(engine.apply(TWO_FILES)).rejects.toMatchObject({ code: 'APPROVAL_DENIED', retryable: false })
+    expect(seen).toHaveLength(1)
+    expect(seen[0]?.files.map((f) => f.diff.includes('+TWO') || f.diff.includes('+BETA'))).toEqual([true, true])
+    expect(await read('a.txt')).toBe('one\ntwo\nthree\n')
+    // A per-request approve overrides the engine's.
+    await engine.apply(TWO_FILES, { approve: async () => true })
+    expect(await read('b.txt')).toBe('alpha\nBETA\n')
+  })
+
+  it('catches a file changed between verification and commit with FILE_CHANGED and writes nothing', async () => {
+    const engine = createEngine({
+      root,
+      pool: false,
+      // Runs after verification, before commit: the window a concurrent writer would use.
+      approve: async () => {
+        await writeFile(path.join(root, 'b.txt'), 'alpha\nbeta\ngamma\n')
+        return true
+      },
+    })
+    const error = await rejection(engine.apply(TWO_FILES))
+    expect(error).toMatchObject({ code: 'FILE_CHANGED', retryable: true, path: 'b.txt' })
+    expect(error.currentHash).toBe(hashBytes(new TextEncoder().encode('alpha\nbeta\ngamma\n')))
+    expect(await read('a.txt')).toBe('one\ntwo\nthree\n')
+  })
+
+  it('restores files already written when a write fails during commit', async () => {
+    let writes = 0
+    const commitFs: CommitFs = {
+      ...nodeCommitFs,
+      writeFile: async (p, data, options) => {
+        if (++writes === 2) throw Object.assign(new Error('no space'), { code: 'ENOSPC' })
+        return nodeCommitFs.writeFile(p, data, options)
+      },
+    }
+    const engine = createEngine({ root, pool: false }, { commitFs })
+    const error = await rejection(engine.apply(TWO_FILES))
+    expect(error).toMatchObject({ code: 'JOURNAL_COMMIT_FAILED', retryable: true, path: 'b.txt' })
+    expect(error.message).toMatch(/restored 1 file/)
+    expect(await read('a.txt')).toBe('one\ntwo\nthree\n')
+    expect(await read('b.txt')).toBe('alpha\nbeta\n')
+  })
+
+  it('checks expected_hash on JSON edits and returns the current hash', async () => {
+    const engine = createEngine({ root, pool: false })
+    const current = hashBytes(new TextEncoder().encode('alpha\nbeta\n'))
+    const stale = 'sha256:' + '0'.repeat(64)
+    const edit = (hash: string) =>
+      JSON.stringify({ edits: [{ path: 'b.txt', old_string: 'beta', new_string: 'BETA', expected_hash: hash }] })
+    await expect(engine.apply(edit(stale))).rejects.toMatchObject({ code: 'FILE_CHANGED', currentHash: current })
+    await engine.apply(edit(current))
+    expect(await read('b.txt')).toBe('alpha\nBETA\n')
+  })
+
+  it('serialises commits of concurrent requests on one engine', async () => {
+    const engine = createEngine({ root, pool: false })
+    const patches = Array.from({ length: 8 }, (_, i) =>
+      JSON.stringify({ edits: [{ path: `n${i}.txt`, mode: 'write', content: `${i}\n` }] }),
+    )
+    const results = await Promise.all(patches.map((p) => engine.apply(p)))
+    expect(results.every((r) => r.files[0]?.op === 'add')).toBe(true)
+    for (let i = 0; i < 8; i++) expect(await read(`n${i}.txt`)).toBe(`${i}\n`)
+  })
+
+  it('lets exactly one of two racing edits to the same file win and never merges them', async () => {
+    const engine = createEngine({ root, pool: false })
+    const edit = (to: string) => JSON.stringify({ edits: [{ path: 'a.txt', old_string: 'two', new_string: to }] })
+    const outcomes = await Promise.allSettled([engine.apply(edit('2a')), engine.apply(edit('2b'))])
+    const rejected = outcomes.filter((o) => o.status === 'rejected')
+    expect(rejected).toHaveLength(1)
+    // FILE_CHANGED when both verified before either committed (the usual case), MATCH_NOT_FOUND
+    // when the loser read the winner's result; either way the loser wrote nothing.
+    expect(['FILE_CHANGED', 'MATCH_NOT_FOUND']).toContain((rejected[0] as PromiseRejectedResult).reason.code)
+    expect(['one\n2a\nthree\n', 'one\n2b\nthree\n']).toContain(await read('a.txt'))
+  })
+
+  it('refuses to run after close()', async () => {
+    const engine = createEngine({ root, pool: false })
+    await engine.close()
+    await expect(engine.apply(TWO_FILES)).rejects.toThrow(/after close/)
+  })
+})
