@@ -156,7 +156,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
   // --help wins over everything else on the line, as most CLIs do, so `apply --help` helps.
   if (help || command === 'help') return ok({ kind: 'help' })
   if (version) return ok({ kind: 'version' })
-  if (command === null) return usage('No command given; use apply, check or help.')
+  if (command === null) return usage('No command given; use apply, check, demo or help.')
   if (command === 'demo') return ok({ kind: 'demo' })
   if (parseOnly && command !== 'check') return usage('--parse-only is only valid with check.')
   const kind = command === 'check' ? 'check' : 'apply'

@@ -90,8 +90,13 @@ describe('parseArgs', () => {
     expect(usageMessage([])).toMatch(/No command/)
   })
 
+  it('parses the demo command', () => {
+    const parsed = parseArgs(['demo'])
+    expect(parsed.ok && parsed.value).toEqual({ kind: 'demo' })
+  })
+
   it('rejects an unknown command', () => {
-    expect(usageMessage(['aply'])).toBe("Unknown command 'aply'; use apply, check or help.")
+    expect(usageMessage(['aply'])).toBe("Unknown command 'aply'; use apply, check, demo or help.")
   })
 
   it('rejects an unknown flag', () => {

@@ -1,0 +1,13 @@
+// The README's first command: `npm run demo` runs `patchloom demo` from the built CLI.
+import { describe, expect, it } from 'vitest'
+import { runCli } from '../helpers/run-cli.js'
+
+describe('patchloom demo', () => {
+  it('applies one change per format and shows a refused patch writing nothing', async () => {
+    const { code, stdout } = await runCli(['demo'])
+    expect(code).toBe(0)
+    for (const format of ['codex', 'search-replace', 'edits', 'unified']) expect(stdout).toContain(`[format: ${format},`)
+    expect(stdout).toContain('refused with MATCH_NOT_FOUND')
+    expect(stdout).toContain('nothing was written')
+  })
+})
