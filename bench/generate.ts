@@ -104,3 +104,112 @@ export function unifiedPatch(ws: Workspace, fileCount: number, hunksPerFile: num
   }
   return out.join('\n') + '\n'
 }
+
+// ---- The same change in every input format -------------------------------------------------
+// A BlockChange is a run of file lines and their replacement, line for line (equal lengths), so
+// one change renders as a Codex chunk, a unified hunk, a SEARCH/REPLACE block or a JSON edit, and
+// the parse and apply benches compare formats on identical work.
+
+export interface BlockChange {
+  readonly path: string
+  /** 0-based index of the block's first line in the file. */
+  readonly start: number
+  readonly before: readonly string[]
+  readonly after: readonly string[]
+}
+
+/**
+ * The function-signature changes of codexPatch/unifiedPatch as blocks: the changed header with
+ * `contextBefore` lines above and `contextAfter` below (unique, because headers are numbered).
+ */
+export function signatureChanges(
+  ws: Workspace,
+  fileCount: number,
+  hunksPerFile: number,
+  contextBefore = 3,
+  contextAfter = 3,
+): BlockChange[] {
+  const changes: BlockChange[] = []
+  for (const file of ws.files.slice(0, fileCount)) {
+    for (const { start } of pickEdits(file, hunksPerFile)) {
+      const from = Math.max(0, start - contextBefore)
+      const to = Math.min(file.lines.length, start + 1 + contextAfter)
+      const before = file.lines.slice(from, to)
+      const after = before.map((line, i) => (from + i === start ? renamed(line) : line))
+      changes.push({ path: file.path, start: from, before, after })
+    }
+  }
+  return changes
+}
+
+/** One block of `length` lines from `start`, changing every `every`-th line (a huge hunk). */
+export function blockChange(file: GeneratedFile, start: number, length: number, every: number): BlockChange {
+  const before = file.lines.slice(start, start + length)
+  const after = before.map((line, i) =>
+    i % every === 0 ? (line.startsWith('export function') ? renamed(line) : `${line} // changed`) : line,
+  )
+  return { path: file.path, start, before, after }
+}
+
+function groupByPath(changes: readonly BlockChange[]): Map<string, BlockChange[]> {
+  const byPath = new Map<string, BlockChange[]>()
+  for (const change of changes) {
+    const list = byPath.get(change.path)
+    if (list === undefined) byPath.set(change.path, [change])
+    else list.push(change)
+  }
+  return byPath
+}
+
+/** Hunk body lines: unchanged lines as context, each changed line as '-old' then '+new'. */
+function hunkBody(change: BlockChange): string[] {
+  const out: string[] = []
+  change.before.forEach((line, i) => {
+    const next = change.after[i] as string
+    if (line === next) out.push(` ${line}`)
+    else out.push(`-${line}`, `+${next}`)
+  })
+  return out
+}
+
+export function codexFromChanges(changes: readonly BlockChange[]): string {
+  const out = ['*** Begin Patch']
+  for (const [file, list] of groupByPath(changes)) {
+    out.push(`*** Update File: ${file}`)
+    for (const change of list) out.push('@@', ...hunkBody(change))
+  }
+  out.push('*** End Patch')
+  return out.join('\n') + '\n'
+}
+
+export function unifiedFromChanges(changes: readonly BlockChange[]): string {
+  const out: string[] = []
+  for (const [file, list] of groupByPath(changes)) {
+    out.push(`diff --git a/${file} b/${file}`, `--- a/${file}`, `+++ b/${file}`)
+    for (const change of list) {
+      const count = change.before.length
+      out.push(`@@ -${change.start + 1},${count} +${change.start + 1},${count} @@`, ...hunkBody(change))
+    }
+  }
+  return out.join('\n') + '\n'
+}
+
+/** Aider-style blocks as an LLM writes them: file name, fenced block, markers. */
+export function searchReplaceFromChanges(changes: readonly BlockChange[]): string {
+  const out: string[] = []
+  for (const change of changes) {
+    out.push(change.path, '```ts', '<<<<<<< SEARCH', ...change.before, '=======')
+    out.push(...change.after, '>>>>>>> REPLACE', '```', '')
+  }
+  return out.join('\n')
+}
+
+/** str_replace-style JSON: one replace edit per change. */
+export function editsFromChanges(changes: readonly BlockChange[]): string {
+  const edits = changes.map((change) => ({
+    path: change.path,
+    old_string: change.before.join('\n'),
+    new_string: change.after.join('\n'),
+  }))
+  return JSON.stringify({ edits }, null, 1)
+}

@@ -186,13 +186,8 @@ export interface EditErrorData {
   readonly currentHash?: string
 }
 
-export interface ErrorDetails {
-  readonly hint?: string
-  readonly path?: string
-  readonly patchLine?: number
-  readonly candidates?: readonly Candidate[]
-  readonly currentHash?: string
-}
+/** The optional fields of an error, as a throw site supplies them (hint overrides the table's). */
+export type ErrorDetails = Partial<Pick<EditErrorData, 'hint' | 'path' | 'patchLine' | 'candidates' | 'currentHash'>>
 
 /** Builds EditErrorData for `code`, filling hint and retryable from the table. */
 export function errorData(code: ErrorCode, message: string, details: ErrorDetails = {}): EditErrorData {

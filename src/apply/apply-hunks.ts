@@ -17,6 +17,7 @@ import {
   type Location,
 } from '../match/locate.js'
 import { restyleLine } from '../match/restyle.js'
+import type { LineRegion } from './render-diff.js'
 
 export interface ApplyHunksInput {
   /** The file's lines from splitLines(); the last eol is '' when there is no final newline. */
@@ -33,6 +34,12 @@ export interface ApplyHunksInput {
 export interface ApplyHunksOutput {
   readonly lines: Line[]
   readonly warnings: Warning[]
+  /**
+   * The old/new line ranges each hunk replaced, in order ('cursor' and 'near-line' modes), so the
+   * diff can be rendered from them alone (src/apply/render-diff.ts). Absent in 'sequential' mode,
+   * where later hunks see earlier ones' output.
+   */
+  readonly regions?: readonly LineRegion[]
 }
 
 interface Placed {
@@ -106,9 +113,10 @@ export function applyHunks(input: ApplyHunksInput): Result<ApplyHunksOutput> {
   for (const p of placed) {
     if (p.location.start + p.location.oldLength === total) endHunk = p.hunk
   }
-  const spliced = splice(input.lines, placed, eol)
+  const regions: LineRegion[] = []
+  const spliced = splice(input.lines, placed, eol, regions)
   const finished = finishLastLine(spliced, endHunk, input.format, hadFinalNewline, eol)
-  return ok({ lines: finished, warnings })
+  return ok({ lines: finished, warnings, regions })
 }
 
 function contextFor(lines: readonly Line[], input: ApplyHunksInput): LocateContext {
@@ -124,7 +132,12 @@ function contextFor(lines: readonly Line[], input: ApplyHunksInput): LocateConte
  * lines (the file's), drops removed lines, and adds restyled new lines with the dominant eol.
  * `placed` must not overlap; it is processed in (start, order) order.
  */
-function splice(lines: readonly Line[], placed: readonly Placed[], eol: Exclude<Eol, ''>): Line[] {
+function splice(
+  lines: readonly Line[],
+  placed: readonly Placed[],
+  eol: Exclude<Eol, ''>,
+  regions?: LineRegion[],
+): Line[] {
   const sorted = placed
     .slice()
     .sort((a, b) => a.location.start - b.location.start || a.order - b.order)
@@ -132,6 +145,7 @@ function splice(lines: readonly Line[], placed: readonly Placed[], eol: Exclude<
   let next = 0
   for (const { location } of sorted) {
     while (next < location.start) out.push(lines[next++] as Line)
+    const newStart = out.length
     let fileIndex = location.start
     for (const line of location.lines) {
       if (line.op === '+') {
@@ -145,6 +159,7 @@ function splice(lines: readonly Line[], placed: readonly Placed[], eol: Exclude<
       }
     }
     next = fileIndex
+    regions?.push({ oldStart: location.start, oldEnd: fileIndex, newStart, newEnd: out.length })
   }
   while (next < lines.length) out.push(lines[next++] as Line)
   // A line that was last (no terminator) and now has lines after it needs one.

@@ -3,32 +3,31 @@
 // runs inline and in a worker (workers/engine.worker.ts). It never reads or writes files; the
 // coordinator passes the current bytes in and writes the result out. Binary hunks arrive already
 // inflated (job.inflated) because zlib lives outside the pure core.
-import { formatPatch, structuredPatch } from 'diff'
 import { errorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import { decodeText, encodeText, toModeText, utf8Encode, type TextMode } from '../text/decode.js'
-import { joinLines, splitLines } from '../text/lines.js'
+import { joinLines, splitLines, type Line } from '../text/lines.js'
 import type { ComputedFile, ComputeJob, ComputeOutcome } from '../coordinator/jobs.js'
 import type { FileOp, LineHunk, PatchFormat, Warning } from '../types.js'
 import { applyHunks } from './apply-hunks.js'
 import { applyBinaryPatch } from './git-binary.js'
+import { renderDiff, type DiffHeader, type LineRegion, type RenderedDiff } from './render-diff.js'
 import { applyStringEdits } from './string-edits.js'
-
-/** Lines of context in rendered diffs, as git uses. */
-const DIFF_CONTEXT_LINES = 3
 
 interface Content {
   readonly bytes: Uint8Array
   readonly warnings: readonly Warning[]
+  /** Old and new lines when the op already split them, so the diff need not decode again. */
+  readonly lines?: { readonly before: readonly Line[]; readonly after: readonly Line[]; readonly binary: boolean }
+  readonly regions?: readonly LineRegion[]
 }
 
 export function computeFile(job: ComputeJob): ComputeOutcome {
-  const { op, source } = job
   const content = newContent(job)
   if (!content.ok) return content
   const after = content.value === null ? null : content.value.bytes
   const warnings = content.value === null ? [] : content.value.warnings
-  const rendered = renderDiff(op, source, after, job.sourceMode)
+  const rendered = diffFor(job, content.value, after)
   const computed: ComputedFile = { after, ...rendered, warnings }
   return ok(computed)
 }
@@ -99,8 +98,9 @@ function applyLineHunks(
 ): Result<Content> {
   const decoded = decodeText(source)
   const modeHunks = decoded.mode === 'utf8' ? hunks : hunks.map((h) => hunkToMode(h, decoded.mode))
+  const lines = splitLines(decoded.text)
   const applied = applyHunks({
-    lines: splitLines(decoded.text),
+    lines,
     hunks: modeHunks,
     mode: locate,
     format,
@@ -111,6 +111,8 @@ function applyLineHunks(
   return ok({
     bytes: encodeText(joinLines(applied.value.lines), decoded.mode, decoded.bom),
     warnings: applied.value.warnings,
+    lines: { before: lines, after: applied.value.lines, binary: decoded.mode === 'bytes' },
+    ...(applied.value.regions === undefined ? {} : { regions: applied.value.regions }),
   })
 }
 
@@ -145,71 +147,36 @@ function notFound(path: string, patchLine: number) {
   return errorData('FILE_NOT_FOUND', `${path} does not exist.`, { path, patchLine })
 }
 
-interface RenderedDiff {
-  readonly additions: number
-  readonly deletions: number
-  readonly diff: string
-}
-
-/** Renders a git-style diff (re-appliable with `git apply`) and counts changed lines. */
-function renderDiff(op: FileOp, before: Uint8Array | null, after: Uint8Array | null, sourceMode: string | undefined): RenderedDiff {
+/** The file's diff and line counts, from lines the op already split where it can. */
+function diffFor(job: ComputeJob, content: Content | null, after: Uint8Array | null): RenderedDiff {
+  const { op, source } = job
   const oldPath = op.kind === 'copy' ? op.from : op.path
   const newPath = op.kind === 'update' && op.moveTo !== undefined ? op.moveTo : op.path
-  const isCreate = op.kind === 'add' && before === null
-  const isDelete = after === null
-  const beforeText = before === null ? null : decodeText(before)
+  const modeAfter = op.kind === 'edits' || op.kind === 'delete' ? undefined : op.modeAfter
+  const modeBefore = 'modeBefore' in op && op.modeBefore !== undefined ? op.modeBefore : job.sourceMode
+  const creation = source === null && op.kind !== 'copy'
+  const header: DiffHeader = {
+    oldPath: creation ? null : oldPath,
+    newPath: after === null ? null : newPath,
+    ...(op.kind === 'update' && oldPath !== newPath ? { rename: true } : {}),
+    ...(op.kind === 'copy' ? { copy: true } : {}),
+    ...(modeBefore === undefined ? {} : { oldMode: modeBefore }),
+    ...(modeAfter === undefined ? (creation ? {} : modeBefore === undefined ? {} : { newMode: modeBefore }) : { newMode: modeAfter }),
+  }
+  if (content?.lines !== undefined) {
+    const { before, after: afterLines, binary } = content.lines
+    return renderDiff({ ...header, binary: binary || hasBinaryPatch(op) }, before, afterLines, content.regions)
+  }
+  const beforeText = source === null ? null : decodeText(source)
   const afterText = after === null ? null : decodeText(after)
   const binary = beforeText?.mode === 'bytes' || afterText?.mode === 'bytes' || hasBinaryPatch(op)
-  const oldMode = 'modeBefore' in op && op.modeBefore !== undefined ? op.modeBefore : sourceMode
-  const newMode = 'modeAfter' in op && op.modeAfter !== undefined ? op.modeAfter : undefined
-
-  const patch = structuredPatch(
-    isCreate ? '/dev/null' : `a/${oldPath}`,
-    isDelete ? '/dev/null' : `b/${newPath}`,
-    binary ? '' : (beforeText?.text ?? ''),
-    binary ? '' : (afterText?.text ?? ''),
-    undefined,
-    undefined,
-    { context: DIFF_CONTEXT_LINES },
+  return renderDiff(
+    { ...header, binary },
+    beforeText === null ? [] : splitLines(beforeText.text),
+    afterText === null ? [] : splitLines(afterText.text),
   )
-  let additions = 0
-  let deletions = 0
-  for (const hunk of patch.hunks) {
-    for (const line of hunk.lines) {
-      if (line.startsWith('+')) additions++
-      else if (line.startsWith('-')) deletions++
-    }
-  }
-  const unchanged = before !== null && after !== null && bytesEqual(before, after)
-  const renamed = oldPath !== newPath
-  const modeChanged = newMode !== undefined && oldMode !== undefined && newMode !== oldMode
-  if (unchanged && !renamed && !modeChanged && op.kind !== 'copy') return { additions: 0, deletions: 0, diff: '' }
-
-  const gitPatch = {
-    ...patch,
-    isGit: true,
-    ...(isCreate ? { isCreate: true, newMode: newMode ?? '100644' } : {}),
-    ...(isDelete ? { isDelete: true, oldMode: oldMode ?? '100644' } : {}),
-    ...(op.kind === 'update' && renamed ? { isRename: true } : {}),
-    ...(op.kind === 'copy' ? { isCopy: true } : {}),
-    ...(!isCreate && !isDelete && modeChanged ? { oldMode, newMode } : {}),
-  }
-  if (isCreate) gitPatch.oldFileName = '/dev/null'
-  let diff = formatPatch(gitPatch)
-  if (binary && !unchanged) {
-    diff = diff.replace(/\n?$/, '\n') + `Binary files ${isCreate ? '/dev/null' : `a/${oldPath}`} and ${isDelete ? '/dev/null' : `b/${newPath}`} differ\n`
-  } else if (!diff.endsWith('\n')) {
-    diff += '\n'
-  }
-  return { additions, deletions, diff }
 }
 
 function hasBinaryPatch(op: FileOp): boolean {
   return op.kind !== 'edits' && 'binary' in op && op.binary !== undefined
-}
-
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
 }

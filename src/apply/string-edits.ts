@@ -4,19 +4,35 @@
 //
 // Edits apply in order, each to the result of the previous one, so the line numbers of a range
 // edit refer to the text as it is when that edit runs, not to the original file.
-// Line endings: old_string and anchors match CRLF, LF and lone CR alike (searched in an LF view
-// of the lines, offsets mapped back); line breaks that pair with an unchanged old line keep its
-// terminator, new ones take the file's dominant ending, and the last touched line keeps its own.
+// Line endings: old_string and anchors match CRLF, LF and lone CR alike (text-search.ts searches
+// an LF view of the lines and maps offsets back); line breaks that pair with an unchanged old line
+// keep its terminator, new ones take the file's dominant ending, and the last touched line keeps
+// its own.
 import { diffArrays } from 'diff'
 import type { Candidate } from '../errors.js'
 import { errorData } from '../errors.js'
 import { findCandidates, MAX_CANDIDATES, previewOf } from '../match/candidates.js'
-import { findLineMatches } from '../match/ladder.js'
 import { deriveRestyle, restyleLine } from '../match/restyle.js'
 import { fail, ok, type Result } from '../result.js'
-import { dominantEol, joinLines, splitLines, type Eol, type Line } from '../text/lines.js'
-import { MATCH_PASSES, normalizeLine, type MatchPass } from '../text/normalize.js'
+import { joinLines, type Eol, type Line } from '../text/lines.js'
+import type { MatchPass } from '../text/normalize.js'
 import type { StringEdit, Warning } from '../types.js'
+import {
+  disjointStarts,
+  eolsIn,
+  exactSpans,
+  findLenientInLine,
+  findWholeLines,
+  lineAt,
+  occurrences,
+  toDoc,
+  toLf,
+  toTextOffset,
+  wholeLines,
+  type Doc,
+  type LineHits,
+  type Span,
+} from './text-search.js'
 
 export interface StringEditsInput {
   /** Decoded content without BOM; ignored when `exists` is false. */
@@ -33,7 +49,6 @@ export interface StringEditsOutput {
   readonly warnings: Warning[]
 }
 
-const LENIENT_PASSES: readonly MatchPass[] = MATCH_PASSES.filter((pass) => pass !== 'exact')
 /** Line numbers listed in one error message before it says "and N more". */
 const MAX_LISTED_LINES = 20
 
@@ -92,8 +107,7 @@ export function applyStringEdits(input: StringEditsInput): Result<StringEditsOut
         exists = true
         continue
       }
-      const detail =
-        `${ctx.path} does not exist; only a write edit or an empty old_string can create it`
+      const detail = `${ctx.path} does not exist; only a write edit or an empty old_string can create it`
       return failAt(ctx, 'FILE_NOT_FOUND', detail)
     }
     const step = applyOne(text, edit, ctx)
@@ -123,91 +137,7 @@ function applyOne(
 }
 
 // ---------------------------------------------------------------------------------------------
-// The document: lines plus an LF view for EOL-insensitive substring search.
-
-interface Doc {
-  readonly text: string
-  readonly lines: readonly Line[]
-  readonly texts: readonly string[]
-  /** Every terminator written as '\n'; a missing final newline stays missing. */
-  readonly view: string
-  /** View offset of each line start, plus view.length at index lines.length. */
-  readonly viewStarts: readonly number[]
-  /** Text offset of each line start, plus text.length at index lines.length. */
-  readonly textStarts: readonly number[]
-  readonly dominant: Exclude<Eol, ''>
-}
-
-function toDoc(text: string): Doc {
-  const lines = splitLines(text)
-  const viewStarts: number[] = []
-  const textStarts: number[] = []
-  let view = ''
-  let v = 0
-  let t = 0
-  for (const line of lines) {
-    viewStarts.push(v)
-    textStarts.push(t)
-    const lf = line.eol === '' ? '' : '\n'
-    view += line.text + lf
-    v += line.text.length + lf.length
-    t += line.text.length + line.eol.length
-  }
-  viewStarts.push(v)
-  textStarts.push(t)
-  const texts = lines.map((line) => line.text)
-  return { text, lines, texts, view, viewStarts, textStarts, dominant: dominantEol(lines) }
-}
-
-/** 0-based index of the line holding view offset `p` (lines.length for the very end). */
-function lineAt(doc: Doc, p: number): number {
-  let lo = 0
-  let hi = doc.lines.length
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1
-    if ((doc.viewStarts[mid] as number) <= p) lo = mid
-    else hi = mid - 1
-  }
-  return lo
-}
-
-/** Maps a view offset to the text offset; a position before a terminator stays before it. */
-function toTextOffset(doc: Doc, p: number): number {
-  const i = lineAt(doc, p)
-  return (doc.textStarts[i] as number) + (p - (doc.viewStarts[i] as number))
-}
-
-/** The file terminators of the '\n's inside view range [s, e), in order. */
-function eolsIn(doc: Doc, s: number, e: number): Eol[] {
-  const eols: Eol[] = []
-  for (let i = lineAt(doc, s); i < doc.lines.length; i++) {
-    const q = (doc.viewStarts[i] as number) + (doc.texts[i] as string).length
-    if (q >= e) break
-    const line = doc.lines[i] as Line
-    if (q >= s && line.eol !== '') eols.push(line.eol)
-  }
-  return eols
-}
-
-function toLf(text: string): string {
-  return text.replace(/\r\n?/g, '\n')
-}
-
-/** Non-overlapping occurrences of `needle` in `hay`, as start offsets. */
-function occurrences(hay: string, needle: string): number[] {
-  const found: number[] = []
-  for (let at = hay.indexOf(needle); at !== -1; at = hay.indexOf(needle, at + needle.length)) {
-    found.push(at)
-  }
-  return found
-}
-
-/** Lines of a new_string that is inserted as whole lines: one trailing newline is optional. */
-function wholeLines(newString: string): string[] {
-  const lf = toLf(newString)
-  if (lf === '') return []
-  return (lf.endsWith('\n') ? lf.slice(0, -1) : lf).split('\n')
-}
+// Line endings of rewritten text
 
 /** For each new index that diffArrays pairs with an unchanged old one, that old index. */
 function commonPairs(
@@ -309,14 +239,10 @@ function applyReplace(
   const wanted = wholeLines(oldLf)
   const found = ladder(doc, wanted, ctx, 'old_string')
   if (!found.ok) return found
-  const { pass, starts: all } = found.value
-  const starts: number[] = []
-  // The ladder reports overlapping starts for repetitive text; replace_all needs disjoint ones.
-  for (const s of all) {
-    const prev = starts[starts.length - 1]
-    if (prev === undefined || s >= prev + wanted.length) starts.push(s)
-  }
-  const chosen = chooseMatches(doc, starts.map((s) => s + 1), edit, ctx, 'old_string')
+  const { pass } = found.value
+  const starts = disjointStarts(found.value.starts, wanted.length)
+  const fileLines = starts.map((s) => s + 1)
+  const chosen = chooseMatches(doc, fileLines, edit, ctx, 'old_string')
   if (!chosen.ok) return chosen
 
   const newLines = wholeLines(edit.newString)
@@ -390,7 +316,10 @@ function applyInsert(
     if (!lenient.ok) return lenient
     ;({ pass, spans } = lenient.value)
   }
-  if (spans.length > 1) return ambiguous(doc, spans.map(([first]) => first + 1), ctx, 'anchor')
+  if (spans.length > 1) {
+    const fileLines = spans.map(([first]) => first + 1)
+    return ambiguous(doc, fileLines, ctx, 'anchor')
+  }
   const [first, last] = spans[0] as [number, number]
 
   const inserted = wholeLines(edit.newString)
@@ -412,17 +341,6 @@ function applyInsert(
   return ok({ text: joinLines(lines), warnings })
 }
 
-/** Distinct [firstLine, lastLine] (0-based) spans holding `needle` in the LF view. */
-function exactSpans(doc: Doc, needle: string): [number, number][] {
-  const spans: [number, number][] = []
-  for (const at of occurrences(doc.view, needle)) {
-    const span: [number, number] = [lineAt(doc, at), lineAt(doc, at + needle.length - 1)]
-    const prev = spans[spans.length - 1]
-    if (prev === undefined || prev[0] !== span[0] || prev[1] !== span[1]) spans.push(span)
-  }
-  return spans
-}
-
 /**
  * Lenient anchor search. A one-line anchor may still be part of a line (compared after the
  * pass's normalisation); a multi-line anchor must match whole lines.
@@ -431,26 +349,18 @@ function lenientSpans(
   doc: Doc,
   anchorLf: string,
   ctx: Context,
-): Result<{ pass: MatchPass; spans: [number, number][] }> {
+): Result<{ pass: MatchPass; spans: Span[] }> {
   const wanted = anchorLf.split('\n')
   if (wanted.length > 1) {
     const found = ladder(doc, wanted, ctx, 'anchor')
     if (!found.ok) return found
-    const spans = found.value.starts.map((s): [number, number] => [s, s + wanted.length - 1])
+    const spans = found.value.starts.map((s): Span => [s, s + wanted.length - 1])
     return ok({ pass: found.value.pass, spans })
   }
-  for (const pass of LENIENT_PASSES) {
-    const key = normalizeLine(anchorLf, pass)
-    if (key === '') continue
-    const spans: [number, number][] = []
-    doc.texts.forEach((text, i) => {
-      if (normalizeLine(text, pass).includes(key)) spans.push([i, i])
-    })
-    if (spans.length === 0) continue
-    if (ctx.exactOnly) return notText(ctx, 'anchor', pass)
-    return ok({ pass, spans })
-  }
-  return notFound(doc, wanted, ctx, 'anchor')
+  const found = findLenientInLine(doc, anchorLf)
+  if (found === null) return notFound(doc, wanted, ctx, 'anchor')
+  if (ctx.exactOnly) return notText(ctx, 'anchor', found.pass)
+  return ok(found)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -486,17 +396,9 @@ function applyRange(
 // ---------------------------------------------------------------------------------------------
 // shared matching and failures
 
-/**
- * Whole-line search through the ladder after the exact substring search failed. 'exact' stays
- * in: a block ending in '\n' matches an unterminated last line only line by line.
- */
-function ladder(
-  doc: Doc,
-  wanted: readonly string[],
-  ctx: Context,
-  what: string,
-): Result<{ pass: MatchPass; starts: number[] }> {
-  const found = wanted.length === 0 ? null : findLineMatches(doc.texts, wanted, 0, doc.texts.length)
+/** findWholeLines, failing when nothing matches or a bytes-mode file matches only leniently. */
+function ladder(doc: Doc, wanted: readonly string[], ctx: Context, what: string): Result<LineHits> {
+  const found = findWholeLines(doc, wanted)
   if (found === null) return notFound(doc, wanted, ctx, what)
   if (found.pass !== 'exact' && ctx.exactOnly) return notText(ctx, what, found.pass)
   return ok(found)

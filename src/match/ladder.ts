@@ -9,8 +9,16 @@ import { MATCH_PASSES, normalizeLine, type MatchPass } from '../text/normalize.j
 /** Per-pass keys of one file plus, for each key, the ascending 0-based positions holding it. */
 export interface PassIndex {
   readonly keys: readonly string[]
+  /** Built on first use: a few lookups are cheaper as scans (see findStartsInPass). */
   readonly positions: ReadonlyMap<string, readonly number[]>
 }
+
+/**
+ * Lookups answered by scanning `keys` before the positions map is built. PERF: building the map
+ * costs about as much as 50 scans of the same file, and most files get only a few hunks
+ * (bench/match.bench.ts).
+ */
+const SCANS_BEFORE_MAP = 16
 
 /**
  * Lazily built per-pass indexes over one snapshot of a file's lines. Build it once per content
@@ -48,14 +56,40 @@ function buildPassIndex(
       isPlainLine(line) ? (trimKeys[i] as string) : normalizeLine(line, pass),
     )
   } else keys = lines.map((line) => normalizeLine(line, pass))
-  const positions = new Map<string, number[]>()
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string
-    const list = positions.get(key)
-    if (list === undefined) positions.set(key, [i])
-    else list.push(i)
+  let positions: Map<string, number[]> | undefined
+  return {
+    keys,
+    get positions(): ReadonlyMap<string, readonly number[]> {
+      if (positions === undefined) {
+        positions = new Map<string, number[]>()
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i] as string
+          const list = positions.get(key)
+          if (list === undefined) positions.set(key, [i])
+          else list.push(i)
+        }
+      }
+      return positions
+    },
   }
-  return { keys, positions }
+}
+
+const scanCounts = new WeakMap<PassIndex, number>()
+
+/** Ascending positions in [lo, hi] holding `key`: a scan for the first few lookups, then the map. */
+function positionsOf(passIndex: PassIndex, key: string, lo: number, hi: number): readonly number[] {
+  const scans = scanCounts.get(passIndex) ?? 0
+  if (scans >= SCANS_BEFORE_MAP) {
+    const all = passIndex.positions.get(key)
+    if (all === undefined) return []
+    const first = lowerBound(all, lo)
+    return first === 0 ? all : all.slice(first)
+  }
+  scanCounts.set(passIndex, scans + 1)
+  const found: number[] = []
+  const { keys } = passIndex
+  for (let i = lo; i <= hi; i++) if (keys[i] === key) found.push(i)
+  return found
 }
 
 /** Builds a LineIndex over a private snapshot of `fileLines` (later mutations do not leak in). */
@@ -120,13 +154,12 @@ export function findStartsInPass(
   const lo = Math.max(0, from)
   const hi = Math.min(total, to) - wanted.length
   if (wanted.length === 0 || hi < lo) return starts
-  const { keys, positions } = index.pass(pass)
+  const passIndex = index.pass(pass)
+  const { keys } = passIndex
   const wantedKeys = wanted.map((line) => normalizeLine(line, pass))
-  // PERF: the first wanted line's position list filters candidate starts, so a miss costs one
-  // map lookup rather than a scan (bench/match.bench.ts).
-  const firsts = positions.get(wantedKeys[0] as string)
-  if (firsts === undefined) return starts
-  for (let k = lowerBound(firsts, lo); k < firsts.length; k++) {
+  // PERF: the first wanted line's positions filter candidate starts (bench/match.bench.ts).
+  const firsts = positionsOf(passIndex, wantedKeys[0] as string, lo, hi)
+  for (let k = 0; k < firsts.length; k++) {
     const s = firsts[k] as number
     if (s > hi) break
     let all = true

@@ -3,6 +3,8 @@
 // lines they add should follow the file's style rather than the patch's. deriveRestyle() learns
 // plain-data adjustments from the matched (file, patch) line pairs; restyleLine() applies them.
 // Context and removed lines never pass through here: they keep the file's own text (apply/).
+// Both directions: ASCII quotes become curly where the file has curly ones, and curly quotes, odd
+// spaces and Unicode dashes become ASCII where the file has ASCII (a model rendering rich text).
 // Conservative on purpose: odd spaces are never introduced, and a dash is only converted inside
 // the very token the file spelled with it.
 import type { MatchPass } from '../text/normalize.js'
@@ -20,6 +22,12 @@ export interface Restyle {
   readonly curlySingle: boolean
   /** Convert ASCII " to curly double quotes. */
   readonly curlyDouble: boolean
+  /** Convert curly single quotes to ASCII ' (the file uses ' where the patch had curly ones). */
+  readonly asciiSingle: boolean
+  /** Convert curly double quotes to ASCII ". */
+  readonly asciiDouble: boolean
+  /** Convert odd spaces (U+00A0, U+2002..200A, ...) to ' ' (the file has ' ' where the patch had them). */
+  readonly asciiSpaces: boolean
   /** Whole whitespace-delimited tokens to replace: [patch spelling, file spelling]. */
   readonly dashTokens: readonly (readonly [string, string])[]
 }
@@ -28,6 +36,9 @@ export const IDENTITY_RESTYLE: Restyle = {
   indent: { from: '', to: '' },
   curlySingle: false,
   curlyDouble: false,
+  asciiSingle: false,
+  asciiDouble: false,
+  asciiSpaces: false,
   dashTokens: [],
 }
 
@@ -53,12 +64,29 @@ function isUnicodeDash(code: number): boolean {
   return (code >= 0x2010 && code <= 0x2015) || code === 0x2212
 }
 
+function isOddSpace(code: number): boolean {
+  return (
+    code === 0xa0 ||
+    (code >= 0x2002 && code <= 0x200a) ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000
+  )
+}
+
+function isAnyDash(code: number): boolean {
+  return code === 45 || isUnicodeDash(code)
+}
+
 /** Whether `restyle` changes nothing. */
 export function isIdentityRestyle(restyle: Restyle): boolean {
   return (
     restyle.indent.from === restyle.indent.to &&
     !restyle.curlySingle &&
     !restyle.curlyDouble &&
+    !restyle.asciiSingle &&
+    !restyle.asciiDouble &&
+    !restyle.asciiSpaces &&
     restyle.dashTokens.length === 0
   )
 }
@@ -89,6 +117,13 @@ export function deriveRestyle(
   let singleAgainst = 0
   let doubleFor = 0
   let doubleAgainst = 0
+  // The other direction: the patch (often a model rendering rich text) wrote curly quotes where
+  // the file has ASCII ones; new lines with curly quotes would break code.
+  let asciiSingleFor = 0
+  let asciiSingleAgainst = 0
+  let asciiDoubleFor = 0
+  let asciiDoubleAgainst = 0
+  let asciiSpaces = false
   const tokens = new Map<string, string | null>()
   for (let i = 0; i < pairs; i++) {
     const file = (fileLines[i] as string).trim()
@@ -104,6 +139,14 @@ export function deriveRestyle(
       } else if (p === 34) {
         if (isCurlyDouble(f)) doubleFor++
         else if (f === 34) doubleAgainst++
+      } else if (isCurlySingle(p)) {
+        if (f === 39) asciiSingleFor++
+        else if (isCurlySingle(f)) asciiSingleAgainst++
+      } else if (isCurlyDouble(p)) {
+        if (f === 34) asciiDoubleFor++
+        else if (isCurlyDouble(f)) asciiDoubleAgainst++
+      } else if (f === 32 && isOddSpace(p)) {
+        asciiSpaces = true
       }
     }
     collectDashTokens(file, patch, tokens)
@@ -114,24 +157,27 @@ export function deriveRestyle(
     indent,
     curlySingle: singleFor > singleAgainst,
     curlyDouble: doubleFor > doubleAgainst,
+    asciiSingle: asciiSingleFor > asciiSingleAgainst,
+    asciiDouble: asciiDoubleFor > asciiDoubleAgainst,
+    asciiSpaces,
     dashTokens,
   }
 }
 
 /**
- * Records, for each patch token containing '-', the file's spelling of it. A token the file
- * spells two different ways maps to null (ambiguous, left alone).
+ * Records, for each patch token containing a dash ('-' or a Unicode dash), the file's spelling
+ * of it. A token the file spells two different ways maps to null (ambiguous, left alone).
  */
 function collectDashTokens(file: string, patch: string, tokens: Map<string, string | null>): void {
   const re = /\S+/g
   for (let m = re.exec(patch); m !== null; m = re.exec(patch)) {
     const token = m[0]
-    if (!token.includes('-')) continue
+    if (!/[-\u2010-\u2015\u2212]/.test(token)) continue
     let spelled = ''
     for (let c = 0; c < token.length; c++) {
       const p = token.charCodeAt(c)
       const f = file.charCodeAt(m.index + c)
-      spelled += p === 45 && isUnicodeDash(f) ? String.fromCharCode(f) : token[c]
+      spelled += isAnyDash(p) && isAnyDash(f) ? String.fromCharCode(f) : token[c]
     }
     const known = tokens.get(token)
     if (known === undefined) tokens.set(token, spelled)
@@ -160,13 +206,17 @@ export function restyleLine(text: string, restyle: Restyle): string {
     const map = new Map(restyle.dashTokens)
     out = out.replace(/\S+/g, (token) => map.get(token) ?? token)
   }
-  if (restyle.curlySingle || restyle.curlyDouble) {
+  if (restyle.asciiSpaces) out = out.replace(/[\u00a0\u2002-\u200a\u202f\u205f\u3000]/g, ' ')
+  if (restyle.curlySingle || restyle.curlyDouble || restyle.asciiSingle || restyle.asciiDouble) {
     let quoted = ''
     for (let i = 0; i < out.length; i++) {
       const ch = out[i] as string
+      const code = ch.charCodeAt(0)
       const open = isOpeningContext(quoted[quoted.length - 1])
       if (ch === "'" && restyle.curlySingle) quoted += open ? OPEN_SINGLE : CLOSE_SINGLE
       else if (ch === '"' && restyle.curlyDouble) quoted += open ? OPEN_DOUBLE : CLOSE_DOUBLE
+      else if (restyle.asciiSingle && isCurlySingle(code)) quoted += "'"
+      else if (restyle.asciiDouble && isCurlyDouble(code)) quoted += '"'
       else quoted += ch
     }
     out = quoted

@@ -8,7 +8,9 @@
 //   REPLACE   := ws? '>'{5,9} ws? 'REPLACE' ws?
 //   fence     := ``` or ~~~ with an optional info string
 //   name-line := nearest non-blank line above the SEARCH marker, or above its opening fence;
-//                backticks, leading '#', '*'/'**' emphasis, a trailing ':' and spaces are stripped
+//                backticks, leading '#', '*'/'**' emphasis, a trailing ':' and spaces are stripped;
+//                a sentence (spaces, not wholly quoted) is no name: its one backticked path, if
+//                any, is used, else the block reuses the previous block's file (nameFromLine)
 // Leniencies: marker lengths 5..9; padded markers; CRLF text; a block with no name line reuses the
 // previous block's file; a SEARCH of only blank lines counts as empty (Aider does the same).
 import { diffArrays } from 'diff'
@@ -127,8 +129,30 @@ function findName(lines: readonly string[], start: number, floor: number): strin
     // Above the opening fence: nothing, or the previous block's closing fence.
     if (j === undefined || FENCE_RE.test(lines[j] as string)) return undefined
   }
-  const name = cleanName(lines[j] as string)
-  return name === '' ? undefined : name
+  return nameFromLine(lines[j] as string)
+}
+
+/**
+ * The file name a name line gives, or undefined when the line is prose. A line whose cleaned
+ * text has spaces names a file only when it is wholly wrapped in backticks or quotes
+ * (`dir with space/a.ts`); otherwise it is a sentence such as "Now also change this:", and the
+ * one backticked path in it, if there is exactly one, is the name. Taking a sentence as a name
+ * would, with an empty SEARCH, create a file called "And add a footer".
+ */
+export function nameFromLine(line: string): string | undefined {
+  const cleaned = cleanName(line)
+  if (cleaned === '') return undefined
+  if (!/\s/.test(cleaned)) return unquote(cleaned)
+  const core = line.replace(/^[\s#*]+/, '').replace(/[\s*:]+$/, '')
+  if (/^(?:`[^`]+`|"[^"]+"|'[^']+')$/.test(core)) return unquote(cleaned).trim() || undefined
+  const spans = [...line.matchAll(/`([^`\s]+)`/g)].map((m) => m[1] as string)
+  const paths = spans.filter((span) => /[./]/.test(span))
+  return spans.length === 1 && paths.length === 1 ? paths[0] : undefined
+}
+
+function unquote(name: string): string {
+  const quoted = /^(["'])(.+)\1$/.exec(name)
+  return quoted === null ? name : (quoted[2] as string)
 }
 
 function previousNonBlank(

@@ -90,3 +90,30 @@ describe('restyleLine', () => {
     expect(restyleLine('msg = "new"', restyle)).toBe('\t\tmsg = \u201cnew\u201d')
   })
 })
+
+describe('deriveRestyle toward ASCII', () => {
+  it('turns curly quotes in added lines into the ASCII quotes the file uses', () => {
+    const restyle = deriveRestyle(['x = "hello"', "y = 'a'"], ['x = \u201chello\u201d', 'y = \u2018a\u2019'], 'fold')
+    expect(restyle.asciiDouble).toBe(true)
+    expect(restyle.asciiSingle).toBe(true)
+    expect(restyleLine('x = \u201cbye\u201d + \u2018b\u2019', restyle)).toBe(`x = "bye" + 'b'`)
+  })
+
+  it('keeps curly quotes when the file has them too', () => {
+    const restyle = deriveRestyle(['t = \u201cok\u201d'], ['t = \u201cok\u201d'], 'fold')
+    expect(restyle.asciiDouble).toBe(false)
+    expect(restyleLine('u = \u201cno\u201d', restyle)).toBe('u = \u201cno\u201d')
+  })
+
+  it('turns odd spaces in added lines into the plain spaces the file uses', () => {
+    const restyle = deriveRestyle(['a = 1'], ['a\u00a0=\u00a01'], 'fold')
+    expect(restyle.asciiSpaces).toBe(true)
+    expect(restyleLine('b\u00a0=\u20032', restyle)).toBe('b = 2')
+    expect(isIdentityRestyle(restyle)).toBe(false)
+  })
+
+  it('spells a dashed token the ASCII way when the file does', () => {
+    const restyle = deriveRestyle(['n = x - 1'], ['n = x \u2212 1'], 'fold')
+    expect(restyleLine('m = y \u2212 1', restyle)).toBe('m = y - 1')
+  })
+})

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { EditErrorData } from '../../../src/errors.js'
-import { cleanName, parseSearchReplace } from '../../../src/parse/search-replace.js'
+import { cleanName, nameFromLine, parseSearchReplace } from '../../../src/parse/search-replace.js'
 import type { EditPlan, UpdateOp } from '../../../src/types.js'
 import { runParserContract } from '../../contract/parser.contract.js'
 
@@ -250,5 +250,31 @@ describe('parseSearchReplace', () => {
   it('refuses text with no blocks with PARSE_EMPTY_HUNK', () => {
     expect(failure('no blocks here\n').code).toBe('PARSE_EMPTY_HUNK')
     expect(failure('').code).toBe('PARSE_EMPTY_HUNK')
+  })
+})
+
+describe('parseSearchReplace name lines that are prose', () => {
+  it('reuses the previous file when a sentence stands above a block', () => {
+    const text = `${block('a.py', ['x'], ['y'])}\nAnd add a footer:\n${F}python\n<<<<<<< SEARCH\n=======\n# footer\n>>>>>>> REPLACE\n${F}\n`
+    expect(ops(text).map((op) => op.path)).toEqual(['a.py'])
+    expect(ops(text)[0]?.hunks).toHaveLength(2)
+  })
+
+  it('takes the one backticked path out of a sentence', () => {
+    const text = `Here is the change to \`src/a.py\`:\n\n${F}python\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n${F}\n`
+    expect(ops(text).map((op) => op.path)).toEqual(['src/a.py'])
+  })
+
+  it('refuses a first block whose only name line is a sentence', () => {
+    const text = 'Replace `foo` with `bar` in it:\n<<<<<<< SEARCH\nfoo\n=======\nbar\n>>>>>>> REPLACE\n'
+    expect(failure(text)).toMatchObject({ code: 'PARSE_BAD_HEADER', patchLine: 2 })
+  })
+
+  it('keeps a name with spaces when the whole line is quoted', () => {
+    expect(nameFromLine('`dir with space/a.ts`:')).toBe('dir with space/a.ts')
+    expect(nameFromLine('"dir with space/a.ts"')).toBe('dir with space/a.ts')
+    expect(nameFromLine('"a.py"')).toBe('a.py')
+    expect(nameFromLine('### **src/a.ts**')).toBe('src/a.ts')
+    expect(nameFromLine('Now also change this:')).toBeUndefined()
   })
 })

@@ -1,0 +1,246 @@
+// Decides how patchloom's verification and apply cost compare with `git apply` and GNU `patch` on
+// the same change. Whole-process rows (git, patch, the patchloom CLI) are spawned per iteration,
+// so they compare like with like; in-process rows time a warm engine (inline and pool routes) on
+// the same unified patch and on the Codex form of the same change. Every cell is a median and a
+// ratio to `git apply` measured in the same run. Before timing, each route's result is compared
+// with git's, so the rows are known to do the same work.
+// Run: npm run build && node dist/bench/apply.bench.js   (tables paste into bench/RESULTS.md)
+import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Bench } from 'tinybench'
+import { createEngine } from '../src/index.js'
+import type { Engine } from '../src/index.js'
+import {
+  codexFromChanges,
+  generateWorkspace,
+  signatureChanges,
+  unifiedFromChanges,
+  writeWorkspace,
+  type Workspace,
+} from './generate.js'
+import { kib, loadLine, machineLine, markdownTable, ms, p50, printFailures, ratio } from './report.js'
+
+interface Size {
+  readonly files: number
+  readonly lines: number
+  readonly hunks: number
+}
+
+const SIZES: readonly Size[] = [
+  { files: 1, lines: 200, hunks: 2 },
+  { files: 10, lines: 2_000, hunks: 4 },
+  { files: 50, lines: 2_000, hunks: 4 },
+  { files: 200, lines: 500, hunks: 2 },
+]
+
+/** Spawned rows take tens to hundreds of ms; 10 samples each keeps the bench near 3 minutes. */
+const OPTIONS = { time: 500, iterations: 10, warmupTime: 100, warmupIterations: 2 }
+
+// dist/bench/apply.bench.js -> repo root
+const REPO = fileURLToPath(new URL('../../', import.meta.url))
+const CLI = path.join(REPO, 'bin', 'patchloom.js')
+const NODE = process.execPath
+
+/** Runs a command to completion; a non-zero exit fails the task (a broken row must not look fast). */
+function run(command: string, args: readonly string[], cwd: string): void {
+  const child = spawnSync(command, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] })
+  if (child.status !== 0) {
+    const stderr = child.stderr?.toString().trim() ?? ''
+    throw new Error(`${command} ${args.join(' ')} exited ${child.status}: ${stderr}`)
+  }
+}
+
+interface Setup {
+  readonly size: Size
+  readonly root: string
+  readonly ws: Workspace
+  readonly unifiedFile: string
+  readonly codexFile: string
+  readonly unified: string
+  readonly codex: string
+  readonly engine: Engine
+  /** Writes every workspace file back to its generated content. */
+  readonly reset: () => void
+}
+
+async function prepare(size: Size, scratch: string, index: number): Promise<Setup> {
+  const root = path.join(scratch, `ws${index}`)
+  const ws = generateWorkspace(size.files, size.lines, 7)
+  await writeWorkspace(root, ws)
+  run('git', ['init', '-q'], root)
+  const changes = signatureChanges(ws, size.files, size.hunks)
+  const unified = unifiedFromChanges(changes)
+  const codex = codexFromChanges(changes)
+  // Patch files live outside the workspace so no tool sees them as part of it.
+  const unifiedFile = path.join(scratch, `ws${index}.diff`)
+  const codexFile = path.join(scratch, `ws${index}.codex`)
+  await writeFile(unifiedFile, unified)
+  await writeFile(codexFile, codex)
+  const contents = ws.files.map((f) => [path.join(root, f.path), f.lines.join('\n') + '\n'] as const)
+  const reset = () => {
+    for (const [file, text] of contents) writeFileSync(file, text)
+  }
+  const engine = createEngine({ root, pool: { minThreads: 2, maxThreads: 2 } })
+  // Start the threads before timing, as a long-running engine would have them.
+  await engine.check(unified, { route: 'pool' })
+  return { size, root, ws, unifiedFile, codexFile, unified, codex, engine, reset }
+}
+
+async function treeHash(s: Setup): Promise<string> {
+  const hash = createHash('sha256')
+  for (const file of s.ws.files) hash.update(await readFile(path.join(s.root, file.path)))
+  return hash.digest('hex')
+}
+
+/** Applies the change once per route and compares the tree with git's; returns mismatching routes. */
+async function sameResultAsGit(s: Setup): Promise<string[]> {
+  s.reset()
+  run('git', ['apply', s.unifiedFile], s.root)
+  const expected = await treeHash(s)
+  const routes: [string, () => Promise<unknown>][] = [
+    ['patch -p1', async () => run('patch', ['-p1', '-s', '-i', s.unifiedFile], s.root)],
+    ['engine unified', () => s.engine.apply(s.unified, { format: 'unified' })],
+    ['engine codex', () => s.engine.apply(s.codex, { format: 'codex' })],
+    [
+      'CLI unified',
+      async () => run(NODE, [CLI, 'apply', s.unifiedFile, '--root', s.root, '--format', 'unified'], s.root),
+    ],
+  ]
+  const wrong: string[] = []
+  for (const [name, apply] of routes) {
+    s.reset()
+    try {
+      await apply()
+      if ((await treeHash(s)) !== expected) wrong.push(`${name} (different result)`)
+    } catch (error) {
+      wrong.push(`${name} (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`)
+    }
+  }
+  s.reset()
+  return wrong
+}
+
+const CHECK_ROWS = [
+  'git apply --check',
+  'patch -p1 --dry-run',
+  'node -e 0 (process floor)',
+  'patchloom --version (CLI floor)',
+  'CLI check --format unified',
+  'CLI check --format unified --no-workers',
+  'CLI check --format codex',
+  'engine.check unified, inline',
+  'engine.check unified, pool',
+  'engine.check codex, inline',
+  'engine.check codex, pool',
+] as const
+
+function checkBench(s: Setup): Bench {
+  const bench = new Bench(OPTIONS)
+  const { root, unifiedFile, codexFile, engine } = s
+  const cli = (...args: string[]) => () => run(NODE, [CLI, ...args, '--root', root], root)
+  bench.add(CHECK_ROWS[0], () => run('git', ['apply', '--check', unifiedFile], root))
+  bench.add(CHECK_ROWS[1], () => run('patch', ['-p1', '-s', '--dry-run', '-i', unifiedFile], root))
+  bench.add(CHECK_ROWS[2], () => run(NODE, ['-e', '0'], root))
+  bench.add(CHECK_ROWS[3], () => run(NODE, [CLI, '--version'], root))
+  bench.add(CHECK_ROWS[4], cli('check', unifiedFile, '--format', 'unified'))
+  bench.add(CHECK_ROWS[5], cli('check', unifiedFile, '--format', 'unified', '--no-workers'))
+  bench.add(CHECK_ROWS[6], cli('check', codexFile, '--format', 'codex'))
+  bench.add(CHECK_ROWS[7], () => engine.check(s.unified, { format: 'unified', route: 'inline' }))
+  bench.add(CHECK_ROWS[8], () => engine.check(s.unified, { format: 'unified', route: 'pool' }))
+  bench.add(CHECK_ROWS[9], () => engine.check(s.codex, { format: 'codex', route: 'inline' }))
+  bench.add(CHECK_ROWS[10], () => engine.check(s.codex, { format: 'codex', route: 'pool' }))
+  return bench
+}
+
+const APPLY_ROWS = [
+  'git apply',
+  'patch -p1',
+  'CLI apply --format unified',
+  'CLI apply --format unified --no-workers',
+  'engine.apply unified, inline',
+  'engine.apply unified, pool',
+  'engine.apply codex, inline',
+] as const
+
+/** Actual writes: every iteration starts from the generated files (reset outside the timing). */
+function applyBench(s: Setup): Bench {
+  const bench = new Bench(OPTIONS)
+  const { root, unifiedFile, engine } = s
+  const beforeEach = s.reset
+  const add = (name: string, fn: () => unknown) => bench.add(name, fn, { beforeEach })
+  add(APPLY_ROWS[0], () => run('git', ['apply', unifiedFile], root))
+  add(APPLY_ROWS[1], () => run('patch', ['-p1', '-s', '-i', unifiedFile], root))
+  add(APPLY_ROWS[2], () => run(NODE, [CLI, 'apply', unifiedFile, '--root', root, '--format', 'unified'], root))
+  add(APPLY_ROWS[3], () =>
+    run(NODE, [CLI, 'apply', unifiedFile, '--root', root, '--format', 'unified', '--no-workers'], root),
+  )
+  add(APPLY_ROWS[4], () => engine.apply(s.unified, { format: 'unified', route: 'inline' }))
+  add(APPLY_ROWS[5], () => engine.apply(s.unified, { format: 'unified', route: 'pool' }))
+  add(APPLY_ROWS[6], () => engine.apply(s.codex, { format: 'codex', route: 'inline' }))
+  return bench
+}
+
+function label(s: Setup): string {
+  const { files, lines, hunks } = s.size
+  const bytes = s.ws.files.reduce((sum, f) => sum + f.lines.join('\n').length + 1, 0)
+  return `${files} x ${lines} lines, ${files * hunks} hunks (${kib(bytes)} KiB, diff ${kib(s.unified.length)} KiB)`
+}
+
+/** Rows are tools, columns are workspaces; each cell is "p50 ms (ratio to the baseline row)". */
+function table(rows: readonly string[], setups: readonly Setup[], benches: readonly Bench[]): string {
+  const baseline = rows[0] as string
+  const body = rows.map((row) => [
+    row,
+    ...benches.map((bench) => {
+      const value = p50(bench, row)
+      return `${ms(value)} (${ratio(value, p50(bench, baseline))})`
+    }),
+  ])
+  return markdownTable(['p50 ms (x ' + baseline + ')', ...setups.map(label)], body)
+}
+
+export async function main(): Promise<void> {
+  console.log(`## apply.bench\n\n${machineLine()}\n`)
+  const scratch = await mkdtemp(path.join(tmpdir(), 'patchloom-apply-bench-'))
+  const setups: Setup[] = []
+  try {
+    for (const [index, size] of SIZES.entries()) setups.push(await prepare(size, scratch, index))
+    for (const s of setups) {
+      const wrong = await sameResultAsGit(s)
+      if (wrong.length > 0) console.log(`> ${label(s)}: result differs from git apply: ${wrong.join('; ')}`)
+    }
+
+    const checks: Bench[] = []
+    for (const s of setups) {
+      const bench = checkBench(s)
+      await bench.run()
+      checks.push(bench)
+    }
+    console.log('### verify only (nothing written)\n')
+    console.log(table(CHECK_ROWS, setups, checks))
+    for (const bench of checks) printFailures(bench)
+    console.log(`\n${loadLine()}\n`)
+
+    const applies: Bench[] = []
+    for (const s of setups) {
+      const bench = applyBench(s)
+      await bench.run()
+      applies.push(bench)
+      s.reset()
+    }
+    console.log('### apply (files written; workspace reset before each iteration, untimed)\n')
+    console.log(table(APPLY_ROWS, setups, applies))
+    for (const bench of applies) printFailures(bench)
+    console.log(`\n${loadLine()}`)
+  } finally {
+    for (const s of setups) await s.engine.close()
+    await rm(scratch, { recursive: true, force: true })
+  }
+}
+
+await main()

@@ -1,0 +1,191 @@
+// File names in unified diff headers: `diff --git` name pairs, `---`/`+++` names with their
+// timestamps, C-style unquoting, the strip level, and `diff -N` epoch stamps. Also `clip`, how a
+// header or patch line is quoted back in an error message. Knows nothing of hunks or of which op
+// a header becomes; that is src/parse/unified.ts.
+//
+//   name = /dev/null | unquoted text
+//        | C-quoted "..." (\t \n \" \\ \a \b \f \r \v, and \ooo octal bytes read as UTF-8)
+import { errorData } from '../errors.js'
+import { fail, ok, type Result } from '../result.js'
+
+export const DEV_NULL = '/dev/null'
+// The epoch in ISO form (diff -u) or ctime form (diff -c era), in any time zone.
+const EPOCH_RE =
+  /^(?:1970-01-01|1969-12-31)[ T]\d\d:\d\d:\d\d|(?:Jan\s+1|Dec\s+31) \d\d:\d\d:\d\d (?:1970|1969)/
+
+const utf8 = new TextDecoder('utf-8')
+const utf8Encoder = new TextEncoder()
+
+export interface ParsedName {
+  readonly name: string
+  /** Whatever followed the name after a TAB (a timestamp in traditional diffs), else ''. */
+  readonly stamp: string
+}
+
+/** Parses a header name: C-quoted, or plain up to a TAB (`withStamp`) or the end. */
+export function parseName(rest: string, withStamp: boolean): ParsedName | null {
+  if (rest.startsWith('"')) {
+    const quoted = unquoteC(rest, 0)
+    if (quoted === null || quoted.name === '') return null
+    const tail = rest.slice(quoted.end)
+    if (!withStamp && tail.trim() !== '') return null
+    return { name: quoted.name, stamp: tail.replace(/^\s+/, '') }
+  }
+  const tab = withStamp ? rest.indexOf('\t') : -1
+  const name = (tab === -1 ? rest : rest.slice(0, tab)).trimEnd()
+  if (name === '') return null
+  return { name, stamp: tab === -1 ? '' : rest.slice(tab + 1) }
+}
+
+/**
+ * Parses the names of the `--- ` line at `start` and the `+++ ` line after it (the caller has
+ * checked both prefixes). `path`, when known, labels the error.
+ */
+export function parseHeaderPair(
+  lines: readonly string[],
+  start: number,
+  path?: string,
+): Result<{ readonly old: ParsedName; readonly new: ParsedName }> {
+  const oldSide = parseName((lines[start] as string).slice(4), true)
+  const newSide = parseName((lines[start + 1] as string).slice(4), true)
+  if (oldSide === null || newSide === null) {
+    const at = oldSide === null ? start : start + 1
+    return fail(
+      errorData(
+        'PARSE_BAD_HEADER',
+        `The file name at patch line ${at + 1} is missing or badly quoted.`,
+        { ...(path === undefined ? {} : { path }), patchLine: at + 1 },
+      ),
+    )
+  }
+  return ok({ old: oldSide, new: newSide })
+}
+
+/**
+ * Splits the names after `diff --git `. Git quotes a name only when it must, so the names may be
+ * unquoted with spaces inside; ---/+++ and rename/copy lines override what is found here.
+ */
+export function splitGitNames(rest: string): { old: string; new: string } | null {
+  if (rest.startsWith('"')) {
+    const first = unquoteC(rest, 0)
+    if (first === null) return null
+    const tail = rest.slice(first.end).replace(/^ +/, '')
+    const second = tail.startsWith('"') ? (unquoteC(tail, 0)?.name ?? null) : tail
+    return second === null || second === '' ? null : { old: first.name, new: second }
+  }
+  if (rest.endsWith('"')) {
+    for (let at = rest.indexOf(' "'); at !== -1; at = rest.indexOf(' "', at + 1)) {
+      const second = unquoteC(rest, at + 1)
+      if (second !== null && second.end === rest.length && at > 0) {
+        return { old: rest.slice(0, at), new: second.name }
+      }
+    }
+    return null
+  }
+  // Unquoted: `a/X b/X` splits in the middle when both halves name the same file.
+  if (rest.length % 2 === 1) {
+    const middle = (rest.length - 1) / 2
+    const left = rest.slice(0, middle)
+    const right = rest.slice(middle + 1)
+    if (rest[middle] === ' ' && dropFirstComponent(left) === dropFirstComponent(right)) {
+      return { old: left, new: right }
+    }
+  }
+  const at = rest.indexOf(' b/')
+  const split = at > 0 ? at : rest.indexOf(' ')
+  if (split <= 0 || split === rest.length - 1) return null
+  return { old: rest.slice(0, split), new: rest.slice(split + 1) }
+}
+
+function dropFirstComponent(name: string): string {
+  const slash = name.indexOf('/')
+  return slash === -1 ? name : name.slice(slash + 1)
+}
+
+export function stripPrefix(name: string, prefix: string, prefixed: boolean): string {
+  return prefixed && name.startsWith(prefix) ? name.slice(prefix.length) : name
+}
+
+/**
+ * Strip level for traditional headers (leniency): a/ and b/ prefixes are dropped; names that
+ * differ only in their first component (orig/src/x.c vs new/src/x.c) lose it; anything else is
+ * kept as written. /dev/null becomes null.
+ */
+export function stripPlainNames(
+  oldName: string,
+  newName: string,
+): { old: string | null; new: string | null } {
+  const oldReal = oldName === DEV_NULL ? null : oldName
+  const newReal = newName === DEV_NULL ? null : newName
+  const hasPrefix = (name: string | null, prefix: string): boolean =>
+    name === null || name.startsWith(prefix)
+  if (hasPrefix(oldReal, 'a/') && hasPrefix(newReal, 'b/')) {
+    return { old: oldReal?.slice(2) ?? null, new: newReal?.slice(2) ?? null }
+  }
+  if (oldReal !== null && newReal !== null) {
+    const oldSlash = oldReal.indexOf('/')
+    const newSlash = newReal.indexOf('/')
+    if (
+      oldSlash > 0 &&
+      newSlash > 0 &&
+      oldReal.slice(0, oldSlash) !== newReal.slice(0, newSlash) &&
+      oldReal.slice(oldSlash + 1) === newReal.slice(newSlash + 1) &&
+      oldReal.slice(oldSlash + 1) !== ''
+    ) {
+      return { old: oldReal.slice(oldSlash + 1), new: newReal.slice(newSlash + 1) }
+    }
+  }
+  return { old: oldReal, new: newReal }
+}
+
+/** True for a `diff -N` timestamp (leniency): the epoch marks a side whose file does not exist. */
+export function isEpoch(stamp: string): boolean {
+  return EPOCH_RE.test(stamp)
+}
+
+const SIMPLE_ESCAPES: Readonly<Record<string, number>> = {
+  a: 7,
+  b: 8,
+  t: 9,
+  n: 10,
+  v: 11,
+  f: 12,
+  r: 13,
+  '"': 34,
+  '\\': 92,
+}
+
+/** Decodes a C-style quoted name starting at `start` (a '"'); escapes give bytes, read as UTF-8. */
+function unquoteC(text: string, start: number): { name: string; end: number } | null {
+  const bytes: number[] = []
+  let index = start + 1
+  while (index < text.length) {
+    const c = text[index] as string
+    if (c === '"') return { name: utf8.decode(Uint8Array.from(bytes)), end: index + 1 }
+    if (c !== '\\') {
+      const code = c.codePointAt(0) as number
+      if (code < 0x80) bytes.push(code)
+      else bytes.push(...utf8Encoder.encode(String.fromCodePoint(code)))
+      index += code > 0xffff ? 2 : 1
+      continue
+    }
+    const e = text[index + 1]
+    if (e === undefined) return null
+    const simple = SIMPLE_ESCAPES[e]
+    if (simple !== undefined) {
+      bytes.push(simple)
+      index += 2
+      continue
+    }
+    const octal = text.slice(index + 1, index + 4)
+    if (!/^[0-3][0-7][0-7]$/.test(octal)) return null
+    bytes.push(parseInt(octal, 8))
+    index += 4
+  }
+  return null
+}
+
+/** A patch line as quoted in an error message: at most 60 characters. */
+export function clip(line: string): string {
+  return line.length > 60 ? `${line.slice(0, 60)}...` : line
+}

@@ -1,0 +1,3 @@
+msg = "hello, world"
+label = 'tag'
+print(msg, label)

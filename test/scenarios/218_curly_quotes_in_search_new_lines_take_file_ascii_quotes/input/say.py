@@ -1,0 +1,3 @@
+msg = "hello"
+label = 'tag'
+print(msg, label)

@@ -1,0 +1,3 @@
+msg = "hello"
+label = 'tag2'
+print(msg, label)
