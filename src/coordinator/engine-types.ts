@@ -40,6 +40,8 @@ export interface ApplyOptions {
   readonly approve?: ApproveFn
   /** Cancels the request before commit (REQUEST_CANCELLED). */
   readonly signal?: AbortSignal
+  /** Gives up if verification has not finished after this long (REQUEST_TIMEOUT); the commit itself is never interrupted. */
+  readonly timeoutMs?: number
   /** Force the inline or pool path; 'auto' decides by size. @default 'auto' */
   readonly route?: 'auto' | 'inline' | 'pool'
 }

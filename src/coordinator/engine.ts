@@ -13,6 +13,7 @@ import { parsePatch } from '../parse/index.js'
 import { unwrap } from '../result.js'
 import type { ApplyResult, EditPlan, FileMode, FileResult, Warning } from '../types.js'
 import type { ApplyOptions, Engine, EngineOptions } from './engine-types.js'
+import { combineSignals, throwIfAborted } from './abort.js'
 import { compileGlobs } from './glob.js'
 import { JobPool } from './job-pool.js'
 import { JOB_PROTOCOL, type ComputedFile, type ComputeJob } from './jobs.js'
@@ -32,7 +33,12 @@ export interface EngineInternals {
  * const result = await engine.apply(patchText)
  * await engine.close()
  */
-export function createEngine(options: EngineOptions, internals: EngineInternals = {}): Engine {
+export function createEngine(options: EngineOptions): Engine {
+  return createEngineWithInternals(options, {})
+}
+
+/** createEngine with test seams (fault injection); not exported from the package. */
+export function createEngineWithInternals(options: EngineOptions, internals: EngineInternals): Engine {
   return new EditEngine(resolveConfig(options), options, internals)
 }
 
@@ -85,7 +91,11 @@ class EditEngine implements Engine {
     if (!['auto', 'inline', 'pool'].includes(route)) {
       throw new EditError('CONFIG_INVALID', `Invalid option: route must be auto, inline or pool; got ${JSON.stringify(route)}.`)
     }
-    const signal = options.signal
+    const timeoutMs = options.timeoutMs
+    if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) {
+      throw new EditError('CONFIG_INVALID', `Invalid option: timeoutMs must be a positive integer; got ${String(timeoutMs)}.`)
+    }
+    const signal = combineSignals(options.signal, timeoutMs)
     throwIfAborted(signal)
 
     const plan = await this.#parse(input, format, route, signal)
@@ -169,14 +179,6 @@ class EditEngine implements Engine {
     const run = this.#commitChain.then(() => commitSteps(steps, this.#internals.commitFs))
     this.#commitChain = run.catch(() => undefined)
     await run
-  }
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted === true) {
-    throw new EditError('REQUEST_CANCELLED', 'The request was cancelled before it was committed; nothing was written.', {
-      cause: signal.reason,
-    })
   }
 }
 

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { EditError } from '../errors.js'
 import { unwrap } from '../result.js'
+import { abortError } from './abort.js'
 import type { EditPlan } from '../types.js'
 import type { ComputedFile, ComputeJob, ComputeOutcome, ParseJob, ParseOutcome } from './jobs.js'
 
@@ -74,11 +75,7 @@ export class JobPool {
       return (await pool.run(job, { name, ...(signal === undefined ? {} : { signal }) })) as R
     } catch (error) {
       if (/job protocol/.test((error as Error).message)) throw error // a stale build: a bug, not a retry
-      if (signal?.aborted === true || (error as Error).name === 'AbortError') {
-        throw new EditError('REQUEST_CANCELLED', 'The request was cancelled while it was being verified; nothing was written.', {
-          cause: error,
-        })
-      }
+      if (signal?.aborted === true) throw abortError(signal, error)
       throw new EditError('WORKER_CRASHED', `A verification worker failed during ${name}: ${(error as Error).message}`, {
         cause: error,
       })

@@ -92,6 +92,22 @@ describe('engine routes', () => {
     }
   })
 
+  it('gives up with REQUEST_TIMEOUT when verification outlasts timeoutMs, writing nothing', async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'patchloom-routes-'))
+    const ws = generateWorkspace(12, 3_000, 5)
+    await writeWorkspace(root, ws)
+    const engine = createEngine({ root, pool: { maxThreads: 2 } })
+    try {
+      // Verifying 12 files of 3,000 lines in the pool takes tens of milliseconds at least.
+      const error = await engine.apply(codexPatch(ws, 12, 6), { route: 'pool', timeoutMs: 1 }).catch((e: unknown) => e)
+      expect(error).toMatchObject({ code: 'REQUEST_TIMEOUT', retryable: true })
+      const untouched = await engine.check(codexPatch(ws, 12, 6))
+      expect(untouched.files).toHaveLength(12)
+    } finally {
+      await engine.close()
+    }
+  })
+
   it('cancels a request whose signal fires, writing nothing', async () => {
     root = await mkdtemp(path.join(tmpdir(), 'patchloom-routes-'))
     const ws = generateWorkspace(2, 50, 4)

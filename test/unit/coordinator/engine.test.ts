@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createEngine } from '../../../src/coordinator/engine.js'
+import { createEngine, createEngineWithInternals } from '../../../src/coordinator/engine.js'
 import type { ApprovalRequest } from '../../../src/coordinator/engine-types.js'
 import { EditError } from '../../../src/errors.js'
 import { hashBytes } from '../../../src/journal/hash.js'
@@ -129,7 +129,7 @@ describe('EditEngine.apply', () => {
         return nodeCommitFs.writeFile(p, data, options)
       },
     }
-    const engine = createEngine({ root, pool: false }, { commitFs })
+    const engine = createEngineWithInternals({ root, pool: false }, { commitFs })
     const error = await rejection(engine.apply(TWO_FILES))
     expect(error).toMatchObject({ code: 'JOURNAL_COMMIT_FAILED', retryable: true, path: 'b.txt' })
     expect(error.message).toMatch(/restored 1 file/)

@@ -20,6 +20,8 @@ function failure(text: string): EditErrorData {
   return result.error
 }
 
+const F = '```'
+
 const block = (name: string, search: string[], replace: string[]): string =>
   [name, '<<<<<<< SEARCH', ...search, '=======', ...replace, '>>>>>>> REPLACE'].join('\n') + '\n'
 
