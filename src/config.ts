@@ -31,6 +31,10 @@ export function resolveConfig(options: EngineOptions): ResolvedConfig {
     if (pool.maxThreads === 0) invalid('pool.maxThreads must be at least 1 (use pool: false for inline only)')
   }
   if (options.approve !== undefined && typeof options.approve !== 'function') invalid('approve must be a function')
+  const logger = options.logger
+  if (logger !== undefined && (typeof logger.debug !== 'function' || typeof logger.warn !== 'function')) {
+    invalid('logger must have debug and warn methods')
+  }
   return {
     root: options.root,
     denyGlobs,

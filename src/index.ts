@@ -35,3 +35,4 @@ export type {
   Warning,
 } from './types.js'
 export type { Result } from './result.js'
+export type { Logger, LogFields } from './log.js'

@@ -1,5 +1,6 @@
 // The engine's public option and result types, apart from the implementation so the CLI and
 // tests can depend on the contract alone.
+import type { Logger } from '../log.js'
 import type { ApplyResult, FileResult, FormatOption, PatchFormat } from '../types.js'
 
 /** What an approve callback sees: every file's full diff, before anything is written. */
@@ -29,6 +30,11 @@ export interface EngineOptions {
   readonly pool?: PoolOptions | false
   /** Called with every file's diff before a non-dry-run commit. */
   readonly approve?: ApproveFn
+  /**
+   * Receives events: engine.request.verified, engine.request.committed, engine.request.rejected
+   * (debug) and engine.commit.failed (warn). @default silent
+   */
+  readonly logger?: Logger
 }
 
 export interface ApplyOptions {

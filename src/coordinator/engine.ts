@@ -9,6 +9,7 @@ import { resolveConfig, checkFormat, type ResolvedConfig } from '../config.js'
 import { EditError } from '../errors.js'
 import { commitSteps, type CommitFs, type CommitStep } from '../journal/commit.js'
 import { hashBytes } from '../journal/hash.js'
+import { silentLogger } from '../log.js'
 import { parsePatch } from '../parse/index.js'
 import { unwrap } from '../result.js'
 import type { ApplyResult, EditPlan, FileMode, FileResult, Warning } from '../types.js'
@@ -71,11 +72,32 @@ class EditEngine implements Engine {
   }
 
   apply(input: string, options: ApplyOptions = {}): Promise<ApplyResult> {
-    return this.#run(input, options, options.dryRun === true)
+    return this.#logged(input, options, options.dryRun === true)
   }
 
   check(input: string, options: Omit<ApplyOptions, 'dryRun'> = {}): Promise<ApplyResult> {
-    return this.#run(input, options, true)
+    return this.#logged(input, options, true)
+  }
+
+  async #logged(input: string, options: ApplyOptions, dryRun: boolean): Promise<ApplyResult> {
+    const log = this.#options.logger ?? silentLogger
+    const started = performance.now()
+    try {
+      const result = await this.#run(input, options, dryRun)
+      log.debug(dryRun ? 'engine.request.verified' : 'engine.request.committed', {
+        format: result.format,
+        files: result.files.length,
+        ms: Math.round(performance.now() - started),
+      })
+      return result
+    } catch (error) {
+      if (error instanceof EditError) {
+        const fields = { code: error.code, path: error.path ?? null, ms: Math.round(performance.now() - started) }
+        if (error.code === 'JOURNAL_COMMIT_FAILED') log.warn('engine.commit.failed', { ...fields, message: error.message })
+        else log.debug('engine.request.rejected', fields)
+      }
+      throw error
+    }
   }
 
   async close(): Promise<void> {

@@ -369,10 +369,16 @@ export function locateCursor(
 ): Result<Location> {
   const first = locateCursorOnce(ctx, hunk, hunk.lines, cursor, claimed)
   if (first.ok || first.error.code !== 'MATCH_NOT_FOUND') return first
-  const trimmed = withoutTrailingEmpty(hunk.lines)
-  if (trimmed === null) return first
-  const second = locateCursorOnce(ctx, hunk, trimmed, cursor, claimed)
-  return second.ok ? second : first
+  // Models often leave several blank lines before *** End Patch; each reads as an empty context
+  // line, so drop them one at a time (keeping as much context as still matches).
+  // Never down to an empty old side: that would turn an anchored chunk into an append at the end.
+  let trimmed = withoutTrailingEmpty(hunk.lines)
+  while (trimmed !== null && oldSide(trimmed).length > 0) {
+    const retry = locateCursorOnce(ctx, hunk, trimmed, cursor, claimed)
+    if (retry.ok || retry.error.code !== 'MATCH_NOT_FOUND') return retry.ok ? retry : first
+    trimmed = withoutTrailingEmpty(trimmed)
+  }
+  return first
 }
 
 // ---------------------------------------------------------------------------------------------

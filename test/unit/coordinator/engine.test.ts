@@ -170,6 +170,25 @@ describe('EditEngine.apply', () => {
     expect(['one\n2a\nthree\n', 'one\n2b\nthree\n']).toContain(await read('a.txt'))
   })
 
+  it('reports requests to the logger with dotted event names', async () => {
+    const events: [string, Record<string, unknown> | undefined][] = []
+    const logger = {
+      debug: (event: string, fields?: Record<string, unknown>) => events.push([event, fields]),
+      warn: (event: string, fields?: Record<string, unknown>) => events.push([event, fields]),
+    }
+    const engine = createEngine({ root, pool: false, logger })
+    await engine.check(TWO_FILES)
+    await engine.apply(TWO_FILES)
+    await engine.apply(TWO_FILES).catch(() => undefined)
+    expect(events.map(([event]) => event)).toEqual([
+      'engine.request.verified',
+      'engine.request.committed',
+      'engine.request.rejected',
+    ])
+    expect(events[1]?.[1]).toMatchObject({ format: 'codex', files: 2 })
+    expect(events[2]?.[1]).toMatchObject({ code: 'MATCH_NOT_FOUND', path: 'a.txt' })
+  })
+
   it('refuses to run after close()', async () => {
     const engine = createEngine({ root, pool: false })
     await engine.close()

@@ -50,6 +50,21 @@ describe('locateCursor', () => {
     expect(result.ok && result.value.lines.map((l) => l.op + l.text)).toEqual([' a', '-b', '+c'])
   })
 
+  it('drops several trailing empty context lines left before *** End Patch', () => {
+    const result = locateCursor(ctx(['a', 'b']), hunk(['-a', '+A', ' b', ' ', ' ']), 0)
+    expect(result.ok && result.value.lines.map((l) => l.op + l.text)).toEqual(['-a', '+A', ' b'])
+  })
+
+  it('keeps the trailing empty lines that the file does have', () => {
+    const result = locateCursor(ctx(['a', '', 'b']), hunk(['-a', '+A', ' ', ' ', ' ']), 0)
+    expect(result.ok && result.value.lines.map((l) => l.op + l.text)).toEqual(['-a', '+A', ' '])
+  })
+
+  it('never drops empty context down to a pure insertion', () => {
+    const result = locateCursor(ctx(['a', 'b']), hunk(['+x', ' ', ' ']), 0)
+    expect(result).toMatchObject({ ok: false, error: { code: 'MATCH_NOT_FOUND' } })
+  })
+
   it('places an End of File chunk that overlaps the previous chunk as an overlap', () => {
     const result = locateCursor(ctx(['a', 'b']), hunk([' a', '-b'], { endOfFile: true }), 1, [{ start: 0, end: 1 }])
     expect(result.ok).toBe(false)
