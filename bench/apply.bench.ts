@@ -38,8 +38,9 @@ const SIZES: readonly Size[] = [
   { files: 200, lines: 500, hunks: 2 },
 ]
 
-/** Spawned rows take tens to hundreds of ms; 10 samples each keeps the bench near 3 minutes. */
-const OPTIONS = { time: 500, iterations: 10, warmupTime: 100, warmupIterations: 2 }
+/** Spawned rows take hundreds of ms: at least 8 samples each (fast rows get 500 ms' worth) keeps
+ * the whole bench near 3 minutes on 2 cores. */
+const OPTIONS = { time: 500, iterations: 8, warmupTime: 100, warmupIterations: 1 }
 
 // dist/bench/apply.bench.js -> repo root
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
@@ -50,8 +51,10 @@ const NODE = process.execPath
 function run(command: string, args: readonly string[], cwd: string): void {
   const child = spawnSync(command, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] })
   if (child.status !== 0) {
-    const stderr = child.stderr?.toString().trim() ?? ''
-    throw new Error(`${command} ${args.join(' ')} exited ${child.status}: ${stderr}`)
+    // The error line, not the stack's first line (which only names the throwing file).
+    const lines = (child.stderr?.toString() ?? '').split('\n').map((l) => l.trim())
+    const reason = lines.find((l) => /error|fatal|failed|rejected/i.test(l)) ?? lines[0] ?? ''
+    throw new Error(`${path.basename(command)} ${args.join(' ')} exited ${child.status}: ${reason}`)
   }
 }
 
@@ -125,11 +128,24 @@ async function sameResultAsGit(s: Setup): Promise<string[]> {
   return wrong
 }
 
+// Tasks say whether they are async: left to guess, tinybench calls the function once when it is
+// added, which would start an untimed, unawaited apply racing the first timed one.
+const SYNC = { async: false } as const
+const ASYNC = { async: true } as const
+
+const FLOOR_ROWS = ['node -e 0 (process floor)', 'patchloom --version (CLI floor)'] as const
+
+/** What any spawned node process, and the CLI before it reads a patch, costs on this machine. */
+function floorBench(cwd: string): Bench {
+  const bench = new Bench(OPTIONS)
+  bench.add(FLOOR_ROWS[0], () => run(NODE, ['-e', '0'], cwd), SYNC)
+  bench.add(FLOOR_ROWS[1], () => run(NODE, [CLI, '--version'], cwd), SYNC)
+  return bench
+}
+
 const CHECK_ROWS = [
   'git apply --check',
   'patch -p1 --dry-run',
-  'node -e 0 (process floor)',
-  'patchloom --version (CLI floor)',
   'CLI check --format unified',
   'CLI check --format unified --no-workers',
   'CLI check --format codex',
@@ -143,17 +159,18 @@ function checkBench(s: Setup): Bench {
   const bench = new Bench(OPTIONS)
   const { root, unifiedFile, codexFile, engine } = s
   const cli = (...args: string[]) => () => run(NODE, [CLI, ...args, '--root', root], root)
-  bench.add(CHECK_ROWS[0], () => run('git', ['apply', '--check', unifiedFile], root))
-  bench.add(CHECK_ROWS[1], () => run('patch', ['-p1', '-s', '--dry-run', '-i', unifiedFile], root))
-  bench.add(CHECK_ROWS[2], () => run(NODE, ['-e', '0'], root))
-  bench.add(CHECK_ROWS[3], () => run(NODE, [CLI, '--version'], root))
-  bench.add(CHECK_ROWS[4], cli('check', unifiedFile, '--format', 'unified'))
-  bench.add(CHECK_ROWS[5], cli('check', unifiedFile, '--format', 'unified', '--no-workers'))
-  bench.add(CHECK_ROWS[6], cli('check', codexFile, '--format', 'codex'))
-  bench.add(CHECK_ROWS[7], () => engine.check(s.unified, { format: 'unified', route: 'inline' }))
-  bench.add(CHECK_ROWS[8], () => engine.check(s.unified, { format: 'unified', route: 'pool' }))
-  bench.add(CHECK_ROWS[9], () => engine.check(s.codex, { format: 'codex', route: 'inline' }))
-  bench.add(CHECK_ROWS[10], () => engine.check(s.codex, { format: 'codex', route: 'pool' }))
+  bench.add(CHECK_ROWS[0], () => run('git', ['apply', '--check', unifiedFile], root), SYNC)
+  bench.add(CHECK_ROWS[1], () => run('patch', ['-p1', '-s', '--dry-run', '-i', unifiedFile], root), SYNC)
+  bench.add(CHECK_ROWS[2], cli('check', unifiedFile, '--format', 'unified'), SYNC)
+  bench.add(CHECK_ROWS[3], cli('check', unifiedFile, '--format', 'unified', '--no-workers'), SYNC)
+  bench.add(CHECK_ROWS[4], cli('check', codexFile, '--format', 'codex'), SYNC)
+  const check = (input: string, format: 'unified' | 'codex', route: 'inline' | 'pool') => async () => {
+    await engine.check(input, { format, route })
+  }
+  bench.add(CHECK_ROWS[5], check(s.unified, 'unified', 'inline'), ASYNC)
+  bench.add(CHECK_ROWS[6], check(s.unified, 'unified', 'pool'), ASYNC)
+  bench.add(CHECK_ROWS[7], check(s.codex, 'codex', 'inline'), ASYNC)
+  bench.add(CHECK_ROWS[8], check(s.codex, 'codex', 'pool'), ASYNC)
   return bench
 }
 
@@ -172,16 +189,18 @@ function applyBench(s: Setup): Bench {
   const bench = new Bench(OPTIONS)
   const { root, unifiedFile, engine } = s
   const beforeEach = s.reset
-  const add = (name: string, fn: () => unknown) => bench.add(name, fn, { beforeEach })
-  add(APPLY_ROWS[0], () => run('git', ['apply', unifiedFile], root))
-  add(APPLY_ROWS[1], () => run('patch', ['-p1', '-s', '-i', unifiedFile], root))
-  add(APPLY_ROWS[2], () => run(NODE, [CLI, 'apply', unifiedFile, '--root', root, '--format', 'unified'], root))
-  add(APPLY_ROWS[3], () =>
-    run(NODE, [CLI, 'apply', unifiedFile, '--root', root, '--format', 'unified', '--no-workers'], root),
-  )
-  add(APPLY_ROWS[4], () => engine.apply(s.unified, { format: 'unified', route: 'inline' }))
-  add(APPLY_ROWS[5], () => engine.apply(s.unified, { format: 'unified', route: 'pool' }))
-  add(APPLY_ROWS[6], () => engine.apply(s.codex, { format: 'codex', route: 'inline' }))
+  const cli = (...args: string[]) => () =>
+    run(NODE, [CLI, 'apply', unifiedFile, '--root', root, '--format', 'unified', ...args], root)
+  const apply = (input: string, format: 'unified' | 'codex', route: 'inline' | 'pool') => async () => {
+    await engine.apply(input, { format, route })
+  }
+  bench.add(APPLY_ROWS[0], () => run('git', ['apply', unifiedFile], root), { ...SYNC, beforeEach })
+  bench.add(APPLY_ROWS[1], () => run('patch', ['-p1', '-s', '-i', unifiedFile], root), { ...SYNC, beforeEach })
+  bench.add(APPLY_ROWS[2], cli(), { ...SYNC, beforeEach })
+  bench.add(APPLY_ROWS[3], cli('--no-workers'), { ...SYNC, beforeEach })
+  bench.add(APPLY_ROWS[4], apply(s.unified, 'unified', 'inline'), { ...ASYNC, beforeEach })
+  bench.add(APPLY_ROWS[5], apply(s.unified, 'unified', 'pool'), { ...ASYNC, beforeEach })
+  bench.add(APPLY_ROWS[6], apply(s.codex, 'codex', 'inline'), { ...ASYNC, beforeEach })
   return bench
 }
 
@@ -215,6 +234,18 @@ export async function main(): Promise<void> {
       if (wrong.length > 0) console.log(`> ${label(s)}: result differs from git apply: ${wrong.join('; ')}`)
     }
 
+    const floors = floorBench(scratch)
+    await floors.run()
+    console.log('### process floors (no patch read)\n')
+    console.log(
+      markdownTable(
+        ['row', 'p50 ms'],
+        FLOOR_ROWS.map((row) => [row, ms(p50(floors, row))]),
+      ),
+    )
+    printFailures(floors)
+    console.log()
+
     const checks: Bench[] = []
     for (const s of setups) {
       const bench = checkBench(s)
@@ -239,7 +270,7 @@ export async function main(): Promise<void> {
     console.log(`\n${loadLine()}`)
   } finally {
     for (const s of setups) await s.engine.close()
-    await rm(scratch, { recursive: true, force: true })
+    await rm(scratch, { recursive: true, force: true, maxRetries: 3 })
   }
 }
 

@@ -107,7 +107,8 @@ export function applyStringEdits(input: StringEditsInput): Result<StringEditsOut
         exists = true
         continue
       }
-      const detail = `${ctx.path} does not exist; only a write edit or an empty old_string can create it`
+      const detail =
+        `${ctx.path} does not exist; ` + 'only a write edit or an empty old_string can create it'
       return failAt(ctx, 'FILE_NOT_FOUND', detail)
     }
     const step = applyOne(text, edit, ctx)

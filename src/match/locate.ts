@@ -9,7 +9,7 @@ import { errorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import { MATCH_PASSES, type MatchPass } from '../text/normalize.js'
 import type { HunkLine, LineHunk, Warning } from '../types.js'
-import { findCandidates, previewOf } from './candidates.js'
+import { findCandidates, MAX_CANDIDATES, previewOf } from './candidates.js'
 import { findLineMatchesIn, type LineIndex } from './ladder.js'
 import { deriveRestyle, IDENTITY_RESTYLE, type Restyle } from './restyle.js'
 
@@ -38,6 +38,9 @@ export interface Claimed {
   readonly start: number
   readonly end: number
 }
+
+/** Line numbers an ambiguity message spells out before it says "and N more". */
+const MAX_AMBIGUOUS_LISTED = 10
 
 const PASS_WORDS: Record<MatchPass, string> = {
   exact: 'exactly',
@@ -119,15 +122,18 @@ function ambiguousError<T>(
   length: number,
   why: string,
 ): Result<T> {
-  const where = starts.map((s) => s + 1).join(', ')
+  // A one-line block such as `}` can match thousands of times; the answer to an agent stays
+  // small: the first MAX_AMBIGUOUS_LISTED lines in the message, MAX_CANDIDATES candidates.
+  const listed = starts.slice(0, MAX_AMBIGUOUS_LISTED).map((s) => s + 1).join(', ')
+  const more = starts.length > MAX_AMBIGUOUS_LISTED ? ` and ${starts.length - MAX_AMBIGUOUS_LISTED} more` : ''
   return fail(
     errorData(
       'MATCH_AMBIGUOUS',
-      `${hunkName(hunk)} ${why} in ${ctx.path} at lines ${where}; add context to make it unique.`,
+      `${capitalise(hunkName(hunk))} ${why} in ${ctx.path} at lines ${listed}${more}; add context to make it unique.`,
       {
         path: ctx.path,
         patchLine: hunk.patchLine,
-        candidates: exactCandidates(ctx, starts, length),
+        candidates: exactCandidates(ctx, starts.slice(0, MAX_CANDIDATES), length),
       },
     ),
   )
@@ -170,7 +176,7 @@ function notFoundError<T>(
           return fail(
             errorData(
               'MATCH_OVERLAP',
-              `${hunkName(hunk)} matches ${ctx.path} only at lines ${s + 1}-${e}, which overlap lines ${hit.start + 1}-${hit.end} claimed by an earlier hunk.`,
+              `${capitalise(hunkName(hunk))} matches ${ctx.path} only at lines ${s + 1}-${e}, which overlap lines ${hit.start + 1}-${hit.end} claimed by an earlier hunk.`,
               { path: ctx.path, patchLine: hunk.patchLine },
             ),
           )
@@ -179,15 +185,21 @@ function notFoundError<T>(
     }
   }
   const first = wanted.find((t) => t.trim() !== '') ?? wanted[0] ?? ''
+  const total = ctx.index.lines.length
+  let candidates = regionCandidates(ctx, wanted, from, to)
+  let where = ''
+  if (from > 0 && from < total) where = ` after line ${from}`
+  // Near misses outside the region (say, before an earlier Codex chunk) still tell the agent
+  // where its context is, and that its chunks are out of order.
+  if (candidates.length === 0 && (from > 0 || to < total)) {
+    candidates = regionCandidates(ctx, wanted, 0, total)
+    if (candidates.length > 0 && where !== '') where += ' (the candidates lie outside that region)'
+  }
   return fail(
     errorData(
       'MATCH_NOT_FOUND',
-      `Could not find ${what} for ${hunkName(hunk)} in ${ctx.path} (first line ${quote(first)}).`,
-      {
-        path: ctx.path,
-        patchLine: hunk.patchLine,
-        candidates: regionCandidates(ctx, wanted, from, to),
-      },
+      `Could not find ${what} for ${hunkName(hunk)} in ${ctx.path}${where} (first line ${quote(first)}).`,
+      { path: ctx.path, patchLine: hunk.patchLine, candidates },
     ),
   )
 }

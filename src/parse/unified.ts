@@ -104,6 +104,7 @@ export function parseUnifiedDiff(text: string): Result<EditPlan> {
         ),
       )
     }
+    // Leniency: any other line is junk (commit message, email header, `Index:`, signature).
     if (section === null) {
       index++
       continue

@@ -65,6 +65,15 @@ describe('locateCursor', () => {
     expect(result).toMatchObject({ ok: false, error: { code: 'MATCH_NOT_FOUND' } })
   })
 
+  it('offers candidates before the cursor when nothing after it resembles the chunk', () => {
+    const result = locateCursor(ctx(['alpha()', 'b', 'c', 'd']), hunk(['-alpha()', '+beta()']), 3)
+    expect(result).toMatchObject({ ok: false, error: { code: 'MATCH_NOT_FOUND' } })
+    if (!result.ok) {
+      expect(result.error.candidates?.[0]).toMatchObject({ fileLine: 1 })
+      expect(result.error.message).toContain('after line 3')
+    }
+  })
+
   it('places an End of File chunk that overlaps the previous chunk as an overlap', () => {
     const result = locateCursor(ctx(['a', 'b']), hunk([' a', '-b'], { endOfFile: true }), 1, [{ start: 0, end: 1 }])
     expect(result.ok).toBe(false)
@@ -120,5 +129,17 @@ describe('locateSequential', () => {
   it('refuses with FILE_NOT_TEXT in exact-only mode when only a lenient pass matches', () => {
     const result = locateSequential(ctx(['a '], true), hunk(['-a', '+b']))
     expect(!result.ok && result.error.code).toBe('FILE_NOT_TEXT')
+  })
+})
+
+describe('ambiguity reports', () => {
+  it('cap the candidates at five and the listed lines at ten', () => {
+    const file = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? '}' : `x${i}`))
+    const result = locateSequential(ctx(file), hunk(['-}', '+{']))
+    expect(result).toMatchObject({ ok: false, error: { code: 'MATCH_AMBIGUOUS' } })
+    if (!result.ok) {
+      expect(result.error.candidates?.map((c) => c.fileLine)).toEqual([1, 3, 5, 7, 9])
+      expect(result.error.message).toContain('at lines 1, 3, 5, 7, 9, 11, 13, 15, 17, 19 and 10 more;')
+    }
   })
 })
