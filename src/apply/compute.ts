@@ -14,11 +14,19 @@ import { applyBinaryPatch } from './git-binary.js'
 import { renderDiff, type DiffHeader, type LineRegion, type RenderedDiff } from './render-diff.js'
 import { applyStringEdits } from './string-edits.js'
 
+/** Lines for the diff: git shows a BOM as part of the first line and NUL files as binary. */
+interface DiffLines {
+  readonly before: readonly Line[]
+  readonly after: readonly Line[]
+  readonly binary: boolean
+  readonly bom: boolean
+}
+
 interface Content {
   readonly bytes: Uint8Array
   readonly warnings: readonly Warning[]
   /** Old and new lines when the op already split them, so the diff need not decode again. */
-  readonly lines?: { readonly before: readonly Line[]; readonly after: readonly Line[]; readonly binary: boolean }
+  readonly lines?: DiffLines
   readonly regions?: readonly LineRegion[]
 }
 
@@ -111,7 +119,7 @@ function applyLineHunks(
   return ok({
     bytes: encodeText(joinLines(applied.value.lines), decoded.mode, decoded.bom),
     warnings: applied.value.warnings,
-    lines: { before: lines, after: applied.value.lines, binary: decoded.mode === 'bytes' },
+    lines: { before: lines, after: applied.value.lines, binary: decoded.reason === 'nul', bom: decoded.bom },
     ...(applied.value.regions === undefined ? {} : { regions: applied.value.regions }),
   })
 }
@@ -130,7 +138,7 @@ function hunkToMode(hunk: LineHunk, mode: TextMode): LineHunk {
   return {
     ...hunk,
     hints: hunk.hints.map((h) => toModeText(h, mode)),
-    lines: hunk.lines.map((l) => ({ op: l.op, text: toModeText(l.text, mode) })),
+    lines: hunk.lines.map((l) => ({ ...l, text: toModeText(l.text, mode) })),
   }
 }
 
@@ -164,17 +172,29 @@ function diffFor(job: ComputeJob, content: Content | null, after: Uint8Array | n
     ...(modeAfter === undefined ? (creation ? {} : modeBefore === undefined ? {} : { newMode: modeBefore }) : { newMode: modeAfter }),
   }
   if (content?.lines !== undefined) {
-    const { before, after: afterLines, binary } = content.lines
-    return renderDiff({ ...header, binary: binary || hasBinaryPatch(op) }, before, afterLines, content.regions)
+    const { before, after: afterLines, binary, bom } = content.lines
+    return renderDiff(
+      { ...header, binary: binary || hasBinaryPatch(op) },
+      withBom(before, bom),
+      withBom(afterLines, bom),
+      bom ? undefined : content.regions,
+    )
   }
   const beforeText = source === null ? null : decodeText(source)
   const afterText = after === null ? null : decodeText(after)
-  const binary = beforeText?.mode === 'bytes' || afterText?.mode === 'bytes' || hasBinaryPatch(op)
+  // Like git, only NUL bytes make a file binary; other non-UTF-8 text is diffed byte for char.
+  const binary = beforeText?.reason === 'nul' || afterText?.reason === 'nul' || hasBinaryPatch(op)
   return renderDiff(
     { ...header, binary },
-    beforeText === null ? [] : splitLines(beforeText.text),
-    afterText === null ? [] : splitLines(afterText.text),
+    beforeText === null ? [] : withBom(splitLines(beforeText.text), beforeText.bom),
+    afterText === null ? [] : withBom(splitLines(afterText.text), afterText.bom),
   )
+}
+
+function withBom(lines: readonly Line[], bom: boolean): readonly Line[] {
+  const first = lines[0]
+  if (!bom || first === undefined) return lines
+  return [{ text: '\ufeff' + first.text, eol: first.eol }, ...lines.slice(1)]
 }
 
 function hasBinaryPatch(op: FileOp): boolean {

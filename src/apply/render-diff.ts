@@ -50,7 +50,7 @@ export function renderDiff(
   header: DiffHeader,
   oldLines: readonly Line[],
   newLines: readonly Line[],
-  regions?: readonly LineRegion[],
+  regions?: readonly LineRegion[] | undefined,
 ): RenderedDiff {
   const headerText = renderHeader(header)
   if (header.binary === true) {
@@ -59,6 +59,13 @@ export function renderDiff(
     const to = header.newPath === null ? '/dev/null' : `b/${header.newPath}`
     if (!changed) return { additions: 0, deletions: 0, diff: headerText ?? '' }
     return { additions: 0, deletions: 0, diff: (headerText ?? gitLine(header)) + `Binary files ${from} and ${to} differ\n` }
+  }
+  // Git ends lines at '\n' only; a lone CR is part of a line. Re-split such files its way so the
+  // diff replays with git apply (regions then no longer line up).
+  if (hasLoneCr(oldLines) || hasLoneCr(newLines)) {
+    oldLines = gitLines(oldLines)
+    newLines = gitLines(newLines)
+    regions = undefined
   }
   const changes = changesOf(oldLines, newLines, regions)
   let additions = 0
@@ -104,6 +111,20 @@ function quoteName(name: string): string {
     return named[c] ?? '\\' + c.charCodeAt(0).toString(8).padStart(3, '0')
   })
   return `"${escaped}"`
+}
+
+function hasLoneCr(lines: readonly Line[]): boolean {
+  return lines.some((line) => line.eol === '\r')
+}
+
+function gitLines(lines: readonly Line[]): Line[] {
+  const text = lines.map((l) => l.text + l.eol).join('')
+  if (text === '') return []
+  const parts = text.split('\n')
+  const last = parts.pop() as string
+  const out: Line[] = parts.map((part) => ({ text: part.endsWith('\r') ? part.slice(0, -1) : part, eol: part.endsWith('\r') ? '\r\n' : '\n' }))
+  if (last !== '') out.push({ text: last, eol: '' })
+  return out
 }
 
 function lineKey(line: Line): string {
@@ -222,7 +243,7 @@ function renderHunk(hunk: Hunk, oldLines: readonly Line[], newLines: readonly Li
   let o = hunk.oldStart
   let n = hunk.newStart
   const emit = (prefix: string, line: Line) => {
-    out.push(prefix, line.text, line.eol === '\r\n' || line.eol === '\r' ? '\r\n' : '\n')
+    out.push(prefix, line.text, line.eol === '\r\n' ? '\r\n' : '\n')
     if (line.eol === '') out.push('\\ No newline at end of file\n')
   }
   for (const change of hunk.changes) {

@@ -1,6 +1,7 @@
 // Minimal glob matching for deny rules on workspace-relative, '/'-separated paths:
 // `**` spans any number of segments, `*` and `?` stay within one segment. No braces or classes:
-// deny rules are short and a dependency is not worth it.
+// deny rules are short and a dependency is not worth it. Matching ignores case, so `.GIT/config`
+// cannot slip past `.git/**` on a case-insensitive filesystem (macOS, Windows).
 
 export function globToRegExp(glob: string): RegExp {
   let re = ''
@@ -25,7 +26,7 @@ export function globToRegExp(glob: string): RegExp {
       re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&')
     }
   }
-  return new RegExp(`^${re}$`)
+  return new RegExp(`^${re}$`, 'i')
 }
 
 export function compileGlobs(globs: readonly string[]): (relPath: string) => string | undefined {

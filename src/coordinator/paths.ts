@@ -31,6 +31,10 @@ export async function resolveWorkspacePath(ctx: PathContext, input: string, patc
   if (input.trim() === '' || input.includes('\0')) {
     throw new EditError('PATH_INVALID', `Invalid path ${JSON.stringify(input)}: empty or contains a NUL byte.`, where)
   }
+  if (/[/\\]$/.test(input.trim())) {
+    // path.resolve would drop the slash and quietly target the file `a.txt` for `a.txt/`.
+    throw new EditError('PATH_INVALID', `${input} ends with a slash: it names a directory, not a file.`, where)
+  }
   const lexicalRel = lexicalRelative(ctx, input)
   if (lexicalRel === null) {
     throw new EditError('PATH_OUTSIDE_ROOT', `${input} is outside the workspace root.`, where)

@@ -68,12 +68,14 @@ describe('resolveWorkspacePath', () => {
     expect(await codeOf('.')).toBe('PATH_INVALID')
     expect(await codeOf('loop-a')).toBe('PATH_INVALID')
     expect(await codeOf('src/a.ts/child')).toBe('PATH_INVALID')
+    expect(await codeOf('src/a.ts/')).toBe('PATH_INVALID')
   })
 
   it('refuses .git paths by default, including nested repositories', async () => {
     expect(await codeOf('.git/config')).toBe('PATH_DENIED')
     expect(await codeOf('.git')).toBe('PATH_DENIED')
     expect(await codeOf('vendor/lib/.git/HEAD')).toBe('PATH_DENIED')
+    expect(await codeOf('.GIT/config')).toBe('PATH_DENIED')
     expect(await codeOf('.github/workflows/ci.yml')).toBe('resolved')
   })
 
