@@ -72,8 +72,8 @@ export async function main(): Promise<void> {
   console.log(`## parse.bench\n\n${machineLine()}\n`)
   const rows: string[][] = []
   for (const input of inputs()) {
-    // A slow parser on a big input needs fewer samples; 16 keeps the whole bench under a minute.
-    const bench = new Bench({ time: 400, iterations: 16, warmupTime: 100, warmupIterations: 4 })
+    // A parser taking seconds on a pathological input gets 8 samples, not tinybench's 64.
+    const bench = new Bench({ time: 400, iterations: 8, warmupTime: 100, warmupIterations: 2 })
     const sizes = new Map<string, number>()
     for (const parser of PARSERS) {
       const text = parser.render(input.changes)
@@ -94,7 +94,8 @@ export async function main(): Promise<void> {
     for (const parser of PARSERS) {
       const value = p50(bench, parser.format)
       const bytes = sizes.get(parser.format) ?? 0
-      const mibPerS = Number.isNaN(value) ? '-' : (bytes / 1024 / 1024 / (value / 1000)).toFixed(0)
+      const rate = bytes / 1024 / 1024 / (value / 1000)
+      const mibPerS = Number.isNaN(value) ? '-' : rate < 10 ? rate.toFixed(2) : rate.toFixed(0)
       rows.push([input.name, parser.format, kib(bytes), ms(value), ratio(value, baseline), mibPerS])
     }
     printFailures(bench)

@@ -8,6 +8,7 @@ import path from 'node:path'
 import { Bench } from 'tinybench'
 import { createEngine } from '../src/index.js'
 import { codexPatch, generateWorkspace, writeWorkspace } from './generate.js'
+import { loadLine, machineLine } from './report.js'
 
 interface Size {
   readonly files: number
@@ -25,6 +26,7 @@ const SIZES: readonly Size[] = [
 ]
 
 export async function main(): Promise<void> {
+  console.log(`## pool.bench\n\n${machineLine()}\n`)
   const rows: string[] = []
   for (const size of SIZES) {
     const root = await mkdtemp(path.join(tmpdir(), 'patchloom-bench-'))
@@ -58,6 +60,7 @@ export async function main(): Promise<void> {
   console.log('| request | bytes | inline p50 ms | pool p50 ms | pool/inline |')
   console.log('|---|---|---|---|---|')
   for (const row of rows) console.log(row)
+  console.log(`\n${loadLine()}`)
 }
 
 await main()

@@ -12,6 +12,13 @@ export type FormatOption = PatchFormat | 'auto'
 export interface HunkLine {
   readonly op: ' ' | '-' | '+'
   readonly text: string
+  /**
+   * The line's ending as the patch states it: '\r\n' when a unified diff body line ends in "\r\n"
+   * (`git diff` of a CRLF file). Absent means '\n' or unknown. Only the unified parser sets it, and
+   * only when the patch is not CRLF throughout (then the '\r's came from transit). When any line
+   * of an op's hunks carries it, added lines take exactly the ending the patch states.
+   */
+  readonly eol?: '\r\n'
 }
 
 /**
@@ -59,7 +66,10 @@ export interface AddOp {
   readonly kind: 'add'
   readonly path: string
   readonly patchLine: number
-  /** Full text of the new file (lines joined with '\n'). Ignored when `binary` is set. */
+  /**
+   * Full text of the new file: lines joined with '\n' (each with its stated ending when a unified
+   * diff gives one, see HunkLine.eol). Ignored when `binary` is set.
+   */
   readonly content: string
   readonly binary?: BinaryPatch
   readonly modeAfter?: FileMode

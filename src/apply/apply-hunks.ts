@@ -1,12 +1,13 @@
 // Applies a file's line hunks: locates each (src/match/locate.ts, per LocateMode) and splices the
 // new lines in, keeping the file's own bytes wherever the patch does not change them: context and
 // removed lines are the FILE's lines (text and terminator), added lines are restyled to the
-// file's indentation/quotes and take its dominant line ending. The final-newline rule depends on
-// the patch format (see finishLastLine). Decoding, BOMs and patch-text conversion are the
+// file's indentation/quotes and take its dominant line ending, unless the patch states endings
+// (a unified diff of a CRLF file, HunkLine.eol): then they take exactly the stated ones, as
+// `git apply` writes them. The final-newline rule depends on the patch format (see finishLastLine). Decoding, BOMs and patch-text conversion are the
 // caller's (src/apply/compute.ts); this module sees lines only.
 import { ok, type Result } from '../result.js'
 import { dominantEol, endsWithNewline, type Eol, type Line } from '../text/lines.js'
-import type { LineHunk, LocateMode, PatchFormat, Warning } from '../types.js'
+import type { HunkLine, LineHunk, LocateMode, PatchFormat, Warning } from '../types.js'
 import { indexLines } from '../match/ladder.js'
 import {
   locateCursor,
@@ -58,6 +59,7 @@ interface Placed {
  */
 export function applyHunks(input: ApplyHunksInput): Result<ApplyHunksOutput> {
   const eol = dominantEol(input.lines)
+  const added = addedEol(input.hunks, eol)
   const hadFinalNewline = endsWithNewline(input.lines)
   const warnings: Warning[] = []
 
@@ -71,7 +73,7 @@ export function applyHunks(input: ApplyHunksInput): Result<ApplyHunksOutput> {
       const loc = found.value
       warnings.push(...loc.warnings)
       if (loc.start + loc.oldLength === current.length) endHunk = hunk
-      current = splice(current, [{ location: loc, order: 0, hunk }], eol)
+      current = splice(current, [{ location: loc, order: 0, hunk }], eol, added)
     }
     const finished = finishLastLine(current, endHunk, input.format, hadFinalNewline, eol)
     return ok({ lines: finished, warnings })
@@ -114,9 +116,23 @@ export function applyHunks(input: ApplyHunksInput): Result<ApplyHunksOutput> {
     if (p.location.start + p.location.oldLength === total) endHunk = p.hunk
   }
   const regions: LineRegion[] = []
-  const spliced = splice(input.lines, placed, eol, regions)
+  const spliced = splice(input.lines, placed, eol, added, regions)
   const finished = finishLastLine(spliced, endHunk, input.format, hadFinalNewline, eol)
   return ok({ lines: finished, warnings, regions })
+}
+
+/**
+ * The ending each added line takes. When any line of the op's hunks states its ending, the patch
+ * is explicit about every line (a line without a stated CRLF ends in LF), so a '-a'/'+a' pair
+ * that differs only in its ending changes the line; otherwise new lines take `dominant`.
+ */
+function addedEol(
+  hunks: readonly LineHunk[],
+  dominant: Exclude<Eol, ''>,
+): (line: HunkLine) => Exclude<Eol, ''> {
+  const explicit = hunks.some((hunk) => hunk.lines.some((line) => line.eol !== undefined))
+  if (!explicit) return () => dominant
+  return (line) => line.eol ?? '\n'
 }
 
 function contextFor(lines: readonly Line[], input: ApplyHunksInput): LocateContext {
@@ -129,13 +145,15 @@ function contextFor(lines: readonly Line[], input: ApplyHunksInput): LocateConte
 
 /**
  * One forward pass over the file: copies untouched lines, and for each placed hunk its context
- * lines (the file's), drops removed lines, and adds restyled new lines with the dominant eol.
+ * lines (the file's), drops removed lines, and adds restyled new lines ending as `added` says.
+ * A file line that loses its place as the unterminated last line gets `eol` (the dominant one).
  * `placed` must not overlap; it is processed in (start, order) order.
  */
 function splice(
   lines: readonly Line[],
   placed: readonly Placed[],
   eol: Exclude<Eol, ''>,
+  added: (line: HunkLine) => Exclude<Eol, ''>,
   regions?: LineRegion[],
 ): Line[] {
   const sorted = placed
@@ -149,7 +167,7 @@ function splice(
     let fileIndex = location.start
     for (const line of location.lines) {
       if (line.op === '+') {
-        out.push({ text: restyleLine(line.text, location.restyle), eol })
+        out.push({ text: restyleLine(line.text, location.restyle), eol: added(line) })
       } else {
         const own = lines[fileIndex++]
         if (own === undefined) {

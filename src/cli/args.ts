@@ -28,6 +28,8 @@ export interface RunCommand {
   readonly workers: boolean
   /** `check --parse-only`: parse and summarize, read no workspace files. */
   readonly parseOnly: boolean
+  /** --deny GLOB (repeatable): extra paths to refuse, on top of the default .git rules. */
+  readonly deny: readonly string[]
 }
 
 export type CliCommand =
@@ -40,7 +42,9 @@ export const HELP_TEXT = `patchloom: verify and apply a patch to a workspace, al
 
 Usage:
   patchloom apply [FILE|-] [--root DIR] [--format FORMAT] [--dry-run] [--json] [--no-workers]
+                  [--deny GLOB]...
   patchloom check [FILE|-] [--root DIR] [--format FORMAT] [--parse-only] [--json] [--no-workers]
+                  [--deny GLOB]...
   patchloom demo
   patchloom help | --help | -h
   patchloom --version
@@ -58,6 +62,7 @@ Options:
   --parse-only  (check) Report from the patch alone what it would do; read no files.
   --json        Print exactly one JSON line on stdout.
   --no-workers  Verify in this thread instead of the worker pool.
+  --deny GLOB   Also refuse paths matching GLOB (repeatable; .git/ is always refused).
 
 Exit status: 0 applied (or would apply), 1 rejected, 64 usage, 70 internal error,
 75 retryable (resend unchanged).
@@ -83,6 +88,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
   let help = false
   let version = false
   let flagsDone = false
+  const deny: string[] = []
 
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index] ?? ''
@@ -94,7 +100,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
       const eq = arg.indexOf('=')
       const name = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg
       const inline = arg.startsWith('--') && eq !== -1 ? arg.slice(eq + 1) : null
-      const takesValue = name === '--root' || name === '--format'
+      const takesValue = name === '--root' || name === '--format' || name === '--deny'
       if (!takesValue && inline !== null) return usage(`Flag ${name} takes no value.`)
       let value = inline
       if (takesValue && value === null) {
@@ -126,6 +132,10 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
           format = match
           break
         }
+        case '--deny':
+          if (value === '' || value === null) return usage('Flag --deny needs a glob.')
+          deny.push(value)
+          break
         case '--dry-run':
           dryRun = true
           break
@@ -169,5 +179,6 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
     json,
     workers,
     parseOnly,
+    deny,
   })
 }

@@ -1,14 +1,19 @@
 // Unified diff hunks: the `@@ -a,b +c,d @@` header, the body (counted, or recounted when the
-// counts are wrong), `\ No newline at end of file` markers, and the checks that a creation has
-// only added lines and a deletion only removed ones. File headers, names and which op the hunks
-// belong to are src/parse/unified.ts and unified-names.ts.
+// counts are wrong), `\ No newline at end of file` markers, CRLF endings a body line states, and
+// the checks that a creation has only added lines and a deletion only removed ones. File headers,
+// names and which op the hunks belong to are src/parse/unified.ts and unified-names.ts.
+//
+// While a hunk's stated counts are not yet used up, every body line belongs to it, whatever it
+// looks like (`--- x`, `-- `, `diff`-like text removed from a file), as `git apply` reads it. Only
+// when the body disagrees with the counts is the hunk recounted, and only then do `--- `/`+++ `
+// pairs, `diff ` lines and a `-- ` signature end it.
 //
 //   hunk      = "@@ -" a ["," b] " +" c ["," d] " @@" [section] NL { body-line }
 //   body-line = (" " | "-" | "+") text NL | "\" text NL          (\ No newline at end of file)
 import { errorData, type EditErrorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import type { HunkLine, LineHunk } from '../types.js'
-import { clip } from './unified-names.js'
+import { clip, DEV_NULL, parseName, stripPlainNames } from './unified-names.js'
 
 const HUNK_HEADER_RE = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(?: .*)?$/
 
@@ -21,8 +26,16 @@ export interface Hunks {
   readonly next: number
 }
 
-/** Reads the hunks starting at `start` (zero or more); `path` labels errors. */
-export function parseHunks(lines: readonly string[], start: number, path: string): Result<Hunks> {
+/**
+ * Reads the hunks starting at `start` (zero or more); `path` labels errors. `crEnded[i]` says
+ * line i ended in a '\r' that is content (splitPatchLinesWithCr); such body lines get eol '\r\n'.
+ */
+export function parseHunks(
+  lines: readonly string[],
+  start: number,
+  path: string,
+  crEnded: readonly boolean[] = [],
+): Result<Hunks> {
   const hunks: LineHunk[] = []
   let index = start
   for (;;) {
@@ -30,7 +43,7 @@ export function parseHunks(lines: readonly string[], start: number, path: string
     let probe = index
     while (lines[probe] === '') probe++
     if (!(lines[probe] ?? '').startsWith('@@')) break
-    const read = parseHunk(lines, probe, path)
+    const read = parseHunk(lines, probe, path, crEnded)
     if (!read.ok) return read
     hunks.push(read.value.hunk)
     index = read.value.next
@@ -42,6 +55,7 @@ function parseHunk(
   lines: readonly string[],
   start: number,
   path: string,
+  crEnded: readonly boolean[],
 ): Result<{ hunk: LineHunk; next: number }> {
   const patchLine = start + 1
   const header = lines[start] as string
@@ -86,7 +100,7 @@ function parseHunk(
     if ((op !== '+' && oldNoNewlineAtEnd) || (op !== '-' && newNoNewlineAtEnd)) {
       return badLine('follows a "\\ No newline at end of file" marker on the same side')
     }
-    body.push({ op, text: line.slice(1) })
+    body.push({ op, text: line.slice(1), ...(crEnded[index] === true ? { eol: '\r\n' } : {}) })
   }
   if (body.length === 0) {
     return fail(
@@ -128,7 +142,11 @@ function isSignature(lines: readonly string[], index: number): boolean {
 /**
  * Where the hunk ends when its body agrees with the stated counts, or null when it does not:
  * the body runs out or hits a non-hunk line first, overshoots a count, or clearly continues
- * past the counted end.
+ * past the counted end. Within the counts a `--- `/`+++ ` pair is body (a removed `-- x` line
+ * next to an added `++ y` one), as git apply reads it; a real file header after a hunk whose
+ * counts are too large makes the count run into the `@@` after it, and the hunk is recounted.
+ * One exception: counts that are one too large on each side end exactly on the next file's
+ * header (a hand-written multi-file diff); see endsOnFileHeader.
  */
 function countedEnd(
   lines: readonly string[],
@@ -141,7 +159,7 @@ function countedEnd(
   let index = start
   while (oldSeen < oldCount || newSeen < newCount) {
     const line = lines[index]
-    if (line === undefined || !isBodyLine(line) || isFileHeaderPair(lines, index)) return null
+    if (line === undefined || !isBodyLine(line)) return null
     const c = line === '' ? ' ' : line[0]
     if (c === ' ') {
       oldSeen++
@@ -151,6 +169,7 @@ function countedEnd(
     if (oldSeen > oldCount || newSeen > newCount) return null
     index++
   }
+  if (endsOnFileHeader(lines, start, index)) return null
   if ((lines[index] ?? '').startsWith('\\')) index++
   const after = lines[index]
   const continues =
@@ -163,6 +182,24 @@ function countedEnd(
     return null
   }
   return index
+}
+
+/**
+ * Whether the counted body [start, end) ends with a `--- `/`+++ ` pair that is a file header:
+ * its names are one file (a/x and b/x, or /dev/null on one side) and a hunk header follows.
+ * Content lines `-- x` and `++ y` removed and added at the very end of a hunk do not name one
+ * file, so they stay body; the next file's header swallowed by miscounted (too large) counts
+ * does, and the hunk is recounted instead of taking the next file's hunks as its own.
+ */
+function endsOnFileHeader(lines: readonly string[], start: number, end: number): boolean {
+  if (end - start < 2 || !isFileHeaderPair(lines, end - 2)) return false
+  if (!(lines[end] ?? '').startsWith('@@ -')) return false
+  const oldName = parseName((lines[end - 2] as string).slice(4), true)
+  const newName = parseName((lines[end - 1] as string).slice(4), true)
+  if (oldName === null || newName === null) return false
+  if (oldName.name === DEV_NULL || newName.name === DEV_NULL) return true
+  const names = stripPlainNames(oldName.name, newName.name)
+  return names.old === names.new
 }
 
 /**
@@ -183,7 +220,7 @@ function recountedEnd(lines: readonly string[], start: number): number {
 
 /** The content of a created file: its hunks may hold only added lines. */
 export function creationContent(hunks: readonly LineHunk[], path: string): Result<string> {
-  const added: string[] = []
+  const added: HunkLine[] = []
   let noNewline = false
   for (const hunk of hunks) {
     const stray = hunk.lines.find((line) => line.op !== '+')
@@ -196,11 +233,15 @@ export function creationContent(hunks: readonly LineHunk[], path: string): Resul
         ),
       )
     }
-    for (const line of hunk.lines) added.push(line.text)
+    for (const line of hunk.lines) added.push(line)
     noNewline = hunk.newNoNewlineAtEnd === true
   }
-  if (added.length === 0) return ok('')
-  return ok(added.join('\n') + (noNewline ? '' : '\n'))
+  let content = ''
+  for (let i = 0; i < added.length; i++) {
+    const line = added[i] as HunkLine
+    content += line.text + (noNewline && i === added.length - 1 ? '' : (line.eol ?? '\n'))
+  }
+  return ok(content)
 }
 
 /** The error for a deletion whose hunks hold anything but removed lines, else null. */

@@ -24,7 +24,11 @@
 // - junk lines (commit messages, email headers, `Index:`, `====`, `Only in ...`, `diff -ruN ...`,
 //   a `-- ` signature, a `--- ` line not followed by `+++ ` or a hunk) before, between and after
 //   files are ignored (parseUnifiedDiff);
-// - CRLF patch text (splitPatchLines drops one '\r' per line);
+// - CRLF patch text: when every line ends in CRLF the '\r's came from transit and are dropped;
+//   otherwise a body line's trailing '\r' states its CRLF ending (HunkLine.eol), as `git diff`
+//   writes a CRLF file (splitPatchLinesWithCr);
+// - while a hunk's counts run, `--- `/`-- `-looking lines are body; file headers, `diff ` lines
+//   and a `-- ` signature end a hunk only when it is recounted (unified-hunks.ts);
 // - wrong hunk counts: when the body does not agree with them, the hunk is recounted from the body
 //   (unified-hunks.ts recountedEnd); trailing empty lines are then not part of it;
 // - an empty line inside a hunk is an empty context line (unified-hunks.ts);
@@ -36,7 +40,7 @@
 //   0,0 means that side's file does not exist (parsePlainSection).
 import { errorData, type EditErrorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
-import { splitPatchLines } from '../text/lines.js'
+import { splitPatchLinesWithCr } from '../text/lines.js'
 import type {
   AddOp,
   BinaryPatch,
@@ -74,14 +78,14 @@ const MODE_RE = /^[0-7]{1,6}$/
  * const plan = parseUnifiedDiff(execFileSync('git', ['diff', '--binary'], { encoding: 'utf8' }))
  */
 export function parseUnifiedDiff(text: string): Result<EditPlan> {
-  const lines = splitPatchLines(text)
+  const { lines, crEnded } = splitPatchLinesWithCr(text)
   const ops: FileOp[] = []
   let index = 0
   while (index < lines.length) {
     const line = lines[index] as string
     let section: Result<Section> | null = null
     if (line.startsWith('diff --git ')) {
-      section = parseGitSection(lines, index)
+      section = parseGitSection(lines, crEnded, index)
     } else if (line.startsWith('--- ')) {
       const following = lines[index + 1] ?? ''
       // A lone `--- ` line is prose (commit messages have them) unless a hunk follows it.
@@ -92,7 +96,7 @@ export function parseUnifiedDiff(text: string): Result<EditPlan> {
         }
         return fail(missingPlusLine(line, index))
       }
-      section = parsePlainSection(lines, index)
+      section = parsePlainSection(lines, crEnded, index)
     } else if (isBinaryWithoutData(line)) {
       return fail(binaryWithoutData(line, index))
     } else if (line === 'GIT binary patch' || line.startsWith('@@ -')) {
@@ -194,7 +198,11 @@ interface GitHeader {
   copyTo?: string
 }
 
-function parseGitSection(lines: readonly string[], start: number): Result<Section> {
+function parseGitSection(
+  lines: readonly string[],
+  crEnded: readonly boolean[],
+  start: number,
+): Result<Section> {
   const patchLine = start + 1
   const first = lines[start] as string
   const names = splitGitNames(first.slice('diff --git '.length))
@@ -246,7 +254,7 @@ function parseGitSection(lines: readonly string[], start: number): Result<Sectio
     const { old: oldSide, new: newSide } = sides.value
     header.oldName = oldSide.name === DEV_NULL ? null : stripPrefix(oldSide.name, 'a/', prefixed)
     header.newName = newSide.name === DEV_NULL ? null : stripPrefix(newSide.name, 'b/', prefixed)
-    const read = parseHunks(lines, index + 2, header.newName ?? header.oldName ?? label)
+    const read = parseHunks(lines, index + 2, header.newName ?? header.oldName ?? label, crEnded)
     if (!read.ok) return read
     if (read.value.hunks.length === 0) {
       return fail(
@@ -268,7 +276,7 @@ function parseGitSection(lines: readonly string[], start: number): Result<Sectio
     return fail(binaryWithoutData(line, index, label))
   } else if (line.startsWith('@@')) {
     // Hand-written diffs sometimes skip ---/+++ after `diff --git`; the names are known already.
-    const read = parseHunks(lines, index, label)
+    const read = parseHunks(lines, index, label, crEnded)
     if (!read.ok) return read
     hunks = read.value.hunks
     index = read.value.next
@@ -374,14 +382,18 @@ function buildGitOp(
 // ---------------------------------------------------------------------------------------------
 // traditional (plain) sections
 
-function parsePlainSection(lines: readonly string[], start: number): Result<Section> {
+function parsePlainSection(
+  lines: readonly string[],
+  crEnded: readonly boolean[],
+  start: number,
+): Result<Section> {
   const patchLine = start + 1
   const sides = parseHeaderPair(lines, start)
   if (!sides.ok) return sides
   const { old: oldSide, new: newSide } = sides.value
   const names = stripPlainNames(oldSide.name, newSide.name)
   const label = names.new ?? names.old ?? ''
-  const read = parseHunks(lines, start + 2, label)
+  const read = parseHunks(lines, start + 2, label, crEnded)
   if (!read.ok) return read
   const { hunks, next } = read.value
   const firstHunk = hunks[0]

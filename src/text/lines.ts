@@ -1,7 +1,8 @@
 // Line splitting that keeps each line's own terminator, so a file can be rebuilt byte for byte.
 // LF, CRLF and a lone CR all end a line; the last line's `eol` is '' when the file has no final
 // newline. Patch text is split differently (splitPatchLines): only '\n' ends a patch line, and a
-// trailing '\r' is dropped so CRLF patches read like LF ones.
+// trailing '\r' is dropped so CRLF patches read like LF ones. Unified diffs can state a line's
+// CRLF ending with that '\r', so they split with splitPatchLinesWithCr, which reports it.
 
 export type Eol = '\n' | '\r\n' | '\r' | ''
 
@@ -75,4 +76,36 @@ export function splitPatchLines(text: string): string[] {
     if (p.endsWith('\r')) parts[i] = p.slice(0, -1)
   }
   return parts
+}
+
+/** Patch lines as splitPatchLines gives them, plus which of them ended in a '\r' that is content. */
+export interface PatchLines {
+  readonly lines: string[]
+  /** Per line (same index): true when its dropped trailing '\r' states a CRLF ending. */
+  readonly crEnded: boolean[]
+}
+
+/**
+ * Splits patch text like splitPatchLines, but tells a '\r' that is content from one added in
+ * transit. When every '\n'-terminated line ends in '\r' (headers included), the whole text was
+ * CRLF-converted (a mailer, an editor): one '\r' per line is dropped and a '\r' left after it is
+ * content. Otherwise a trailing '\r' is content, as in `git diff` output for a CRLF file, whose
+ * headers are LF and whose body lines end in "\r\n". Either way `lines` hold no trailing '\r'.
+ */
+export function splitPatchLinesWithCr(text: string): PatchLines {
+  if (text === '') return { lines: [], crEnded: [] }
+  const lines = text.split('\n')
+  if (lines[lines.length - 1] === '') lines.pop()
+  const terminated = text.endsWith('\n') ? lines.length : lines.length - 1
+  let converted = terminated > 0
+  for (let i = 0; i < terminated && converted; i++) converted = (lines[i] as string).endsWith('\r')
+  const crEnded: boolean[] = []
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i] as string
+    if (converted && line.endsWith('\r')) line = line.slice(0, -1)
+    const cr = line.endsWith('\r')
+    lines[i] = cr ? line.slice(0, -1) : line
+    crEnded.push(cr)
+  }
+  return { lines, crEnded }
 }

@@ -1,8 +1,8 @@
 // Every scenario directory (test/scenarios/, loaded by test/helpers/scenarios.ts) through the
 // built CLI: the patch FILE as written, `--root` a fresh copy of input/, `--json`. Asserts the
 // exit status, the JSON line and the final tree, as test/scenarios.test.ts does in process.
-// Two CLI-edge differences: a format the CLI cannot name is a usage error (64) rather than
-// CONFIG_INVALID, and scenarios that need engine options the CLI has no flag for are skipped.
+// One CLI-edge difference: a format the CLI cannot name is a usage error (64) rather than
+// CONFIG_INVALID. Engine deny globs become --deny flags (which add to the .git defaults).
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -22,20 +22,13 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true })
 })
 
-/** Why a scenario cannot run through the CLI, or null when it can. */
-function skipReason(scenario: Scenario): string | null {
-  if (scenario.options.engine.denyGlobs !== undefined) {
-    return 'needs denyGlobs, which the CLI has no flag for'
-  }
-  return null
-}
-
 async function runScenario(scenario: Scenario): Promise<void> {
   const ws = join(scratch, scenario.name)
   if (scenario.inputDir !== null) await copyTree(scenario.inputDir, ws)
   else await mkdir(ws)
   const before = await snapshot(ws)
-  const args = ['apply', scenario.patchFile, '--root', ws, '--json', '--format', scenario.format]
+  const deny = (scenario.options.engine.denyGlobs ?? []).flatMap((glob) => ['--deny', glob])
+  const args = ['apply', scenario.patchFile, '--root', ws, '--json', '--format', scenario.format, ...deny]
   const run = await runCli(args)
   const result = jsonLine(run)
   const context = `${scenario.name}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`
@@ -68,8 +61,6 @@ describe('scenarios through the built CLI', () => {
   })
 
   for (const scenario of scenarios) {
-    const reason = skipReason(scenario)
-    if (reason === null) it.concurrent(scenario.name, () => runScenario(scenario))
-    else it.skip(`${scenario.name} (skipped: ${reason})`, () => undefined)
+    it.concurrent(scenario.name, () => runScenario(scenario))
   }
 })

@@ -1,6 +1,7 @@
 // `patchloom apply`: read the patch (FILE or stdin), run it through the engine (or a dry run of
 // it), print the result. Failures propagate as EditError to main.ts, which renders them and
 // picks the exit status; this module only guarantees the engine is closed on every path.
+import { DEFAULT_DENY_GLOBS } from '../../config.js'
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { EditError } from '../../errors.js'
@@ -28,6 +29,7 @@ export async function runApply(cmd: RunCommand, io: CliIo, deps: CliDeps): Promi
   const engine = deps.createEngine({
     root: resolve(io.cwd, cmd.root ?? '.'),
     ...(cmd.workers ? {} : { pool: false as const }),
+    ...(cmd.deny.length === 0 ? {} : { denyGlobs: [...DEFAULT_DENY_GLOBS, ...cmd.deny] }),
   })
   try {
     const result = cmd.dryRun

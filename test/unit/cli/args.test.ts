@@ -31,6 +31,7 @@ describe('parseArgs', () => {
         json: true,
         workers: false,
         parseOnly: false,
+        deny: [],
       },
     })
   })
@@ -47,6 +48,7 @@ describe('parseArgs', () => {
         json: false,
         workers: true,
         parseOnly: false,
+        deny: [],
       },
     })
   })
@@ -88,6 +90,12 @@ describe('parseArgs', () => {
 
   it('rejects a missing command', () => {
     expect(usageMessage([])).toMatch(/No command/)
+  })
+
+  it('collects repeated --deny globs', () => {
+    const parsed = parseArgs(['apply', '--deny', 'secrets/**', '--deny=*.pem'])
+    expect(parsed.ok && parsed.value).toMatchObject({ kind: 'apply', deny: ['secrets/**', '*.pem'] })
+    expect(parseArgs(['apply', '--deny']).ok).toBe(false)
   })
 
   it('parses the demo command', () => {
