@@ -34,7 +34,8 @@ export function ms(value: number): string {
 
 export function ratio(value: number, baseline: number): string {
   if (Number.isNaN(value) || Number.isNaN(baseline) || baseline === 0) return '-'
-  return `${value / baseline >= 10 ? (value / baseline).toFixed(0) : (value / baseline).toFixed(2)}x`
+  const r = value / baseline
+  return `${r >= 10 ? r.toFixed(0) : r >= 0.01 ? r.toFixed(2) : r.toPrecision(1)}x`
 }
 
 export function kib(bytes: number): string {

@@ -3,8 +3,9 @@
 // removed lines are the FILE's lines (text and terminator), added lines are restyled to the
 // file's indentation/quotes and take its dominant line ending, unless the patch states endings
 // (a unified diff of a CRLF file, HunkLine.eol): then they take exactly the stated ones, as
-// `git apply` writes them. The final-newline rule depends on the patch format (see finishLastLine). Decoding, BOMs and patch-text conversion are the
-// caller's (src/apply/compute.ts); this module sees lines only.
+// `git apply` writes them. The final-newline rule depends on the patch format (finishLastLine).
+// Decoding, BOMs and patch-text conversion are the caller's (src/apply/compute.ts); this module
+// sees lines only.
 import { ok, type Result } from '../result.js'
 import { dominantEol, endsWithNewline, type Eol, type Line } from '../text/lines.js'
 import type { HunkLine, LineHunk, LocateMode, PatchFormat, Warning } from '../types.js'

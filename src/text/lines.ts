@@ -78,7 +78,7 @@ export function splitPatchLines(text: string): string[] {
   return parts
 }
 
-/** Patch lines as splitPatchLines gives them, plus which of them ended in a '\r' that is content. */
+/** Patch lines as splitPatchLines gives them, and which ended in a '\r' that is content. */
 export interface PatchLines {
   readonly lines: string[]
   /** Per line (same index): true when its dropped trailing '\r' states a CRLF ending. */

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { applyHunks } from '../../../src/apply/apply-hunks.js'
+import { parseUnifiedDiff } from '../../../src/parse/unified.js'
 import { joinLines, splitLines } from '../../../src/text/lines.js'
 import type { EditErrorData } from '../../../src/errors.js'
 import type { HunkLine, LineHunk, LocateMode, PatchFormat, Warning } from '../../../src/types.js'
@@ -30,11 +31,16 @@ function run(
     path: 'src/f.ts',
     exactOnly: options.exactOnly ?? false,
   })
-  if (!result.ok) throw new Error(`unexpected failure: ${result.error.code}: ${result.error.message}`)
+  if (!result.ok)
+    throw new Error(`unexpected failure: ${result.error.code}: ${result.error.message}`)
   return { text: joinLines(result.value.lines), warnings: result.value.warnings }
 }
 
-function failure(text: string, hunks: readonly LineHunk[], options: RunOptions = {}): EditErrorData {
+function failure(
+  text: string,
+  hunks: readonly LineHunk[],
+  options: RunOptions = {},
+): EditErrorData {
   const result = applyHunks({
     lines: splitLines(text),
     hunks,
@@ -43,7 +49,8 @@ function failure(text: string, hunks: readonly LineHunk[], options: RunOptions =
     path: 'src/f.ts',
     exactOnly: options.exactOnly ?? false,
   })
-  if (result.ok) throw new Error(`unexpected success: ${JSON.stringify(joinLines(result.value.lines))}`)
+  if (result.ok)
+    throw new Error(`unexpected success: ${JSON.stringify(joinLines(result.value.lines))}`)
   return result.error
 }
 
@@ -93,7 +100,9 @@ describe('applyHunks (cursor mode)', () => {
       '    pass',
       '',
     ].join('\n')
-    const out = run(text, [hunk(['-    pass', '+    return 1'], { hints: ['class B:', '  def f(self):'] })])
+    const out = run(text, [
+      hunk(['-    pass', '+    return 1'], { hints: ['class B:', '  def f(self):'] }),
+    ])
     expect(out.text).toBe(text.replace(/pass\n$/, 'return 1\n'))
   })
 
@@ -111,7 +120,9 @@ describe('applyHunks (cursor mode)', () => {
   })
 
   it('reports a missing hint by name', () => {
-    const error = failure('a\nb\n', [hunk(['-b', '+c'], { hints: ['def nowhere():'], patchLine: 3 })])
+    const error = failure('a\nb\n', [
+      hunk(['-b', '+c'], { hints: ['def nowhere():'], patchLine: 3 }),
+    ])
     expect(error.code).toBe('MATCH_NOT_FOUND')
     expect(error.message).toContain('def nowhere():')
     expect(error.message).toContain('patch line 3')
@@ -172,7 +183,9 @@ describe('applyHunks (cursor mode)', () => {
 
   it('reports MATCH_NOT_FOUND with candidates and the first old line', () => {
     const text = 'function f() {\n  return 1\n}\n'
-    const error = failure(text, [hunk([' function f() {', '-  return 2', '+  return 3'], { patchLine: 12 })])
+    const error = failure(text, [
+      hunk([' function f() {', '-  return 2', '+  return 3'], { patchLine: 12 }),
+    ])
     expect(error.code).toBe('MATCH_NOT_FOUND')
     expect(error.patchLine).toBe(12)
     expect(error.message).toContain('patch line 12')
@@ -189,7 +202,11 @@ describe('applyHunks (cursor mode)', () => {
 
   it('reports MATCH_OVERLAP when a chunk matches only on lines an earlier chunk claimed', () => {
     const text = 'a\nb\nc\nd\n'
-    const error = failure(text, [hunk([' a', '-b', '+B']), hunk([' c', '-d', '+D']), hunk([' b', '+x'])])
+    const error = failure(text, [
+      hunk([' a', '-b', '+B']),
+      hunk([' c', '-d', '+D']),
+      hunk([' b', '+x']),
+    ])
     expect(error.code).toBe('MATCH_OVERLAP')
     expect(error.message).toContain('lines 2-2')
   })
@@ -212,7 +229,13 @@ describe('applyHunks (ladder passes and restyling)', () => {
 
   it('re-indents added lines when the match needed trim', () => {
     const text = 'class A {\n    method() {\n        old()\n    }\n}\n'
-    const out = run(text, [hunk(['method() {', '-    old()', '+    fresh()', '+    more()'].map((l, i) => (i === 0 ? ` ${l}` : l)))])
+    const out = run(text, [
+      hunk(
+        ['method() {', '-    old()', '+    fresh()', '+    more()'].map((l, i) =>
+          i === 0 ? ` ${l}` : l,
+        ),
+      ),
+    ])
     expect(out.text).toBe('class A {\n    method() {\n        fresh()\n        more()\n    }\n}\n')
     expect(out.warnings[0]?.message).toContain("pass 'trim'")
   })
@@ -226,7 +249,9 @@ describe('applyHunks (ladder passes and restyling)', () => {
   it('gives added lines curly quotes when the file uses them and the match needed fold', () => {
     const text = 'title = \u201cHello\u201d\nnote = \u2018x\u2019\n'
     const out = run(text, [hunk([' title = "Hello"', "-note = 'x'", "+note = 'y' isn't \"z\""])])
-    expect(out.text).toBe('title = \u201cHello\u201d\nnote = \u2018y\u2019 isn\u2019t \u201cz\u201d\n')
+    expect(out.text).toBe(
+      'title = \u201cHello\u201d\nnote = \u2018y\u2019 isn\u2019t \u201cz\u201d\n',
+    )
     expect(out.warnings[0]?.message).toContain("pass 'fold'")
   })
 
@@ -249,14 +274,18 @@ describe('applyHunks (exactOnly)', () => {
   })
 
   it('refuses with FILE_NOT_TEXT when only a lenient pass would match', () => {
-    const error = failure('\u0000\nb  \n', [hunk(['-b', '+c'], { patchLine: 9 })], { exactOnly: true })
+    const error = failure('\u0000\nb  \n', [hunk(['-b', '+c'], { patchLine: 9 })], {
+      exactOnly: true,
+    })
     expect(error.code).toBe('FILE_NOT_TEXT')
     expect(error.patchLine).toBe(9)
     expect(error.message).toContain('src/f.ts')
   })
 
   it('refuses with FILE_NOT_TEXT when only a lenient hint would match', () => {
-    const error = failure('\u0000\n  h\nb\n', [hunk(['-b', '+c'], { hints: ['h'] })], { exactOnly: true })
+    const error = failure('\u0000\n  h\nb\n', [hunk(['-b', '+c'], { hints: ['h'] })], {
+      exactOnly: true,
+    })
     expect(error.code).toBe('FILE_NOT_TEXT')
   })
 
@@ -277,10 +306,19 @@ describe('applyHunks (near-line mode)', () => {
   })
 
   it('searches outward from a stale line number and warns about the offset', () => {
-    const out = run(file, [hunk([' line 5', '-line 6', '+six'], { oldStartLine: 2, patchLine: 3 })], nl)
+    const out = run(
+      file,
+      [hunk([' line 5', '-line 6', '+six'], { oldStartLine: 2, patchLine: 3 })],
+      nl,
+    )
     expect(out.text).toContain('line 5\nsix\nline 7\n')
     expect(out.warnings).toEqual([
-      { code: 'match.offset', message: expect.stringContaining('offset +3'), path: 'src/f.ts', patchLine: 3 },
+      {
+        code: 'match.offset',
+        message: expect.stringContaining('offset +3'),
+        path: 'src/f.ts',
+        patchLine: 3,
+      },
     ])
   })
 
@@ -302,7 +340,11 @@ describe('applyHunks (near-line mode)', () => {
     // The second hunk alone would tie (k at lines 3 and 5, both one away from its stated line 4);
     // shifted by the first hunk's +1 offset it lands on line 5 exactly.
     const text = 'z\na\nk\nq\nk\n'
-    const out = run(text, [hunk(['-a', '+A'], { oldStartLine: 1 }), hunk(['-k', '+K'], { oldStartLine: 4 })], nl)
+    const out = run(
+      text,
+      [hunk(['-a', '+A'], { oldStartLine: 1 }), hunk(['-k', '+K'], { oldStartLine: 4 })],
+      nl,
+    )
     expect(out.text).toBe('z\nA\nk\nq\nK\n')
     expect(out.warnings.map((w) => w.code)).toEqual(['match.offset'])
     const alone = failure(text, [hunk(['-k', '+K'], { oldStartLine: 4 })], nl)
@@ -321,17 +363,29 @@ describe('applyHunks (near-line mode)', () => {
 
   it('requires an old side marked no-newline to end at the last line', () => {
     const text = 'a\nz\na'
-    const out = run(text, [hunk(['-a', '+b'], { oldStartLine: 1, oldNoNewlineAtEnd: true, newNoNewlineAtEnd: true })], nl)
+    const out = run(
+      text,
+      [hunk(['-a', '+b'], { oldStartLine: 1, oldNoNewlineAtEnd: true, newNoNewlineAtEnd: true })],
+      nl,
+    )
     expect(out.text).toBe('a\nz\nb')
   })
 
   it('gives the last line a newline when the new side has no marker', () => {
-    const out = run('a\nb', [hunk([' a', '-b', '+c'], { oldStartLine: 1, oldNoNewlineAtEnd: true })], nl)
+    const out = run(
+      'a\nb',
+      [hunk([' a', '-b', '+c'], { oldStartLine: 1, oldNoNewlineAtEnd: true })],
+      nl,
+    )
     expect(out.text).toBe('a\nc\n')
   })
 
   it('removes the final newline when the new side says so', () => {
-    const out = run('a\nb\n', [hunk([' a', '-b', '+c'], { oldStartLine: 1, newNoNewlineAtEnd: true })], nl)
+    const out = run(
+      'a\nb\n',
+      [hunk([' a', '-b', '+c'], { oldStartLine: 1, newNoNewlineAtEnd: true })],
+      nl,
+    )
     expect(out.text).toBe('a\nc')
   })
 
@@ -341,13 +395,24 @@ describe('applyHunks (near-line mode)', () => {
   })
 
   it('reports MATCH_NOT_FOUND with candidates from after the previous hunk', () => {
-    const error = failure(file, [hunk(['-line 3', '+x'], { oldStartLine: 3 }), hunk(['-line 9x', '+y'], { oldStartLine: 9 })], nl)
+    const error = failure(
+      file,
+      [hunk(['-line 3', '+x'], { oldStartLine: 3 }), hunk(['-line 9x', '+y'], { oldStartLine: 9 })],
+      nl,
+    )
     expect(error.code).toBe('MATCH_NOT_FOUND')
     expect(error.candidates?.[0]?.fileLine).toBe(9)
   })
 
   it('reports MATCH_OVERLAP for a hunk that matches only lines an earlier hunk claimed', () => {
-    const error = failure(file, [hunk([' line 3', '-line 4', '+x'], { oldStartLine: 3 }), hunk(['-line 4', '+y'], { oldStartLine: 4 })], nl)
+    const error = failure(
+      file,
+      [
+        hunk([' line 3', '-line 4', '+x'], { oldStartLine: 3 }),
+        hunk(['-line 4', '+y'], { oldStartLine: 4 }),
+      ],
+      nl,
+    )
     expect(error.code).toBe('MATCH_OVERLAP')
   })
 })
@@ -412,12 +477,16 @@ describe('applyHunks (line endings and final newline)', () => {
   })
 
   it('gives the old last line a terminator when lines are added after it', () => {
-    expect(run('a\nb', [hunk([' b', '+c'])], { mode: 'sequential', format: 'edits' }).text).toBe('a\nb\nc')
+    expect(run('a\nb', [hunk([' b', '+c'])], { mode: 'sequential', format: 'edits' }).text).toBe(
+      'a\nb\nc',
+    )
   })
 
   it('removes the last lines and lets the new last line follow the format rule', () => {
     expect(run('a\nb\nc', [hunk([' b', '-c'])]).text).toBe('a\nb\n')
-    expect(run('a\nb\nc', [hunk([' b', '-c'])], { mode: 'sequential', format: 'search-replace' }).text).toBe('a\nb')
+    expect(
+      run('a\nb\nc', [hunk([' b', '-c'])], { mode: 'sequential', format: 'search-replace' }).text,
+    ).toBe('a\nb')
   })
 })
 
@@ -439,7 +508,14 @@ describe('applyHunks (large files)', () => {
     const text = lines.join('\n') + '\n'
     const hunks: LineHunk[] = []
     for (let i = 100; i < 20_000; i += 200) {
-      hunks.push(hunk([` ${lines[i - 1]}`, `-${lines[i]}`, `+    value_${i} = changed(${i})`, ` ${lines[i + 1]}`]))
+      hunks.push(
+        hunk([
+          ` ${lines[i - 1]}`,
+          `-${lines[i]}`,
+          `+    value_${i} = changed(${i})`,
+          ` ${lines[i + 1]}`,
+        ]),
+      )
     }
     const t0 = performance.now()
     const cursor = run(text, hunks)
@@ -502,7 +578,8 @@ describe('applyHunks (property)', () => {
           const hasOld = ctxEnd > ctxStart
           const h = hunk(body, { oldStartLine: hasOld ? ctxStart + 1 : ctxStart })
           const nl = finalNewline ? '\n' : ''
-          const toText = (ls: readonly string[]): string => (ls.length === 0 ? '' : ls.join('\n') + nl)
+          const toText = (ls: readonly string[]): string =>
+            ls.length === 0 ? '' : ls.join('\n') + nl
           const out = run(toText(a), [h], { mode: 'near-line', format: 'search-replace' })
           // An empty file has no missing final newline to keep: new content gets one.
           const expected = a.length === 0 ? toText(b).replace(/([^\n])$/, '$1\n') : toText(b)
@@ -523,5 +600,81 @@ describe('applyHunks (property)', () => {
         },
       ),
     )
+  })
+})
+
+/** A hunk whose lines state their endings: a body line ending in '\r' carries eol '\r\n'. */
+function statedHunk(body: readonly string[], extra: Partial<LineHunk> = {}): LineHunk {
+  const lines: HunkLine[] = body.map((l) => {
+    const op = l[0] as HunkLine['op']
+    return l.endsWith('\r') ? { op, text: l.slice(1, -1), eol: '\r\n' } : { op, text: l.slice(1) }
+  })
+  return { patchLine: 1, hints: [], endOfFile: false, lines, ...extra }
+}
+
+describe('applyHunks (line endings stated by the patch)', () => {
+  const nl = { mode: 'near-line', format: 'unified' } as const
+
+  it('changes a line whose removed and added forms differ only in their ending', () => {
+    const out = run('a\nb\n', [statedHunk(['-a', '+a\r', ' b'], { oldStartLine: 1 })], nl)
+    expect(out.text).toBe('a\r\nb\n')
+    const back = run('a\r\nb\r\n', [statedHunk(['-a\r', '+a', ' b\r'], { oldStartLine: 1 })], nl)
+    expect(back.text).toBe('a\nb\r\n')
+  })
+
+  it('gives added lines exactly the stated endings instead of the dominant one', () => {
+    const text = 'a\r\nb\r\nc\r\n'
+    const out = run(text, [statedHunk([' a\r', '+x', '+y\r', ' b\r'], { oldStartLine: 1 })], nl)
+    expect(out.text).toBe('a\r\nx\ny\r\nb\r\nc\r\n')
+  })
+
+  it('decides per op: one line with a stated ending makes every added line follow the patch', () => {
+    const text = 'a\r\nb\r\nc\r\n'
+    const hunks = [
+      statedHunk(['-a\r', '+A\r'], { oldStartLine: 1 }),
+      statedHunk([' c', '+d'], { oldStartLine: 3 }),
+    ]
+    expect(run(text, hunks, nl).text).toBe('A\r\nb\r\nc\r\nd\n')
+  })
+
+  it('still gives added lines the dominant ending when no line states one', () => {
+    const out = run('a\r\nb\r\n', [hunk([' a', '-b', '+x'], { oldStartLine: 1 })], nl)
+    expect(out.text).toBe('a\r\nx\r\n')
+  })
+
+  it('matches context and removed lines whatever their stated ending, without warnings', () => {
+    const out = run(
+      'a\nb\nc\n',
+      [statedHunk([' a\r', '-b\r', '+B\r', ' c'], { oldStartLine: 1 })],
+      nl,
+    )
+    expect(out).toEqual({ text: 'a\nB\r\nc\n', warnings: [] })
+  })
+
+  it('keeps the no-newline markers working with stated endings', () => {
+    const drop = statedHunk([' a\r', '-b\r', '+c'], { oldStartLine: 1, newNoNewlineAtEnd: true })
+    expect(run('a\r\nb\r\n', [drop], nl).text).toBe('a\r\nc')
+    const add = statedHunk([' a\r', '-b', '+b\r'], { oldStartLine: 1, oldNoNewlineAtEnd: true })
+    expect(run('a\r\nb', [add], nl).text).toBe('a\r\nb\r\n')
+    const lf = statedHunk([' a\r', '-b', '+b'], { oldStartLine: 1, oldNoNewlineAtEnd: true })
+    expect(run('a\r\nb', [lf], nl).text).toBe('a\r\nb\n')
+  })
+
+  it('creates content with stated endings in an empty file', () => {
+    const out = run('', [statedHunk(['+x\r', '+y'], { oldStartLine: 0 })], nl)
+    expect(out.text).toBe('x\r\ny\n')
+  })
+
+  it('round-trips a parsed git-style diff of a CRLF file exactly', () => {
+    const before = 'one\r\ntwo\r\nthree\r\nfour\r\n'
+    const after = 'one\r\nTWO\r\nthree\r\nfour\r\nfive\r\n'
+    const patch =
+      'diff --git a/w.txt b/w.txt\n--- a/w.txt\n+++ b/w.txt\n@@ -1,4 +1,5 @@\n' +
+      ' one\r\n-two\r\n+TWO\r\n three\r\n four\r\n+five\r\n'
+    const plan = parseUnifiedDiff(patch)
+    if (!plan.ok) throw new Error(plan.error.message)
+    const op = plan.value.ops[0]
+    if (op?.kind !== 'update') throw new Error('expected an update')
+    expect(run(before, op.hunks, nl)).toEqual({ text: after, warnings: [] })
   })
 })

@@ -1022,3 +1022,204 @@ runParserContract('unified', parseUnifiedDiff, {
     'diff --git a/f b/f\nBinary files a/f and b/f differ\n',
   ],
 })
+
+/** `diff -ruN old new` run in a temp dir holding both trees. */
+function diffRuN(oldTree: Record<string, string>, newTree: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'patchloom-diffu-'))
+  tempDirs.push(dir)
+  for (const [side, tree] of [
+    ['old', oldTree],
+    ['new', newTree],
+  ] as const) {
+    mkdirSync(join(dir, side))
+    for (const [path, content] of Object.entries(tree))
+      writeFileSync(join(dir, side, path), content)
+  }
+  try {
+    execFileSync('diff', ['-ruN', 'old', 'new'], { cwd: dir, encoding: 'utf8' })
+  } catch (error) {
+    // diff exits 1 when the trees differ; its output is the patch.
+    return String((error as { stdout: string }).stdout)
+  }
+  throw new Error('diff found no differences')
+}
+
+/** The old and new text one whole-file hunk states (its lines joined, each with its ending). */
+function sidesOf(op: FileOp): { old: string; new: string } {
+  if (op.kind !== 'update') throw new Error(`expected an update, got ${op.kind}`)
+  let before = ''
+  let after = ''
+  for (const h of op.hunks) {
+    for (const line of h.lines) {
+      const text = line.text + (line.eol ?? '\n')
+      if (line.op !== '+') before += text
+      if (line.op !== '-') after += text
+    }
+  }
+  return { old: before, new: after }
+}
+
+// Files whose lines look like patch syntax once prefixed: a SQL comment, a Markdown rule, a
+// signature-like `- ` line, and lines that read as `--- `/`+++ ` headers when removed or added.
+const DASHED_OLD = 'select 1;\n-- comment\n---\n- \nselect 2;\n-- x\nend;\n'
+const DASHED_NEW = 'select 1;\n++ y\n+++\nselect 2;\n++ z\nend;\n'
+
+describe('parseUnifiedDiff on removed lines that look like headers', () => {
+  it('reads `--- ` and `+++ ` lines as body while the stated counts run', () => {
+    const patch =
+      '--- a/s.sql\n+++ b/s.sql\n@@ -1,3 +1,3 @@\n select 1;\n--- comment\n+++ x\n select 2;\n'
+    expect(only(parsed(patch))).toEqual({
+      kind: 'update',
+      path: 's.sql',
+      patchLine: 1,
+      hunks: [hunk(3, 1, [' select 1;', '--- comment', '+++ x', ' select 2;'])],
+      locate: 'near-line',
+    })
+  })
+
+  it('reads such lines from real git diff output', () => {
+    const repo = makeRepo({ 's.sql': DASHED_OLD })
+    repo.write('s.sql', DASHED_NEW)
+    const patch = repo.diff()
+    expect(patch).toContain('\n--- x\n+++ z\n')
+    expect(sidesOf(only(parsed(patch)))).toEqual({ old: DASHED_OLD, new: DASHED_NEW })
+  })
+
+  it('reads such lines from real diff -ruN output, file after file', () => {
+    const patch = diffRuN(
+      { 'a.sql': DASHED_OLD, 'b.md': '# t\n---\nbody\n' },
+      { 'a.sql': DASHED_NEW, 'b.md': '# t\n+++\nbody\n' },
+    )
+    expect(patch).toContain('\n--- x\n+++ z\n')
+    const plan = parsed(patch)
+    expect(plan.ops.map((op) => op.path)).toEqual(['a.sql', 'b.md'])
+    expect(sidesOf(plan.ops[0] as FileOp)).toEqual({ old: DASHED_OLD, new: DASHED_NEW })
+    expect(sidesOf(plan.ops[1] as FileOp)).toEqual({
+      old: '# t\n---\nbody\n',
+      new: '# t\n+++\nbody\n',
+    })
+  })
+
+  it('ends the last hunk of format-patch output at the signature, after header-like body lines', () => {
+    const repo = makeRepo({ 'a.txt': 'keep\n- \n-- x\n' })
+    repo.write('a.txt', 'keep\n++ y\n')
+    repo.git('add', '-A')
+    repo.git('commit', '-q', '-m', 'Drop dashes')
+    const patch = repo.git('format-patch', '-1', '--stdout')
+    expect(patch).toContain('\n-- \n--- x\n+++ y\n-- \n')
+    const op = only(parsed(patch))
+    expect(op.kind === 'update' && op.hunks).toEqual([
+      hunk(lineOf(patch, '@@ -1,3 +1,2 @@'), 1, [' keep', '-- ', '--- x', '+++ y']),
+    ])
+  })
+
+  it('still recounts when counts one too large on each side would swallow the next file header', () => {
+    const patch = [
+      '--- a/f.txt',
+      '+++ b/f.txt',
+      '@@ -1,3 +1,3 @@',
+      ' a',
+      '-b',
+      '+B',
+      '--- a/g.txt',
+      '+++ b/g.txt',
+      '@@ -1 +1 @@',
+      '-x',
+      '+X',
+      '',
+    ].join('\n')
+    const plan = parsed(patch)
+    expect(plan.ops).toMatchObject([
+      { path: 'f.txt', hunks: [hunk(3, 1, [' a', '-b', '+B'])] },
+      { path: 'g.txt', hunks: [hunk(9, 1, ['-x', '+X'])] },
+    ])
+  })
+
+  it('keeps a `--- `/`+++ ` pair that does not name one file as the last lines of a hunk', () => {
+    const patch =
+      '--- a/s.sql\n+++ b/s.sql\n@@ -1,2 +1,2 @@\n a\n--- x\n+++ y\n@@ -9 +9 @@\n-i\n+I\n'
+    expect(only(parsed(patch))).toMatchObject({
+      hunks: [hunk(3, 1, [' a', '--- x', '+++ y']), hunk(7, 9, ['-i', '+I'])],
+    })
+  })
+})
+
+describe('parseUnifiedDiff on CRLF line endings', () => {
+  it('marks a body line that ends in CRLF in an LF patch with its ending', () => {
+    const patch = '--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-a\n+a\r\n b\n'
+    expect(only(parsed(patch))).toEqual({
+      kind: 'update',
+      path: 'a.txt',
+      patchLine: 1,
+      hunks: [
+        {
+          ...hunk(3, 1, []),
+          lines: [
+            { op: '-', text: 'a' },
+            { op: '+', text: 'a', eol: '\r\n' },
+            { op: ' ', text: 'b' },
+          ],
+        },
+      ],
+      locate: 'near-line',
+    })
+  })
+
+  it('states every line ending of real git diff output for a CRLF file', () => {
+    const before = 'one\r\ntwo\r\nthree\nfour\r\n'
+    const after = 'one\r\nTWO\r\nthree\r\nfour\r\nfive\n'
+    const repo = makeRepo({ 'w.txt': before })
+    repo.write('w.txt', after)
+    const patch = repo.diff()
+    expect(patch).toContain('+TWO\r\n')
+    expect(sidesOf(only(parsed(patch)))).toEqual({ old: before, new: after })
+  })
+
+  it('drops one transit CR per line from a patch that is CRLF throughout, keeping a second as content', () => {
+    const repo = makeRepo({ 'w.txt': 'a\r\nb\r\n' })
+    repo.write('w.txt', 'a\r\nB\r\n')
+    const lf = repo.diff()
+    const converted = lf.replace(/\n/g, '\r\n')
+    expect(parsed(converted)).toEqual(parsed(lf))
+    expect(only(parsed(converted))).toMatchObject({
+      hunks: [
+        {
+          lines: [
+            { op: ' ', text: 'a', eol: '\r\n' },
+            { op: '-', text: 'b', eol: '\r\n' },
+            { op: '+', text: 'B', eol: '\r\n' },
+          ],
+        },
+      ],
+    })
+  })
+
+  it('keeps stated CRLF endings in the content of a created file', () => {
+    const patch = '--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,3 @@\n+a\r\n+b\n+c\r\n'
+    expect(only(parsed(patch))).toMatchObject({ kind: 'add', content: 'a\r\nb\nc\r\n' })
+    const repo = makeRepo({})
+    repo.write('m.txt', 'x\r\ny\r\nz')
+    expect(only(parsed(repo.diff()))).toMatchObject({
+      kind: 'add',
+      path: 'm.txt',
+      content: 'x\r\ny\r\nz',
+    })
+  })
+
+  it('keeps the no-newline marker working after a line with a stated ending', () => {
+    const patch =
+      '--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\n\\ No newline at end of file\n'
+    expect(only(parsed(patch))).toMatchObject({
+      hunks: [
+        {
+          lines: [
+            { op: ' ', text: 'a', eol: '\r\n' },
+            { op: '-', text: 'b', eol: '\r\n' },
+            { op: '+', text: 'c' },
+          ],
+          newNoNewlineAtEnd: true,
+        },
+      ],
+    })
+  })
+})

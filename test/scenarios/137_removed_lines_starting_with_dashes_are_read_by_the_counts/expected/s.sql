@@ -1,0 +1,3 @@
+select 1;
+++ x
+select 2;

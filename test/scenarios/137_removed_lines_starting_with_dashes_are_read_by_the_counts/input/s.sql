@@ -1,0 +1,3 @@
+select 1;
+-- comment
+select 2;
