@@ -7,7 +7,7 @@
 // Run: npm run build && node dist/bench/apply.bench.js   (tables paste into bench/RESULTS.md)
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -23,7 +23,16 @@ import {
   writeWorkspace,
   type Workspace,
 } from './generate.js'
-import { kib, loadLine, machineLine, markdownTable, ms, p50, printFailures, ratio } from './report.js'
+import {
+  kib,
+  loadLine,
+  machineLine,
+  markdownTable,
+  ms,
+  p50,
+  printFailures,
+  ratio,
+} from './report.js'
 
 interface Size {
   readonly files: number
@@ -44,8 +53,23 @@ const OPTIONS = { time: 500, iterations: 8, warmupTime: 100, warmupIterations: 1
 
 // dist/bench/apply.bench.js -> repo root
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
-const CLI = path.join(REPO, 'bin', 'patchloom.js')
 const NODE = process.execPath
+/** The CLI entry point in the private snapshot (see snapshotCli); set in main(). */
+let CLI = path.join(REPO, 'bin', 'patchloom.js')
+
+/**
+ * Copies the built CLI (bin/, dist/src, dist/workers, package.json; node_modules linked) into
+ * the scratch directory and returns its entry point. Others rebuild the shared dist/ while this
+ * bench runs; a spawned CLI must not load a half-written module mid-table.
+ */
+async function snapshotCli(scratch: string): Promise<string> {
+  const dest = path.join(scratch, 'cli')
+  for (const part of ['bin', 'dist/src', 'dist/workers', 'package.json']) {
+    await cp(path.join(REPO, part), path.join(dest, part), { recursive: true })
+  }
+  await symlink(path.join(REPO, 'node_modules'), path.join(dest, 'node_modules'), 'dir')
+  return path.join(dest, 'bin', 'patchloom.js')
+}
 
 /** Runs a command to completion; a non-zero exit fails the task (a broken row must not look fast). */
 function run(command: string, args: readonly string[], cwd: string): void {
@@ -84,7 +108,9 @@ async function prepare(size: Size, scratch: string, index: number): Promise<Setu
   const codexFile = path.join(scratch, `ws${index}.codex`)
   await writeFile(unifiedFile, unified)
   await writeFile(codexFile, codex)
-  const contents = ws.files.map((f) => [path.join(root, f.path), f.lines.join('\n') + '\n'] as const)
+  const contents = ws.files.map(
+    (f) => [path.join(root, f.path), f.lines.join('\n') + '\n'] as const,
+  )
   const reset = () => {
     for (const [file, text] of contents) writeFileSync(file, text)
   }
@@ -111,7 +137,8 @@ async function sameResultAsGit(s: Setup): Promise<string[]> {
     ['engine codex', () => s.engine.apply(s.codex, { format: 'codex' })],
     [
       'CLI unified',
-      async () => run(NODE, [CLI, 'apply', s.unifiedFile, '--root', s.root, '--format', 'unified'], s.root),
+      async () =>
+        run(NODE, [CLI, 'apply', s.unifiedFile, '--root', s.root, '--format', 'unified'], s.root),
     ],
   ]
   const wrong: string[] = []
@@ -121,7 +148,9 @@ async function sameResultAsGit(s: Setup): Promise<string[]> {
       await apply()
       if ((await treeHash(s)) !== expected) wrong.push(`${name} (different result)`)
     } catch (error) {
-      wrong.push(`${name} (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`)
+      wrong.push(
+        `${name} (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+      )
     }
   }
   s.reset()
@@ -158,15 +187,23 @@ const CHECK_ROWS = [
 function checkBench(s: Setup): Bench {
   const bench = new Bench(OPTIONS)
   const { root, unifiedFile, codexFile, engine } = s
-  const cli = (...args: string[]) => () => run(NODE, [CLI, ...args, '--root', root], root)
+  const cli =
+    (...args: string[]) =>
+    () =>
+      run(NODE, [CLI, ...args, '--root', root], root)
   bench.add(CHECK_ROWS[0], () => run('git', ['apply', '--check', unifiedFile], root), SYNC)
-  bench.add(CHECK_ROWS[1], () => run('patch', ['-p1', '-s', '--dry-run', '-i', unifiedFile], root), SYNC)
+  bench.add(
+    CHECK_ROWS[1],
+    () => run('patch', ['-p1', '-s', '--dry-run', '-i', unifiedFile], root),
+    SYNC,
+  )
   bench.add(CHECK_ROWS[2], cli('check', unifiedFile, '--format', 'unified'), SYNC)
   bench.add(CHECK_ROWS[3], cli('check', unifiedFile, '--format', 'unified', '--no-workers'), SYNC)
   bench.add(CHECK_ROWS[4], cli('check', codexFile, '--format', 'codex'), SYNC)
-  const check = (input: string, format: 'unified' | 'codex', route: 'inline' | 'pool') => async () => {
-    await engine.check(input, { format, route })
-  }
+  const check =
+    (input: string, format: 'unified' | 'codex', route: 'inline' | 'pool') => async () => {
+      await engine.check(input, { format, route })
+    }
   bench.add(CHECK_ROWS[5], check(s.unified, 'unified', 'inline'), ASYNC)
   bench.add(CHECK_ROWS[6], check(s.unified, 'unified', 'pool'), ASYNC)
   bench.add(CHECK_ROWS[7], check(s.codex, 'codex', 'inline'), ASYNC)
@@ -189,13 +226,19 @@ function applyBench(s: Setup): Bench {
   const bench = new Bench(OPTIONS)
   const { root, unifiedFile, engine } = s
   const beforeEach = s.reset
-  const cli = (...args: string[]) => () =>
-    run(NODE, [CLI, 'apply', unifiedFile, '--root', root, '--format', 'unified', ...args], root)
-  const apply = (input: string, format: 'unified' | 'codex', route: 'inline' | 'pool') => async () => {
-    await engine.apply(input, { format, route })
-  }
+  const cli =
+    (...args: string[]) =>
+    () =>
+      run(NODE, [CLI, 'apply', unifiedFile, '--root', root, '--format', 'unified', ...args], root)
+  const apply =
+    (input: string, format: 'unified' | 'codex', route: 'inline' | 'pool') => async () => {
+      await engine.apply(input, { format, route })
+    }
   bench.add(APPLY_ROWS[0], () => run('git', ['apply', unifiedFile], root), { ...SYNC, beforeEach })
-  bench.add(APPLY_ROWS[1], () => run('patch', ['-p1', '-s', '-i', unifiedFile], root), { ...SYNC, beforeEach })
+  bench.add(APPLY_ROWS[1], () => run('patch', ['-p1', '-s', '-i', unifiedFile], root), {
+    ...SYNC,
+    beforeEach,
+  })
   bench.add(APPLY_ROWS[2], cli(), { ...SYNC, beforeEach })
   bench.add(APPLY_ROWS[3], cli('--no-workers'), { ...SYNC, beforeEach })
   bench.add(APPLY_ROWS[4], apply(s.unified, 'unified', 'inline'), { ...ASYNC, beforeEach })
@@ -211,7 +254,11 @@ function label(s: Setup): string {
 }
 
 /** Rows are tools, columns are workspaces; each cell is "p50 ms (ratio to the baseline row)". */
-function table(rows: readonly string[], setups: readonly Setup[], benches: readonly Bench[]): string {
+function table(
+  rows: readonly string[],
+  setups: readonly Setup[],
+  benches: readonly Bench[],
+): string {
   const baseline = rows[0] as string
   const body = rows.map((row) => [
     row,
@@ -228,10 +275,12 @@ export async function main(): Promise<void> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'patchloom-apply-bench-'))
   const setups: Setup[] = []
   try {
+    CLI = await snapshotCli(scratch)
     for (const [index, size] of SIZES.entries()) setups.push(await prepare(size, scratch, index))
     for (const s of setups) {
       const wrong = await sameResultAsGit(s)
-      if (wrong.length > 0) console.log(`> ${label(s)}: result differs from git apply: ${wrong.join('; ')}`)
+      if (wrong.length > 0)
+        console.log(`> ${label(s)}: result differs from git apply: ${wrong.join('; ')}`)
     }
 
     const floors = floorBench(scratch)

@@ -22,10 +22,19 @@ export interface GeneratedFile {
   readonly lines: readonly string[]
 }
 
-const BODY = ['  const value = input ?? defaults', '  if (!value) return null', '  log.debug(value)', '  return value']
+const BODY = [
+  '  const value = input ?? defaults',
+  '  if (!value) return null',
+  '  log.debug(value)',
+  '  return value',
+]
 
 /** A file of `lineCount` lines made of numbered functions with repetitive bodies. */
-export function generateFile(index: number, lineCount: number, random: () => number): GeneratedFile {
+export function generateFile(
+  index: number,
+  lineCount: number,
+  random: () => number,
+): GeneratedFile {
   const lines: string[] = []
   let fn = 0
   while (lines.length < lineCount) {
@@ -43,7 +52,9 @@ export interface Workspace {
 
 export function generateWorkspace(fileCount: number, linesPerFile: number, seed = 1): Workspace {
   const random = prng(seed)
-  return { files: Array.from({ length: fileCount }, (_, i) => generateFile(i, linesPerFile, random)) }
+  return {
+    files: Array.from({ length: fileCount }, (_, i) => generateFile(i, linesPerFile, random)),
+  }
 }
 
 export async function writeWorkspace(root: string, ws: Workspace): Promise<void> {
@@ -63,11 +74,13 @@ function pickEdits(file: GeneratedFile, hunksPerFile: number): Edit[] {
   const headers = file.lines.flatMap((l, i) => (l.startsWith('export function') ? [i] : []))
   const step = Math.max(1, Math.floor(headers.length / hunksPerFile))
   const edits: Edit[] = []
-  for (let h = 0; h < hunksPerFile && h * step < headers.length; h++) edits.push({ start: headers[h * step] as number })
+  for (let h = 0; h < hunksPerFile && h * step < headers.length; h++)
+    edits.push({ start: headers[h * step] as number })
   return edits
 }
 
-const renamed = (line: string) => line.replace('(input: number)', '(input: number, options?: Options)')
+const renamed = (line: string) =>
+  line.replace('(input: number)', '(input: number, options?: Options)')
 
 /** A Codex patch changing `hunksPerFile` function signatures in each of the first `fileCount` files. */
 export function codexPatch(ws: Workspace, fileCount: number, hunksPerFile: number): string {
@@ -143,10 +156,19 @@ export function signatureChanges(
 }
 
 /** One block of `length` lines from `start`, changing every `every`-th line (a huge hunk). */
-export function blockChange(file: GeneratedFile, start: number, length: number, every: number): BlockChange {
+export function blockChange(
+  file: GeneratedFile,
+  start: number,
+  length: number,
+  every: number,
+): BlockChange {
   const before = file.lines.slice(start, start + length)
   const after = before.map((line, i) =>
-    i % every === 0 ? (line.startsWith('export function') ? renamed(line) : `${line} // changed`) : line,
+    i % every === 0
+      ? line.startsWith('export function')
+        ? renamed(line)
+        : `${line} // changed`
+      : line,
   )
   return { path: file.path, start, before, after }
 }
@@ -188,7 +210,10 @@ export function unifiedFromChanges(changes: readonly BlockChange[]): string {
     out.push(`diff --git a/${file} b/${file}`, `--- a/${file}`, `+++ b/${file}`)
     for (const change of list) {
       const count = change.before.length
-      out.push(`@@ -${change.start + 1},${count} +${change.start + 1},${count} @@`, ...hunkBody(change))
+      out.push(
+        `@@ -${change.start + 1},${count} +${change.start + 1},${count} @@`,
+        ...hunkBody(change),
+      )
     }
   }
   return out.join('\n') + '\n'

@@ -98,9 +98,13 @@ function ladderTable(): Bench {
   bench.add('candidates after a miss (fold votes)', () => findCandidates(warmFile, missing), {
     async: false,
   })
-  bench.add('candidates, no line in common (similarity fallback)', () => findCandidates(warmFile, unlike), {
-    async: false,
-  })
+  bench.add(
+    'candidates, no line in common (similarity fallback)',
+    () => findCandidates(warmFile, unlike),
+    {
+      async: false,
+    },
+  )
   bench.add('candidates after a miss, cold', () => findCandidates(lines.slice(), missing), {
     async: false,
   })

@@ -26,7 +26,16 @@ import {
   type BlockChange,
   type GeneratedFile,
 } from './generate.js'
-import { kib, loadLine, machineLine, markdownTable, ms, p50, printFailures, ratio } from './report.js'
+import {
+  kib,
+  loadLine,
+  machineLine,
+  markdownTable,
+  ms,
+  p50,
+  printFailures,
+  ratio,
+} from './report.js'
 
 interface Input {
   readonly name: string
@@ -35,7 +44,10 @@ interface Input {
 
 /** Every line the same boilerplate: the worst case for a line diff (no unique anchors). */
 function repeatedFile(lineCount: number): GeneratedFile {
-  return { path: 'src/repeated.ts', lines: Array.from({ length: lineCount }, () => '  log.debug(value)') }
+  return {
+    path: 'src/repeated.ts',
+    lines: Array.from({ length: lineCount }, () => '  log.debug(value)'),
+  }
 }
 
 function inputs(): Input[] {
@@ -46,7 +58,10 @@ function inputs(): Input[] {
   return [
     { name: 'small: 1 file, 2 hunks', changes: signatureChanges(small, 1, 2) },
     { name: 'large: 50 files, 8 hunks each', changes: signatureChanges(large, 50, 8) },
-    { name: 'one 10k-line hunk, every 10th line changed', changes: [blockChange(big, 0, 10_000, 10)] },
+    {
+      name: 'one 10k-line hunk, every 10th line changed',
+      changes: [blockChange(big, 0, 10_000, 10)],
+    },
     { name: '1k files, 1 hunk each', changes: signatureChanges(many, 1_000, 1) },
     {
       name: '4k repeated lines, every 2nd changed',
@@ -80,7 +95,8 @@ export async function main(): Promise<void> {
       sizes.set(parser.format, text.length)
       // A parse that fails would be timed as fast: check once, outside the timing.
       const once = parser.parse(text)
-      if (!once.ok) console.log(`> ${parser.format} rejected "${input.name}": ${once.error.message}`)
+      if (!once.ok)
+        console.log(`> ${parser.format} rejected "${input.name}": ${once.error.message}`)
       bench.add(
         parser.format,
         () => {

@@ -42,7 +42,10 @@ export function kib(bytes: number): string {
   return bytes >= 10 * 1024 ? `${(bytes / 1024).toFixed(0)}` : `${(bytes / 1024).toFixed(1)}`
 }
 
-export function markdownTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+export function markdownTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+): string {
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n')
 }

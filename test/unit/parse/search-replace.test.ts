@@ -280,3 +280,22 @@ describe('parseSearchReplace name lines that are prose', () => {
     expect(nameFromLine('Now also change this:')).toBeUndefined()
   })
 })
+
+describe('parseSearchReplace on large blocks', () => {
+  it('keeps both sides exact when a large block changes most of its lines (bounded diff)', () => {
+    const search = Array.from({ length: 1000 }, (_, i) => (i % 2 === 1 ? 'same' : `old ${i}`))
+    const replace = search.map((line, i) => (i % 2 === 1 ? line : `new ${i}`))
+    const text = ['f.txt', '<<<<<<< SEARCH', ...search, '=======', ...replace, '>>>>>>> REPLACE'].join('\n')
+    const parsed = parseSearchReplace(text)
+    expect(parsed.ok).toBe(true)
+    if (!parsed.ok) return
+    const op = parsed.value.ops[0]
+    expect(op?.kind).toBe('update')
+    if (op?.kind !== 'update') return
+    const lines = op.hunks[0]?.lines ?? []
+    expect(lines.filter((l) => l.op !== '+').map((l) => l.text)).toEqual(search)
+    expect(lines.filter((l) => l.op !== '-').map((l) => l.text)).toEqual(replace)
+    // Past the edit bound only the common head and tail stay context: here, the last line.
+    expect(lines.filter((l) => l.op === ' ').map((l) => l.text)).toEqual(['same'])
+  })
+})
