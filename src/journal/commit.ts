@@ -64,7 +64,9 @@ export async function commitSteps(steps: readonly CommitStep[], fs: CommitFs = n
     try {
       await verifyUnchanged(fs, step)
       if (step.kind === 'write') {
-        const created = await ensureParentDirs(fs, path.dirname(step.abs))
+        // A file that exists has its directory; only new files may need parents created.
+        // PERF: saves a mkdir round trip per rewritten file (bench/apply.bench.ts).
+        const created = step.previous === null ? await ensureParentDirs(fs, path.dirname(step.abs)) : []
         if (created.length > 0) undo.push({ rel: step.rel, run: () => removeDirs(fs, created) })
         await atomicWrite(fs, step.abs, step.bytes, step.permissions)
         const previous = step.previous
