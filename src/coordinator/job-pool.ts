@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { Piscina } from 'piscina'
+import type { Piscina } from 'piscina'
 import { EditError } from '../errors.js'
 import { unwrap } from '../result.js'
 import { abortError } from './abort.js'
@@ -70,7 +70,7 @@ export class JobPool {
   }
 
   async #run<R>(name: 'parse' | 'compute', job: ParseJob | ComputeJob, signal: AbortSignal | undefined): Promise<R> {
-    const pool = this.#ensure()
+    const pool = await this.#ensure()
     try {
       return (await pool.run(job, { name, ...(signal === undefined ? {} : { signal }) })) as R
     } catch (error) {
@@ -82,8 +82,11 @@ export class JobPool {
     }
   }
 
-  #ensure(): Piscina {
+  // Piscina is imported on first use: a CLI run that stays inline never pays to load it (~35 ms).
+  async #ensure(): Promise<Piscina> {
     if (this.#pool === undefined) {
+      const { Piscina } = await import('piscina')
+      if (this.#pool !== undefined) return this.#pool
       const maxThreads = this.#options.maxThreads ?? defaultMaxThreads()
       this.#pool = new Piscina({
         filename: this.#options.filename ?? workerFilename(),
