@@ -7,17 +7,27 @@ import type { FormatOption } from './types.js'
 
 export const DEFAULT_DENY_GLOBS: readonly string[] = ['.git', '.git/**', '**/.git', '**/.git/**']
 
-export const FORMAT_OPTIONS: readonly FormatOption[] = ['auto', 'codex', 'unified', 'search-replace', 'edits']
+export const FORMAT_OPTIONS: readonly FormatOption[] = [
+  'auto',
+  'codex',
+  'unified',
+  'search-replace',
+  'edits',
+]
 
 export interface ResolvedConfig {
   readonly root: string
   readonly denyGlobs: readonly string[]
-  readonly pool: (PoolOptions & { readonly inlineMaxBytes: number; readonly inlineParseMaxBytes: number }) | false
+  readonly pool:
+    | (PoolOptions & { readonly inlineMaxBytes: number; readonly inlineParseMaxBytes: number })
+    | false
 }
 
 export function resolveConfig(options: EngineOptions): ResolvedConfig {
-  if (typeof options !== 'object' || options === null) invalid('options must be an object with at least { root }')
-  if (typeof options.root !== 'string' || options.root === '') invalid('root must be a non-empty string')
+  if (typeof options !== 'object' || options === null)
+    invalid('options must be an object with at least { root }')
+  if (typeof options.root !== 'string' || options.root === '')
+    invalid('root must be a non-empty string')
   const denyGlobs = options.denyGlobs ?? DEFAULT_DENY_GLOBS
   if (!Array.isArray(denyGlobs) || !denyGlobs.every((g) => typeof g === 'string' && g !== '')) {
     invalid('denyGlobs must be an array of non-empty strings')
@@ -26,13 +36,19 @@ export function resolveConfig(options: EngineOptions): ResolvedConfig {
   if (pool !== undefined && pool !== false) {
     for (const key of ['minThreads', 'maxThreads', 'inlineMaxBytes'] as const) {
       const value = pool[key]
-      if (value !== undefined && (!Number.isInteger(value) || value < 0)) invalid(`pool.${key} must be a non-negative integer`)
+      if (value !== undefined && (!Number.isInteger(value) || value < 0))
+        invalid(`pool.${key} must be a non-negative integer`)
     }
-    if (pool.maxThreads === 0) invalid('pool.maxThreads must be at least 1 (use pool: false for inline only)')
+    if (pool.maxThreads === 0)
+      invalid('pool.maxThreads must be at least 1 (use pool: false for inline only)')
   }
-  if (options.approve !== undefined && typeof options.approve !== 'function') invalid('approve must be a function')
+  if (options.approve !== undefined && typeof options.approve !== 'function')
+    invalid('approve must be a function')
   const logger = options.logger
-  if (logger !== undefined && (typeof logger.debug !== 'function' || typeof logger.warn !== 'function')) {
+  if (
+    logger !== undefined &&
+    (typeof logger.debug !== 'function' || typeof logger.warn !== 'function')
+  ) {
     invalid('logger must have debug and warn methods')
   }
   return {
@@ -51,7 +67,8 @@ export function resolveConfig(options: EngineOptions): ResolvedConfig {
 
 export function checkFormat(format: unknown): FormatOption {
   if (format === undefined) return 'auto'
-  if (typeof format === 'string' && (FORMAT_OPTIONS as readonly string[]).includes(format)) return format as FormatOption
+  if (typeof format === 'string' && (FORMAT_OPTIONS as readonly string[]).includes(format))
+    return format as FormatOption
   invalid(`format must be one of ${FORMAT_OPTIONS.join(', ')}; got ${JSON.stringify(format)}`)
 }
 

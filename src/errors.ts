@@ -5,12 +5,14 @@
 
 export const ERROR_CODES = {
   PARSE_UNKNOWN_FORMAT: {
-    meaning: 'The input is not recognisably a Codex patch, unified diff, SEARCH/REPLACE block or JSON edit list.',
+    meaning:
+      'The input is not recognisably a Codex patch, unified diff, SEARCH/REPLACE block or JSON edit list.',
     hint: 'Send one of the supported formats, or name it with --format.',
     retryable: false,
   },
   PARSE_BAD_HEADER: {
-    meaning: 'A file or hunk header is malformed (missing path, bad @@ line, unknown *** directive).',
+    meaning:
+      'A file or hunk header is malformed (missing path, bad @@ line, unknown *** directive).',
     hint: 'Fix the header named by patchLine and resend the whole patch.',
     retryable: false,
   },
@@ -25,7 +27,8 @@ export const ERROR_CODES = {
     retryable: false,
   },
   PARSE_UNTERMINATED: {
-    meaning: 'The patch ends before a required terminator (*** End Patch, >>>>>>> REPLACE, a hunk body).',
+    meaning:
+      'The patch ends before a required terminator (*** End Patch, >>>>>>> REPLACE, a hunk body).',
     hint: 'Send the complete patch, including its closing marker.',
     retryable: false,
   },
@@ -35,12 +38,14 @@ export const ERROR_CODES = {
     retryable: false,
   },
   PARSE_BAD_EDIT: {
-    meaning: 'A JSON edit list is not valid JSON or an edit has missing, unknown or conflicting fields.',
+    meaning:
+      'A JSON edit list is not valid JSON or an edit has missing, unknown or conflicting fields.',
     hint: 'Each edit needs "path" and exactly one of old_string/new_string, mode insert, replace_range, delete_range or write.',
     retryable: false,
   },
   PARSE_BAD_BINARY: {
-    meaning: 'A GIT binary patch is malformed: bad base85, bad length byte, or data that does not inflate to the stated size.',
+    meaning:
+      'A GIT binary patch is malformed: bad base85, bad length byte, or data that does not inflate to the stated size.',
     hint: 'Regenerate the patch with `git diff --binary`.',
     retryable: false,
   },
@@ -50,7 +55,8 @@ export const ERROR_CODES = {
     retryable: false,
   },
   PATH_OUTSIDE_ROOT: {
-    meaning: 'A path resolves outside the workspace root (.. segments, an absolute path, or a symlink leading out).',
+    meaning:
+      'A path resolves outside the workspace root (.. segments, an absolute path, or a symlink leading out).',
     hint: 'Use paths relative to the workspace root that stay inside it.',
     retryable: false,
   },
@@ -85,22 +91,26 @@ export const ERROR_CODES = {
     retryable: false,
   },
   FILE_NOT_TEXT: {
-    meaning: 'The file is not UTF-8 text (NUL bytes or invalid UTF-8) and the change needs more than a byte-exact match.',
+    meaning:
+      'The file is not UTF-8 text (NUL bytes or invalid UTF-8) and the change needs more than a byte-exact match.',
     hint: 'Give context lines that match the file byte for byte, or use a binary patch.',
     retryable: false,
   },
   FILE_CHANGED: {
-    meaning: 'The file no longer has the expected hash: it changed after it was read or after the caller last saw it.',
+    meaning:
+      'The file no longer has the expected hash: it changed after it was read or after the caller last saw it.',
     hint: 'Re-read the file (its current hash is in the message) and regenerate the edit.',
     retryable: true,
   },
   MATCH_NOT_FOUND: {
-    meaning: 'A hunk, SEARCH block or old_string was not found in the file, even after whitespace and punctuation folding.',
+    meaning:
+      'A hunk, SEARCH block or old_string was not found in the file, even after whitespace and punctuation folding.',
     hint: 'Copy the context exactly from the file; the nearest candidates are listed with their line numbers.',
     retryable: false,
   },
   MATCH_AMBIGUOUS: {
-    meaning: 'A hunk, SEARCH block or old_string matches in more than one place in the region it may use.',
+    meaning:
+      'A hunk, SEARCH block or old_string matches in more than one place in the region it may use.',
     hint: 'Add surrounding lines (or an @@ hint) until it is unique, or set replace_all / expected_matches.',
     retryable: false,
   },
@@ -121,7 +131,7 @@ export const ERROR_CODES = {
   },
   APPROVAL_DENIED: {
     meaning: 'The approve callback declined the change; nothing was written.',
-    hint: 'Revise the change to meet the reviewer\'s policy.',
+    hint: "Revise the change to meet the reviewer's policy.",
     retryable: false,
   },
   JOURNAL_COMMIT_FAILED: {
@@ -135,7 +145,8 @@ export const ERROR_CODES = {
     retryable: true,
   },
   REQUEST_CANCELLED: {
-    meaning: 'The request was cancelled by its caller before it was committed; nothing was written.',
+    meaning:
+      'The request was cancelled by its caller before it was committed; nothing was written.',
     hint: 'Resend the request if you still want it applied.',
     retryable: true,
   },
@@ -187,10 +198,16 @@ export interface EditErrorData {
 }
 
 /** The optional fields of an error, as a throw site supplies them (hint overrides the table's). */
-export type ErrorDetails = Partial<Pick<EditErrorData, 'hint' | 'path' | 'patchLine' | 'candidates' | 'currentHash'>>
+export type ErrorDetails = Partial<
+  Pick<EditErrorData, 'hint' | 'path' | 'patchLine' | 'candidates' | 'currentHash'>
+>
 
 /** Builds EditErrorData for `code`, filling hint and retryable from the table. */
-export function errorData(code: ErrorCode, message: string, details: ErrorDetails = {}): EditErrorData {
+export function errorData(
+  code: ErrorCode,
+  message: string,
+  details: ErrorDetails = {},
+): EditErrorData {
   const entry = ERROR_CODES[code]
   return {
     code,
@@ -228,7 +245,10 @@ export class EditError extends Error {
   }
 
   static fromData(data: EditErrorData, cause?: unknown): EditError {
-    return new EditError(data.code, data.message, { ...data, ...(cause === undefined ? {} : { cause }) })
+    return new EditError(data.code, data.message, {
+      ...data,
+      ...(cause === undefined ? {} : { cause }),
+    })
   }
 
   toData(): EditErrorData {

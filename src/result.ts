@@ -4,8 +4,7 @@
 import { EditError, type EditErrorData } from './errors.js'
 
 export type Result<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly error: EditErrorData }
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: EditErrorData }
 
 export function ok<T>(value: T): Result<T> {
   return { ok: true, value }

@@ -56,11 +56,15 @@ function newContent(job: ComputeJob): Result<Content | null> {
       if (!left.ok) return left
       if (left.value.bytes.length !== 0) {
         return fail(
-          errorData('MATCH_NOT_FOUND', `${op.path}: the file has content beyond what the deletion in the patch removes.`, {
-            path: op.path,
-            patchLine: op.patchLine,
-            hint: 'Regenerate the deletion from the current file.',
-          }),
+          errorData(
+            'MATCH_NOT_FOUND',
+            `${op.path}: the file has content beyond what the deletion in the patch removes.`,
+            {
+              path: op.path,
+              patchLine: op.patchLine,
+              hint: 'Regenerate the deletion from the current file.',
+            },
+          ),
         )
       }
       return ok(null)
@@ -79,8 +83,10 @@ function newContent(job: ComputeJob): Result<Content | null> {
       return applyLineHunks(source, op.hunks, op.locate, job.format, op.path)
     }
     case 'edits': {
-      const decoded = source === null ? { mode: 'utf8' as const, bom: false, text: '' } : decodeText(source)
-      const edits = decoded.mode === 'utf8' ? op.edits : op.edits.map((e) => editToMode(e, decoded.mode))
+      const decoded =
+        source === null ? { mode: 'utf8' as const, bom: false, text: '' } : decodeText(source)
+      const edits =
+        decoded.mode === 'utf8' ? op.edits : op.edits.map((e) => editToMode(e, decoded.mode))
       const applied = applyStringEdits({
         text: decoded.text,
         exists: source !== null,
@@ -119,16 +125,23 @@ function applyLineHunks(
   return ok({
     bytes: encodeText(joinLines(applied.value.lines), decoded.mode, decoded.bom),
     warnings: applied.value.warnings,
-    lines: { before: lines, after: applied.value.lines, binary: decoded.reason === 'nul', bom: decoded.bom },
+    lines: {
+      before: lines,
+      after: applied.value.lines,
+      binary: decoded.reason === 'nul',
+      bom: decoded.bom,
+    },
     ...(applied.value.regions === undefined ? {} : { regions: applied.value.regions }),
   })
 }
 
 function binaryContent(job: ComputeJob, source: Uint8Array | null): Result<Content> {
   const { op } = job
-  if (op.kind === 'edits' || op.binary === undefined) throw new Error('compute: binary content without a binary patch')
+  if (op.kind === 'edits' || op.binary === undefined)
+    throw new Error('compute: binary content without a binary patch')
   const inflated = job.inflated
-  if (inflated === undefined) throw new Error('compute: binary patch reached compute without inflated data')
+  if (inflated === undefined)
+    throw new Error('compute: binary patch reached compute without inflated data')
   const applied = applyBinaryPatch(source, op.binary, () => inflated)
   if (!applied.ok) return fail({ ...applied.error, path: op.path, patchLine: op.patchLine })
   return ok({ bytes: applied.value, warnings: [] })
@@ -161,7 +174,8 @@ function diffFor(job: ComputeJob, content: Content | null, after: Uint8Array | n
   const oldPath = op.kind === 'copy' ? op.from : op.path
   const newPath = op.kind === 'update' && op.moveTo !== undefined ? op.moveTo : op.path
   const modeAfter = op.kind === 'edits' || op.kind === 'delete' ? undefined : op.modeAfter
-  const modeBefore = 'modeBefore' in op && op.modeBefore !== undefined ? op.modeBefore : job.sourceMode
+  const modeBefore =
+    'modeBefore' in op && op.modeBefore !== undefined ? op.modeBefore : job.sourceMode
   const creation = source === null && op.kind !== 'copy'
   const header: DiffHeader = {
     oldPath: creation ? null : oldPath,
@@ -169,7 +183,13 @@ function diffFor(job: ComputeJob, content: Content | null, after: Uint8Array | n
     ...(op.kind === 'update' && oldPath !== newPath ? { rename: true } : {}),
     ...(op.kind === 'copy' ? { copy: true } : {}),
     ...(modeBefore === undefined ? {} : { oldMode: modeBefore }),
-    ...(modeAfter === undefined ? (creation ? {} : modeBefore === undefined ? {} : { newMode: modeBefore }) : { newMode: modeAfter }),
+    ...(modeAfter === undefined
+      ? creation
+        ? {}
+        : modeBefore === undefined
+          ? {}
+          : { newMode: modeBefore }
+      : { newMode: modeAfter }),
   }
   if (content?.lines !== undefined) {
     const { before, after: afterLines, binary, bom } = content.lines

@@ -59,7 +59,11 @@ export function renderDiff(
     const from = header.oldPath === null ? '/dev/null' : `a/${header.oldPath}`
     const to = header.newPath === null ? '/dev/null' : `b/${header.newPath}`
     if (!changed) return { additions: 0, deletions: 0, diff: headerText ?? '' }
-    return { additions: 0, deletions: 0, diff: (headerText ?? gitLine(header)) + `Binary files ${from} and ${to} differ\n` }
+    return {
+      additions: 0,
+      deletions: 0,
+      diff: (headerText ?? gitLine(header)) + `Binary files ${from} and ${to} differ\n`,
+    }
   }
   // Git ends lines at '\n' only; a lone CR is part of a line. Re-split such files its way so the
   // diff replays with git apply (regions then no longer line up).
@@ -79,7 +83,8 @@ export function renderDiff(
   const from = header.oldPath === null ? '/dev/null' : quoteName(`a/${header.oldPath}`)
   const to = header.newPath === null ? '/dev/null' : quoteName(`b/${header.newPath}`)
   const out = [headerText ?? gitLine(header), `--- ${from}\n`, `+++ ${to}\n`]
-  for (const hunk of groupHunks(changes, oldLines.length)) out.push(renderHunk(hunk, oldLines, newLines))
+  for (const hunk of groupHunks(changes, oldLines.length))
+    out.push(renderHunk(hunk, oldLines, newLines))
   return { additions, deletions, diff: out.join('') }
 }
 
@@ -87,14 +92,21 @@ export function renderDiff(
 function renderHeader(h: DiffHeader): string | null {
   const creation = h.oldPath === null
   const deletion = h.newPath === null
-  const modeChange = !creation && !deletion && h.oldMode !== undefined && h.newMode !== undefined && h.oldMode !== h.newMode
+  const modeChange =
+    !creation &&
+    !deletion &&
+    h.oldMode !== undefined &&
+    h.newMode !== undefined &&
+    h.oldMode !== h.newMode
   if (!creation && !deletion && h.rename !== true && h.copy !== true && !modeChange) return null
   let text = gitLine(h)
   if (creation) text += `new file mode ${h.newMode ?? '100644'}\n`
   if (deletion) text += `deleted file mode ${h.oldMode ?? '100644'}\n`
   if (modeChange) text += `old mode ${h.oldMode}\nnew mode ${h.newMode}\n`
-  if (h.rename === true) text += `rename from ${quoteName(h.oldPath ?? '')}\nrename to ${quoteName(h.newPath ?? '')}\n`
-  if (h.copy === true) text += `copy from ${quoteName(h.oldPath ?? '')}\ncopy to ${quoteName(h.newPath ?? '')}\n`
+  if (h.rename === true)
+    text += `rename from ${quoteName(h.oldPath ?? '')}\nrename to ${quoteName(h.newPath ?? '')}\n`
+  if (h.copy === true)
+    text += `copy from ${quoteName(h.oldPath ?? '')}\ncopy to ${quoteName(h.newPath ?? '')}\n`
   return text
 }
 
@@ -108,7 +120,13 @@ function gitLine(h: DiffHeader): string {
 function quoteName(name: string): string {
   if (!/[\u0000-\u001f"\\\u007f]/.test(name)) return name
   const escaped = name.replace(/[\u0000-\u001f"\\\u007f]/g, (c) => {
-    const named: Record<string, string> = { '\t': '\\t', '\n': '\\n', '"': '\\"', '\\': '\\\\', '\r': '\\r' }
+    const named: Record<string, string> = {
+      '\t': '\\t',
+      '\n': '\\n',
+      '"': '\\"',
+      '\\': '\\\\',
+      '\r': '\\r',
+    }
     return named[c] ?? '\\' + c.charCodeAt(0).toString(8).padStart(3, '0')
   })
   return `"${escaped}"`
@@ -123,7 +141,10 @@ function gitLines(lines: readonly Line[]): Line[] {
   if (text === '') return []
   const parts = text.split('\n')
   const last = parts.pop() as string
-  const out: Line[] = parts.map((part) => ({ text: part.endsWith('\r') ? part.slice(0, -1) : part, eol: part.endsWith('\r') ? '\r\n' : '\n' }))
+  const out: Line[] = parts.map((part) => ({
+    text: part.endsWith('\r') ? part.slice(0, -1) : part,
+    eol: part.endsWith('\r') ? '\r\n' : '\n',
+  }))
   if (last !== '') out.push({ text: last, eol: '' })
   return out
 }
@@ -132,7 +153,14 @@ function lineKey(line: Line): string {
   return line.text + line.eol
 }
 
-function sameLines(a: readonly Line[], b: readonly Line[], aFrom: number, aTo: number, bFrom: number, bTo: number): boolean {
+function sameLines(
+  a: readonly Line[],
+  b: readonly Line[],
+  aFrom: number,
+  aTo: number,
+  bFrom: number,
+  bTo: number,
+): boolean {
   if (aTo - aFrom !== bTo - bFrom) return false
   for (let i = 0; i < aTo - aFrom; i++) {
     const x = a[aFrom + i] as Line
@@ -143,7 +171,11 @@ function sameLines(a: readonly Line[], b: readonly Line[], aFrom: number, aTo: n
 }
 
 /** Every change, in order; from the regions when the lines between them are untouched. */
-function changesOf(oldLines: readonly Line[], newLines: readonly Line[], regions?: readonly LineRegion[]): Change[] {
+function changesOf(
+  oldLines: readonly Line[],
+  newLines: readonly Line[],
+  regions?: readonly LineRegion[],
+): Change[] {
   if (regions !== undefined && gapsUntouched(oldLines, newLines, regions)) {
     return regions.flatMap((r) => diffRegion(oldLines, newLines, r))
   }
@@ -153,14 +185,22 @@ function changesOf(oldLines: readonly Line[], newLines: readonly Line[], regions
   while (start < max && sameLines(oldLines, newLines, start, start + 1, start, start + 1)) start++
   let oldEnd = oldLines.length
   let newEnd = newLines.length
-  while (oldEnd > start && newEnd > start && sameLines(oldLines, newLines, oldEnd - 1, oldEnd, newEnd - 1, newEnd)) {
+  while (
+    oldEnd > start &&
+    newEnd > start &&
+    sameLines(oldLines, newLines, oldEnd - 1, oldEnd, newEnd - 1, newEnd)
+  ) {
     oldEnd--
     newEnd--
   }
   return diffRegion(oldLines, newLines, { oldStart: start, oldEnd, newStart: start, newEnd })
 }
 
-function gapsUntouched(oldLines: readonly Line[], newLines: readonly Line[], regions: readonly LineRegion[]): boolean {
+function gapsUntouched(
+  oldLines: readonly Line[],
+  newLines: readonly Line[],
+  regions: readonly LineRegion[],
+): boolean {
   let o = 0
   let n = 0
   for (const r of regions) {
@@ -230,7 +270,8 @@ function groupHunks(changes: readonly Change[], oldLength: number): Hunk[] {
   }
   for (const change of changes) {
     const previous = group[group.length - 1]
-    if (previous !== undefined && change.o - (previous.o + previous.oLen) > 2 * DIFF_CONTEXT_LINES) flush()
+    if (previous !== undefined && change.o - (previous.o + previous.oLen) > 2 * DIFF_CONTEXT_LINES)
+      flush()
     group.push(change)
   }
   if (group.length > 0) flush()

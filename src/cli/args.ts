@@ -33,10 +33,7 @@ export interface RunCommand {
 }
 
 export type CliCommand =
-  | { readonly kind: 'help' }
-  | { readonly kind: 'version' }
-  | { readonly kind: 'demo' }
-  | RunCommand
+  { readonly kind: 'help' } | { readonly kind: 'version' } | { readonly kind: 'demo' } | RunCommand
 
 export const HELP_TEXT = `patchloom: verify and apply a patch to a workspace, all or nothing.
 
@@ -154,7 +151,8 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
       continue
     }
     if (command === null) {
-      if (!COMMANDS.has(arg)) return usage(`Unknown command '${arg}'; use apply, check, demo or help.`)
+      if (!COMMANDS.has(arg))
+        return usage(`Unknown command '${arg}'; use apply, check, demo or help.`)
       command = arg
       continue
     }

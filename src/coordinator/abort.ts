@@ -4,7 +4,10 @@
 // that has started is never interrupted.
 import { EditError } from '../errors.js'
 
-export function combineSignals(signal: AbortSignal | undefined, timeoutMs: number | undefined): AbortSignal | undefined {
+export function combineSignals(
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+): AbortSignal | undefined {
   if (timeoutMs === undefined) return signal
   const timeout = AbortSignal.timeout(timeoutMs)
   return signal === undefined ? timeout : AbortSignal.any([signal, timeout])
@@ -17,10 +20,18 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 export function abortError(signal: AbortSignal, cause?: unknown): EditError {
   const timedOut = (signal.reason as Error | undefined)?.name === 'TimeoutError'
   return timedOut
-    ? new EditError('REQUEST_TIMEOUT', 'Verification did not finish in time; nothing was written.', {
-        cause: cause ?? signal.reason,
-      })
-    : new EditError('REQUEST_CANCELLED', 'The request was cancelled before it was committed; nothing was written.', {
-        cause: cause ?? signal.reason,
-      })
+    ? new EditError(
+        'REQUEST_TIMEOUT',
+        'Verification did not finish in time; nothing was written.',
+        {
+          cause: cause ?? signal.reason,
+        },
+      )
+    : new EditError(
+        'REQUEST_CANCELLED',
+        'The request was cancelled before it was committed; nothing was written.',
+        {
+          cause: cause ?? signal.reason,
+        },
+      )
 }

@@ -39,7 +39,10 @@ export function createEngine(options: EngineOptions): Engine {
 }
 
 /** createEngine with test seams (fault injection); not exported from the package. */
-export function createEngineWithInternals(options: EngineOptions, internals: EngineInternals): Engine {
+export function createEngineWithInternals(
+  options: EngineOptions,
+  internals: EngineInternals,
+): Engine {
   return new EditEngine(resolveConfig(options), options, internals)
 }
 
@@ -92,8 +95,13 @@ class EditEngine implements Engine {
       return result
     } catch (error) {
       if (error instanceof EditError) {
-        const fields = { code: error.code, path: error.path ?? null, ms: Math.round(performance.now() - started) }
-        if (error.code === 'JOURNAL_COMMIT_FAILED') log.warn('engine.commit.failed', { ...fields, message: error.message })
+        const fields = {
+          code: error.code,
+          path: error.path ?? null,
+          ms: Math.round(performance.now() - started),
+        }
+        if (error.code === 'JOURNAL_COMMIT_FAILED')
+          log.warn('engine.commit.failed', { ...fields, message: error.message })
         else log.debug('engine.request.rejected', fields)
       }
       throw error
@@ -107,21 +115,32 @@ class EditEngine implements Engine {
 
   async #run(input: string, options: ApplyOptions, dryRun: boolean): Promise<ApplyResult> {
     if (this.#closed) throw new Error('engine: cannot apply after close()')
-    if (typeof input !== 'string') throw new EditError('CONFIG_INVALID', 'Invalid input: the patch must be a string.')
+    if (typeof input !== 'string')
+      throw new EditError('CONFIG_INVALID', 'Invalid input: the patch must be a string.')
     const format = checkFormat(options.format)
     const route = options.route ?? 'auto'
     if (!['auto', 'inline', 'pool'].includes(route)) {
-      throw new EditError('CONFIG_INVALID', `Invalid option: route must be auto, inline or pool; got ${JSON.stringify(route)}.`)
+      throw new EditError(
+        'CONFIG_INVALID',
+        `Invalid option: route must be auto, inline or pool; got ${JSON.stringify(route)}.`,
+      )
     }
     const timeoutMs = options.timeoutMs
     if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) {
-      throw new EditError('CONFIG_INVALID', `Invalid option: timeoutMs must be a positive integer; got ${String(timeoutMs)}.`)
+      throw new EditError(
+        'CONFIG_INVALID',
+        `Invalid option: timeoutMs must be a positive integer; got ${String(timeoutMs)}.`,
+      )
     }
     const signal = combineSignals(options.signal, timeoutMs)
     throwIfAborted(signal)
 
     const plan = await this.#parse(input, format, route, signal)
-    const ctx: PathContext = { root: this.#config.root, rootReal: await this.#root(), isDenied: this.#isDenied }
+    const ctx: PathContext = {
+      root: this.#config.root,
+      rootReal: await this.#root(),
+      isDenied: this.#isDenied,
+    }
     const prepared = await prepareOps(ctx, plan)
     const computed = await this.#computeAll(plan, prepared, input.length, route, signal)
     const files = prepared.map((p, i) => fileResult(p, computed[i] as ComputedFile))
@@ -133,18 +152,27 @@ class EditEngine implements Engine {
         throw new EditError('APPROVAL_DENIED', 'The change was not approved; nothing was written.')
       }
       throwIfAborted(signal)
-      const steps = prepared.flatMap((p, i) => commitStepsFor(p, computed[i] as ComputedFile, ctx.rootReal))
+      const steps = prepared.flatMap((p, i) =>
+        commitStepsFor(p, computed[i] as ComputedFile, ctx.rootReal),
+      )
       await this.#serialCommit(steps)
     }
     return { ok: true, format: plan.format, dryRun, files, warnings }
   }
 
-  async #parse(input: string, format: ReturnType<typeof checkFormat>, route: ApplyOptions['route'], signal?: AbortSignal): Promise<EditPlan> {
+  async #parse(
+    input: string,
+    format: ReturnType<typeof checkFormat>,
+    route: ApplyOptions['route'],
+    signal?: AbortSignal,
+  ): Promise<EditPlan> {
     const pool = this.#pool
     const chosen: Route =
-      route === 'pool' ? 'pool' : route === 'inline' || pool === undefined || this.#config.pool === false
-        ? 'inline'
-        : routeParse(input.length, this.#config.pool.inlineParseMaxBytes)
+      route === 'pool'
+        ? 'pool'
+        : route === 'inline' || pool === undefined || this.#config.pool === false
+          ? 'inline'
+          : routeParse(input.length, this.#config.pool.inlineParseMaxBytes)
     if (chosen === 'pool' && pool !== undefined) {
       return pool.parse({ protocol: JOB_PROTOCOL, text: input, format }, signal)
     }
@@ -162,11 +190,17 @@ class EditEngine implements Engine {
     const pool = this.#pool
     const totalBytes = jobs.reduce((sum, job) => sum + (job.source?.length ?? 0), inputBytes)
     const chosen: Route =
-      route === 'pool' ? 'pool' : route === 'inline' || pool === undefined || this.#config.pool === false
-        ? 'inline'
-        : routeCompute(totalBytes, jobs.length, this.#config.pool.inlineMaxBytes)
+      route === 'pool'
+        ? 'pool'
+        : route === 'inline' || pool === undefined || this.#config.pool === false
+          ? 'inline'
+          : routeCompute(totalBytes, jobs.length, this.#config.pool.inlineMaxBytes)
     if (chosen === 'pool') {
-      if (pool === undefined) throw new EditError('CONFIG_INVALID', 'Invalid option: route "pool" on an engine created with pool: false.')
+      if (pool === undefined)
+        throw new EditError(
+          'CONFIG_INVALID',
+          'Invalid option: route "pool" on an engine created with pool: false.',
+        )
       const settled = await Promise.allSettled(jobs.map((job) => pool.compute(job, signal)))
       // Report the first failure in plan order, so the error does not depend on thread timing.
       for (const s of settled) if (s.status === 'rejected') throw s.reason
@@ -189,9 +223,13 @@ class EditEngine implements Engine {
         return await realpath(this.#config.root)
       } catch (error) {
         this.#rootReal = undefined
-        throw new EditError('CONFIG_INVALID', `Invalid option: root ${this.#config.root} is not an existing directory.`, {
-          cause: error,
-        })
+        throw new EditError(
+          'CONFIG_INVALID',
+          `Invalid option: root ${this.#config.root} is not an existing directory.`,
+          {
+            cause: error,
+          },
+        )
       }
     })()
     return this.#rootReal
@@ -214,11 +252,15 @@ function computeJob(plan: EditPlan, p: PreparedOp): ComputeJob {
     try {
       inflated = new Uint8Array(inflateSync(binary.forward.deflated))
     } catch (error) {
-      throw new EditError('PARSE_BAD_BINARY', `${op.path}: the GIT binary patch data does not inflate (${(error as Error).message}).`, {
-        path: op.path,
-        patchLine: op.patchLine,
-        cause: error,
-      })
+      throw new EditError(
+        'PARSE_BAD_BINARY',
+        `${op.path}: the GIT binary patch data does not inflate (${(error as Error).message}).`,
+        {
+          path: op.path,
+          patchLine: op.patchLine,
+          cause: error,
+        },
+      )
     }
   }
   return {
@@ -234,7 +276,11 @@ function computeJob(plan: EditPlan, p: PreparedOp): ComputeJob {
 function fileResult(p: PreparedOp, computed: ComputedFile): FileResult {
   const { op, target } = p
   const afterHash = computed.after === null ? null : hashBytes(computed.after)
-  const counts = { additions: computed.additions, deletions: computed.deletions, diff: computed.diff }
+  const counts = {
+    additions: computed.additions,
+    deletions: computed.deletions,
+    diff: computed.diff,
+  }
   const modes = modeFields(p)
   switch (op.kind) {
     case 'add':
@@ -248,7 +294,14 @@ function fileResult(p: PreparedOp, computed: ComputedFile): FileResult {
         ...(target.snap.kind === 'file' ? { overwrote: true } : {}),
       }
     case 'delete':
-      return { path: target.resolved.rel, op: 'delete', ...counts, beforeHash: target.snap.hash, afterHash: null, ...modes }
+      return {
+        path: target.resolved.rel,
+        op: 'delete',
+        ...counts,
+        beforeHash: target.snap.hash,
+        afterHash: null,
+        ...modes,
+      }
     case 'copy':
       return {
         path: target.resolved.rel,
@@ -272,9 +325,23 @@ function fileResult(p: PreparedOp, computed: ComputedFile): FileResult {
           ...(p.moveTo.snap.kind === 'file' ? { overwrote: true } : {}),
         }
       }
-      return { path: target.resolved.rel, op: target.snap.kind === 'file' ? 'update' : 'add', ...counts, beforeHash: target.snap.hash, afterHash, ...modes }
+      return {
+        path: target.resolved.rel,
+        op: target.snap.kind === 'file' ? 'update' : 'add',
+        ...counts,
+        beforeHash: target.snap.hash,
+        afterHash,
+        ...modes,
+      }
     case 'edits':
-      return { path: target.resolved.rel, op: target.snap.kind === 'file' ? 'update' : 'add', ...counts, beforeHash: target.snap.hash, afterHash, ...modes }
+      return {
+        path: target.resolved.rel,
+        op: target.snap.kind === 'file' ? 'update' : 'add',
+        ...counts,
+        beforeHash: target.snap.hash,
+        afterHash,
+        ...modes,
+      }
   }
 }
 
@@ -285,7 +352,12 @@ function modeFields(p: PreparedOp): { modeBefore?: FileMode; modeAfter?: FileMod
   const before = read?.snap.mode
   const requested = op.kind === 'edits' || op.kind === 'delete' ? undefined : op.modeAfter
   if (requested === undefined || requested === before) return {}
-  return { ...(before === undefined || op.kind === 'add' && p.target.snap.kind !== 'file' ? {} : { modeBefore: before }), modeAfter: requested }
+  return {
+    ...(before === undefined || (op.kind === 'add' && p.target.snap.kind !== 'file')
+      ? {}
+      : { modeBefore: before }),
+    modeAfter: requested,
+  }
 }
 
 const DEFAULT_PERMISSIONS = 0o644
@@ -300,8 +372,14 @@ function permissionsFor(base: number | undefined, mode: FileMode | undefined): n
 function commitStepsFor(p: PreparedOp, computed: ComputedFile, rootReal: string): CommitStep[] {
   const { op, target } = p
   const previous = (snap: PreparedOp['target']['snap']) =>
-    snap.kind === 'file' && snap.bytes !== null ? { bytes: snap.bytes, permissions: snap.permissions ?? DEFAULT_PERMISSIONS } : null
-  const write = (dest: PreparedOp['target'], bytes: Uint8Array, permissions: number): CommitStep => ({
+    snap.kind === 'file' && snap.bytes !== null
+      ? { bytes: snap.bytes, permissions: snap.permissions ?? DEFAULT_PERMISSIONS }
+      : null
+  const write = (
+    dest: PreparedOp['target'],
+    bytes: Uint8Array,
+    permissions: number,
+  ): CommitStep => ({
     kind: 'write',
     abs: dest.resolved.abs,
     rel: dest.resolved.rel,
@@ -312,7 +390,8 @@ function commitStepsFor(p: PreparedOp, computed: ComputedFile, rootReal: string)
   })
   const remove = (dest: PreparedOp['target']): CommitStep => {
     const prev = previous(dest.snap)
-    if (prev === null || dest.snap.hash === null) throw new Error('engine: cannot remove a file that was not read')
+    if (prev === null || dest.snap.hash === null)
+      throw new Error('engine: cannot remove a file that was not read')
     return {
       kind: 'remove',
       abs: dest.resolved.abs,
@@ -329,7 +408,10 @@ function commitStepsFor(p: PreparedOp, computed: ComputedFile, rootReal: string)
     case 'update':
       if (p.moveTo !== undefined) {
         // Codex order: write the destination first, then remove the source.
-        return [write(p.moveTo, after, permissionsFor(target.snap.permissions, modeAfter)), remove(target)]
+        return [
+          write(p.moveTo, after, permissionsFor(target.snap.permissions, modeAfter)),
+          remove(target),
+        ]
       }
       break
     case 'copy':
@@ -341,7 +423,9 @@ function commitStepsFor(p: PreparedOp, computed: ComputedFile, rootReal: string)
   }
   const permissions = permissionsFor(target.snap.permissions, modeAfter)
   const unchanged =
-    target.snap.bytes !== null && permissions === target.snap.permissions && sameBytes(target.snap.bytes, after)
+    target.snap.bytes !== null &&
+    permissions === target.snap.permissions &&
+    sameBytes(target.snap.bytes, after)
   return unchanged ? [] : [write(target, after, permissions)]
 }
 

@@ -69,16 +69,24 @@ export class JobPool {
     if (pool !== undefined) await pool.destroy()
   }
 
-  async #run<R>(name: 'parse' | 'compute', job: ParseJob | ComputeJob, signal: AbortSignal | undefined): Promise<R> {
+  async #run<R>(
+    name: 'parse' | 'compute',
+    job: ParseJob | ComputeJob,
+    signal: AbortSignal | undefined,
+  ): Promise<R> {
     const pool = await this.#ensure()
     try {
       return (await pool.run(job, { name, ...(signal === undefined ? {} : { signal }) })) as R
     } catch (error) {
       if (/job protocol/.test((error as Error).message)) throw error // a stale build: a bug, not a retry
       if (signal?.aborted === true) throw abortError(signal, error)
-      throw new EditError('WORKER_CRASHED', `A verification worker failed during ${name}: ${(error as Error).message}`, {
-        cause: error,
-      })
+      throw new EditError(
+        'WORKER_CRASHED',
+        `A verification worker failed during ${name}: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      )
     }
   }
 

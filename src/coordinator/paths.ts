@@ -26,37 +26,69 @@ export interface PathContext {
 /** Symlink hops followed before giving up, as the kernel's own limit. */
 const MAX_SYMLINK_HOPS = 40
 
-export async function resolveWorkspacePath(ctx: PathContext, input: string, patchLine: number): Promise<ResolvedPath> {
+export async function resolveWorkspacePath(
+  ctx: PathContext,
+  input: string,
+  patchLine: number,
+): Promise<ResolvedPath> {
   const where = { path: input, patchLine }
   if (input.trim() === '' || input.includes('\0')) {
-    throw new EditError('PATH_INVALID', `Invalid path ${JSON.stringify(input)}: empty or contains a NUL byte.`, where)
+    throw new EditError(
+      'PATH_INVALID',
+      `Invalid path ${JSON.stringify(input)}: empty or contains a NUL byte.`,
+      where,
+    )
   }
   if (/[/\\]$/.test(input.trim())) {
     // path.resolve would drop the slash and quietly target the file `a.txt` for `a.txt/`.
-    throw new EditError('PATH_INVALID', `${input} ends with a slash: it names a directory, not a file.`, where)
+    throw new EditError(
+      'PATH_INVALID',
+      `${input} ends with a slash: it names a directory, not a file.`,
+      where,
+    )
   }
   const lexicalRel = lexicalRelative(ctx, input)
   if (lexicalRel === null) {
     throw new EditError('PATH_OUTSIDE_ROOT', `${input} is outside the workspace root.`, where)
   }
   if (lexicalRel === '') {
-    throw new EditError('PATH_INVALID', `${input} names the workspace root itself, not a file.`, where)
+    throw new EditError(
+      'PATH_INVALID',
+      `${input} names the workspace root itself, not a file.`,
+      where,
+    )
   }
   const rel = lexicalRel.split(path.sep).join('/')
-  const real = await realPathAllowingMissing(path.join(ctx.rootReal, lexicalRel), { path: rel, patchLine })
+  const real = await realPathAllowingMissing(path.join(ctx.rootReal, lexicalRel), {
+    path: rel,
+    patchLine,
+  })
   const realRel = path.relative(ctx.rootReal, real)
-  if (realRel === '' || realRel === '..' || realRel.startsWith('..' + path.sep) || path.isAbsolute(realRel)) {
-    throw new EditError('PATH_OUTSIDE_ROOT', `${rel} resolves through a symlink to ${real}, outside the workspace root.`, {
-      path: rel,
-      patchLine,
-    })
+  if (
+    realRel === '' ||
+    realRel === '..' ||
+    realRel.startsWith('..' + path.sep) ||
+    path.isAbsolute(realRel)
+  ) {
+    throw new EditError(
+      'PATH_OUTSIDE_ROOT',
+      `${rel} resolves through a symlink to ${real}, outside the workspace root.`,
+      {
+        path: rel,
+        patchLine,
+      },
+    )
   }
   const denied = ctx.isDenied(rel) ?? ctx.isDenied(realRel.split(path.sep).join('/'))
   if (denied !== undefined) {
-    throw new EditError('PATH_DENIED', `${rel} is protected by the deny rule ${JSON.stringify(denied)}.`, {
-      path: rel,
-      patchLine,
-    })
+    throw new EditError(
+      'PATH_DENIED',
+      `${rel} is protected by the deny rule ${JSON.stringify(denied)}.`,
+      {
+        path: rel,
+        patchLine,
+      },
+    )
   }
   return { input, rel, abs: real }
 }
@@ -81,7 +113,10 @@ function isInside(rel: string): boolean {
  * realpath() for a path whose tail may not exist yet: resolves the deepest existing ancestor,
  * follows dangling symlinks by hand, and appends the missing rest.
  */
-async function realPathAllowingMissing(abs: string, where: { path: string; patchLine: number }): Promise<string> {
+async function realPathAllowingMissing(
+  abs: string,
+  where: { path: string; patchLine: number },
+): Promise<string> {
   let current = abs
   for (let hops = 0; hops <= MAX_SYMLINK_HOPS; hops++) {
     const missing: string[] = []
@@ -93,13 +128,20 @@ async function realPathAllowingMissing(abs: string, where: { path: string; patch
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
         if (code === 'ELOOP') {
-          throw new EditError('PATH_INVALID', `${where.path} goes through a symlink loop.`, { ...where, cause: error })
-        }
-        if (code === 'ENOTDIR') {
-          throw new EditError('PATH_INVALID', `${where.path}: a parent of this path is a file, not a directory.`, {
+          throw new EditError('PATH_INVALID', `${where.path} goes through a symlink loop.`, {
             ...where,
             cause: error,
           })
+        }
+        if (code === 'ENOTDIR') {
+          throw new EditError(
+            'PATH_INVALID',
+            `${where.path}: a parent of this path is a file, not a directory.`,
+            {
+              ...where,
+              cause: error,
+            },
+          )
         }
         if (code !== 'ENOENT') throw error
       }
@@ -116,5 +158,9 @@ async function realPathAllowingMissing(abs: string, where: { path: string; patch
       probe = parent
     }
   }
-  throw new EditError('PATH_INVALID', `${where.path} goes through more than ${MAX_SYMLINK_HOPS} symlinks.`, where)
+  throw new EditError(
+    'PATH_INVALID',
+    `${where.path} goes through more than ${MAX_SYMLINK_HOPS} symlinks.`,
+    where,
+  )
 }

@@ -74,7 +74,10 @@ function checkDuplicates(ops: readonly ResolvedOp[]): void {
 }
 
 async function readOp(op: ResolvedOp): Promise<PreparedOp> {
-  const read = async (resolved: ResolvedPath): Promise<PreparedPath> => ({ resolved, snap: await readSnapshot(resolved.abs) })
+  const read = async (resolved: ResolvedPath): Promise<PreparedPath> => ({
+    resolved,
+    snap: await readSnapshot(resolved.abs),
+  })
   const [target, moveTo, from] = await Promise.all([
     read(op.target),
     op.moveTo === undefined ? undefined : read(op.moveTo),
@@ -98,7 +101,8 @@ function checkState({ op, target, moveTo, from }: PreparedOp): void {
   }
   const mustExist = (p: PreparedPath) => {
     notRegular(p)
-    if (p.snap.kind === 'missing') throw new EditError('FILE_NOT_FOUND', `${p.resolved.rel} does not exist.`, where(p))
+    if (p.snap.kind === 'missing')
+      throw new EditError('FILE_NOT_FOUND', `${p.resolved.rel} does not exist.`, where(p))
   }
   const mustNotExist = (p: PreparedPath, why: string) => {
     notRegular(p)
@@ -131,7 +135,10 @@ function checkState({ op, target, moveTo, from }: PreparedOp): void {
           throw new EditError(
             'FILE_CHANGED',
             `${target.resolved.rel} ${now}, not the expected ${edit.expectedHash} (edit ${edit.index + 1}).`,
-            { ...where(target), ...(target.snap.hash === null ? {} : { currentHash: target.snap.hash }) },
+            {
+              ...where(target),
+              ...(target.snap.hash === null ? {} : { currentHash: target.snap.hash }),
+            },
           )
         }
       }

@@ -58,7 +58,10 @@ type Undo = () => Promise<void>
 
 let tempCounter = 0
 
-export async function commitSteps(steps: readonly CommitStep[], fs: CommitFs = nodeCommitFs): Promise<void> {
+export async function commitSteps(
+  steps: readonly CommitStep[],
+  fs: CommitFs = nodeCommitFs,
+): Promise<void> {
   const undo: { rel: string; run: Undo }[] = []
   for (const step of steps) {
     try {
@@ -66,18 +69,25 @@ export async function commitSteps(steps: readonly CommitStep[], fs: CommitFs = n
       if (step.kind === 'write') {
         // A file that exists has its directory; only new files may need parents created.
         // PERF: saves a mkdir round trip per rewritten file (bench/apply.bench.ts).
-        const created = step.previous === null ? await ensureParentDirs(fs, path.dirname(step.abs)) : []
+        const created =
+          step.previous === null ? await ensureParentDirs(fs, path.dirname(step.abs)) : []
         if (created.length > 0) undo.push({ rel: step.rel, run: () => removeDirs(fs, created) })
         await atomicWrite(fs, step.abs, step.bytes, step.permissions)
         const previous = step.previous
         undo.push({
           rel: step.rel,
-          run: previous === null ? () => fs.unlink(step.abs) : () => atomicWrite(fs, step.abs, previous.bytes, previous.permissions),
+          run:
+            previous === null
+              ? () => fs.unlink(step.abs)
+              : () => atomicWrite(fs, step.abs, previous.bytes, previous.permissions),
         })
       } else {
         await fs.unlink(step.abs)
         const previous = step.previous
-        undo.push({ rel: step.rel, run: () => atomicWrite(fs, step.abs, previous.bytes, previous.permissions) })
+        undo.push({
+          rel: step.rel,
+          run: () => atomicWrite(fs, step.abs, previous.bytes, previous.permissions),
+        })
         if (step.pruneUpTo !== undefined) {
           const pruned = await pruneEmptyDirs(fs, path.dirname(step.abs), step.pruneUpTo)
           if (pruned.length > 0) undo.push({ rel: step.rel, run: () => recreateDirs(fs, pruned) })
@@ -87,10 +97,14 @@ export async function commitSteps(steps: readonly CommitStep[], fs: CommitFs = n
       const failedToRestore = await rollback(undo)
       if (error instanceof EditError) {
         if (failedToRestore.length === 0) throw error
-        throw new EditError('JOURNAL_COMMIT_FAILED', `${error.message} Rolling back failed for: ${failedToRestore.join(', ')}.`, {
-          path: step.rel,
-          cause: error,
-        })
+        throw new EditError(
+          'JOURNAL_COMMIT_FAILED',
+          `${error.message} Rolling back failed for: ${failedToRestore.join(', ')}.`,
+          {
+            path: step.rel,
+            cause: error,
+          },
+        )
       }
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message
       const restored = new Set(undo.map((u) => u.rel)).size
@@ -98,10 +112,14 @@ export async function commitSteps(steps: readonly CommitStep[], fs: CommitFs = n
         failedToRestore.length === 0
           ? `restored ${restored} file${restored === 1 ? '' : 's'} already written; the workspace is as before`
           : `could NOT restore: ${failedToRestore.join(', ')}`
-      throw new EditError('JOURNAL_COMMIT_FAILED', `Writing ${step.rel} failed (${reason}); ${outcome}.`, {
-        path: step.rel,
-        cause: error,
-      })
+      throw new EditError(
+        'JOURNAL_COMMIT_FAILED',
+        `Writing ${step.rel} failed (${reason}); ${outcome}.`,
+        {
+          path: step.rel,
+          cause: error,
+        },
+      )
     }
   }
 }
@@ -114,20 +132,35 @@ async function verifyUnchanged(fs: CommitFs, step: CommitStep): Promise<void> {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT' || code === 'ENOTDIR') current = null
     else if (code === 'EISDIR') {
-      throw new EditError('FILE_CHANGED', `${step.rel} became a directory after it was verified.`, { path: step.rel })
+      throw new EditError('FILE_CHANGED', `${step.rel} became a directory after it was verified.`, {
+        path: step.rel,
+      })
     } else throw error
   }
   const currentHash = current === null ? null : hashBytes(current)
   if (currentHash === step.expectHash) return
-  const detail = current === null ? 'was removed' : step.expectHash === null ? 'was created' : 'changed'
-  throw new EditError('FILE_CHANGED', `${step.rel} ${detail} after it was verified; nothing was written.`, {
-    path: step.rel,
-    ...(currentHash === null ? {} : { currentHash }),
-  })
+  const detail =
+    current === null ? 'was removed' : step.expectHash === null ? 'was created' : 'changed'
+  throw new EditError(
+    'FILE_CHANGED',
+    `${step.rel} ${detail} after it was verified; nothing was written.`,
+    {
+      path: step.rel,
+      ...(currentHash === null ? {} : { currentHash }),
+    },
+  )
 }
 
-async function atomicWrite(fs: CommitFs, abs: string, bytes: Uint8Array, permissions: number): Promise<void> {
-  const temp = path.join(path.dirname(abs), `.${path.basename(abs)}.patchloom-${process.pid}-${tempCounter++}.tmp`)
+async function atomicWrite(
+  fs: CommitFs,
+  abs: string,
+  bytes: Uint8Array,
+  permissions: number,
+): Promise<void> {
+  const temp = path.join(
+    path.dirname(abs),
+    `.${path.basename(abs)}.patchloom-${process.pid}-${tempCounter++}.tmp`,
+  )
   try {
     await fs.writeFile(temp, bytes, { mode: permissions, flag: 'wx' })
     // writeFile's mode is filtered by the umask; chmod sets exactly what the file had.

@@ -124,8 +124,12 @@ function ambiguousError<T>(
 ): Result<T> {
   // A one-line block such as `}` can match thousands of times; the answer to an agent stays
   // small: the first MAX_AMBIGUOUS_LISTED lines in the message, MAX_CANDIDATES candidates.
-  const listed = starts.slice(0, MAX_AMBIGUOUS_LISTED).map((s) => s + 1).join(', ')
-  const more = starts.length > MAX_AMBIGUOUS_LISTED ? ` and ${starts.length - MAX_AMBIGUOUS_LISTED} more` : ''
+  const listed = starts
+    .slice(0, MAX_AMBIGUOUS_LISTED)
+    .map((s) => s + 1)
+    .join(', ')
+  const more =
+    starts.length > MAX_AMBIGUOUS_LISTED ? ` and ${starts.length - MAX_AMBIGUOUS_LISTED} more` : ''
   return fail(
     errorData(
       'MATCH_AMBIGUOUS',

@@ -240,7 +240,9 @@ const MAX_BLOCK_EDIT_LENGTH = 200
 /** Common lines become context; within each change, removals come before additions. */
 function hunkLines(block: Block): HunkLine[] {
   if (isEmptySearch(block.search)) return block.replace.map((text) => ({ op: '+', text }))
-  const changes = diffArrays([...block.search], [...block.replace], { maxEditLength: MAX_BLOCK_EDIT_LENGTH })
+  const changes = diffArrays([...block.search], [...block.replace], {
+    maxEditLength: MAX_BLOCK_EDIT_LENGTH,
+  })
   if (changes === undefined) return wholesale(block)
   const out: HunkLine[] = []
   let removed: HunkLine[] = []

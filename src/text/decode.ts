@@ -18,7 +18,8 @@ const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 const utf8Encoder = new TextEncoder()
 
 export function decodeText(bytes: Uint8Array): DecodedText {
-  if (bytes.indexOf(0) !== -1) return { mode: 'bytes', bom: false, text: bytesToLatin1(bytes), reason: 'nul' }
+  if (bytes.indexOf(0) !== -1)
+    return { mode: 'bytes', bom: false, text: bytesToLatin1(bytes), reason: 'nul' }
   const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
   try {
     const text = utf8Strict.decode(bom ? bytes.subarray(3) : bytes)

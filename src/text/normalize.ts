@@ -7,7 +7,8 @@ export type MatchPass = 'exact' | 'trim-end' | 'trim' | 'fold'
 export const MATCH_PASSES: readonly MatchPass[] = ['exact', 'trim-end', 'trim', 'fold']
 
 // Dashes U+2010..U+2015 and minus U+2212 -> '-'; curly quotes -> ASCII; odd spaces -> ' '.
-const FOLD_RE = /[\u2010-\u2015\u2212\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u00a0\u2002-\u200a\u202f\u205f\u3000]/g
+const FOLD_RE =
+  /[\u2010-\u2015\u2212\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u00a0\u2002-\u200a\u202f\u205f\u3000]/g
 
 function foldChar(c: string): string {
   const code = c.charCodeAt(0)

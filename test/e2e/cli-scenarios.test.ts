@@ -28,7 +28,16 @@ async function runScenario(scenario: Scenario): Promise<void> {
   else await mkdir(ws)
   const before = await snapshot(ws)
   const deny = (scenario.options.engine.denyGlobs ?? []).flatMap((glob) => ['--deny', glob])
-  const args = ['apply', scenario.patchFile, '--root', ws, '--json', '--format', scenario.format, ...deny]
+  const args = [
+    'apply',
+    scenario.patchFile,
+    '--root',
+    ws,
+    '--json',
+    '--format',
+    scenario.format,
+    ...deny,
+  ]
   const run = await runCli(args)
   const result = jsonLine(run)
   const context = `${scenario.name}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`

@@ -6,7 +6,8 @@ describe('patchloom demo', () => {
   it('applies one change per format and shows a refused patch writing nothing', async () => {
     const { code, stdout } = await runCli(['demo'])
     expect(code).toBe(0)
-    for (const format of ['codex', 'search-replace', 'edits', 'unified']) expect(stdout).toContain(`[format: ${format},`)
+    for (const format of ['codex', 'search-replace', 'edits', 'unified'])
+      expect(stdout).toContain(`[format: ${format},`)
     expect(stdout).toContain('refused with MATCH_NOT_FOUND')
     expect(stdout).toContain('nothing was written')
   })

@@ -26,7 +26,11 @@ function pool(options: ConstructorParameters<typeof JobPool>[0] = {}): JobPool {
 describe('JobPool', () => {
   it('parses in a worker thread and returns the same plan as inline parsing', async () => {
     const text = '*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch\n'
-    const plan = await pool({ maxThreads: 1 }).parse({ protocol: JOB_PROTOCOL, text, format: 'auto' })
+    const plan = await pool({ maxThreads: 1 }).parse({
+      protocol: JOB_PROTOCOL,
+      text,
+      format: 'auto',
+    })
     expect(plan).toEqual({
       format: 'codex',
       ops: [{ kind: 'add', path: 'a.txt', patchLine: 2, content: 'hello\n', overwrite: true }],
@@ -35,7 +39,11 @@ describe('JobPool', () => {
 
   it('returns parse failures as EditError with their code and line', async () => {
     const error = await pool({ maxThreads: 1 })
-      .parse({ protocol: JOB_PROTOCOL, text: '*** Begin Patch\n*** Frobnicate: x\n*** End Patch\n', format: 'codex' })
+      .parse({
+        protocol: JOB_PROTOCOL,
+        text: '*** Begin Patch\n*** Frobnicate: x\n*** End Patch\n',
+        format: 'codex',
+      })
       .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(EditError)
     expect(error).toMatchObject({ code: 'PARSE_BAD_HEADER', patchLine: 2 })
@@ -99,7 +107,9 @@ describe('engine routes', () => {
     const engine = createEngine({ root, pool: { maxThreads: 2 } })
     try {
       // Verifying 12 files of 3,000 lines in the pool takes tens of milliseconds at least.
-      const error = await engine.apply(codexPatch(ws, 12, 6), { route: 'pool', timeoutMs: 1 }).catch((e: unknown) => e)
+      const error = await engine
+        .apply(codexPatch(ws, 12, 6), { route: 'pool', timeoutMs: 1 })
+        .catch((e: unknown) => e)
       expect(error).toMatchObject({ code: 'REQUEST_TIMEOUT', retryable: true })
       const untouched = await engine.check(codexPatch(ws, 12, 6))
       expect(untouched.files).toHaveLength(12)
@@ -116,7 +126,9 @@ describe('engine routes', () => {
     const controller = new AbortController()
     controller.abort(new Error('caller gave up'))
     try {
-      const error = await engine.apply(codexPatch(ws, 2, 1), { signal: controller.signal }).catch((e: unknown) => e)
+      const error = await engine
+        .apply(codexPatch(ws, 2, 1), { signal: controller.signal })
+        .catch((e: unknown) => e)
       expect(error).toMatchObject({ code: 'REQUEST_CANCELLED' })
     } finally {
       await engine.close()

@@ -31,7 +31,7 @@ function renderErrorsDoc(): string {
     'below, a throw site may give a sharper one) and `retryable`: resending the same request,',
     'unchanged, may succeed. `MATCH_*` errors may add up to five `candidates` (`fileLine`,',
     '`score`, `preview`);',
-    '`FILE_CHANGED` adds the file\'s `currentHash`.',
+    "`FILE_CHANGED` adds the file's `currentHash`.",
     '',
     '## Codes',
     '',

@@ -2,7 +2,13 @@
 // exports are pinned here; the type assertions are checked by `npm run typecheck`.
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import * as api from '../../src/index.js'
-import type { ApplyResult, EditErrorData, Engine, EngineOptions, FileResult } from '../../src/index.js'
+import type {
+  ApplyResult,
+  EditErrorData,
+  Engine,
+  EngineOptions,
+  FileResult,
+} from '../../src/index.js'
 
 describe('public API', () => {
   it('exports exactly the documented values', () => {

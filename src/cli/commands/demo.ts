@@ -106,7 +106,9 @@ export async function runDemo(io: DemoIo): Promise<number> {
     for (const step of STEPS) {
       const started = performance.now()
       const result = await engine.apply(step.patch)
-      io.stdout(`\n== ${step.title} [format: ${result.format}, ${(performance.now() - started).toFixed(1)} ms]\n`)
+      io.stdout(
+        `\n== ${step.title} [format: ${result.format}, ${(performance.now() - started).toFixed(1)} ms]\n`,
+      )
       io.stdout(summary(result))
       for (const file of result.files) io.stdout(indent(file.diff))
     }
@@ -120,9 +122,14 @@ export async function runDemo(io: DemoIo): Promise<number> {
     } catch (error) {
       if (!isEditError(error)) throw error
       io.stdout(`refused with ${error.code}: ${error.message}\n  hint: ${error.hint}\n`)
-      for (const c of error.candidates ?? []) io.stdout(`  candidate line ${c.fileLine} (score ${c.score}): ${c.preview}\n`)
+      for (const c of error.candidates ?? [])
+        io.stdout(`  candidate line ${c.fileLine} (score ${c.score}): ${c.preview}\n`)
       const after = await readFile(path.join(root, 'src/greet.ts'), 'utf8')
-      io.stdout(after === before ? 'src/greet.ts untouched, notes.md still present: nothing was written.\n' : 'BUG: files changed\n')
+      io.stdout(
+        after === before
+          ? 'src/greet.ts untouched, notes.md still present: nothing was written.\n'
+          : 'BUG: files changed\n',
+      )
       return after === before ? 0 : 1
     }
   } finally {

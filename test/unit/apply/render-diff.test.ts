@@ -63,9 +63,10 @@ describe('renderDiff', () => {
     expect(renderDiff({ oldPath: 'a', newPath: 'b', copy: true }, lines, lines).diff).toBe(
       'diff --git a/a b/b\ncopy from a\ncopy to b\n',
     )
-    expect(renderDiff({ oldPath: 's', newPath: 's', oldMode: '100644', newMode: '100755' }, lines, lines).diff).toBe(
-      'diff --git a/s b/s\nold mode 100644\nnew mode 100755\n',
-    )
+    expect(
+      renderDiff({ oldPath: 's', newPath: 's', oldMode: '100644', newMode: '100755' }, lines, lines)
+        .diff,
+    ).toBe('diff --git a/s b/s\nold mode 100644\nnew mode 100755\n')
   })
 
   it('returns an empty diff when nothing changed', () => {
@@ -75,11 +76,17 @@ describe('renderDiff', () => {
 
   it('says only that binary files differ', () => {
     const rendered = renderDiff({ ...update, binary: true }, splitLines('a\0'), splitLines('b\0'))
-    expect(rendered.diff).toBe('diff --git a/f.txt b/f.txt\nBinary files a/f.txt and b/f.txt differ\n')
+    expect(rendered.diff).toBe(
+      'diff --git a/f.txt b/f.txt\nBinary files a/f.txt and b/f.txt differ\n',
+    )
   })
 
   it('quotes names with control characters and backslashes like git', () => {
-    const diff = renderDiff({ oldPath: 'tab\there', newPath: 'tab\there' }, splitLines('a\n'), splitLines('b\n')).diff
+    const diff = renderDiff(
+      { oldPath: 'tab\there', newPath: 'tab\there' },
+      splitLines('a\n'),
+      splitLines('b\n'),
+    ).diff
     expect(diff.split('\n').slice(0, 3)).toEqual([
       'diff --git "a/tab\\there" "b/tab\\there"',
       '--- "a/tab\\there"',
@@ -107,10 +114,17 @@ describe('renderDiff', () => {
           const next = [...lines.slice(0, start), ...inserted, ...lines.slice(end)]
           const before: Line[] = lines.map((text) => ({ text, eol: '\n' }))
           const after: Line[] = next.map((text) => ({ text, eol: '\n' }))
-          const region: LineRegion = { oldStart: start, oldEnd: end, newStart: start, newEnd: start + inserted.length }
+          const region: LineRegion = {
+            oldStart: start,
+            oldEnd: end,
+            newStart: start,
+            newEnd: start + inserted.length,
+          }
           const fromRegions = renderDiff(update, before, after, [region])
           const whole = renderDiff(update, before, after)
-          expect(fromRegions.additions - fromRegions.deletions).toBe(whole.additions - whole.deletions)
+          expect(fromRegions.additions - fromRegions.deletions).toBe(
+            whole.additions - whole.deletions,
+          )
           for (const rendered of [fromRegions, whole]) {
             if (rendered.diff === '') expect(joinLines(after)).toBe(joinLines(before))
             else expect(applyPatch(joinLines(before), rendered.diff)).toBe(joinLines(after))
@@ -125,7 +139,9 @@ describe('renderDiff', () => {
     const before = splitLines('a\nb\nc\nd')
     const after = splitLines('a\nB\nc\nd\n')
     // The region claims only line 2; the last line's terminator changed too.
-    const rendered = renderDiff(update, before, after, [{ oldStart: 1, oldEnd: 2, newStart: 1, newEnd: 2 }])
+    const rendered = renderDiff(update, before, after, [
+      { oldStart: 1, oldEnd: 2, newStart: 1, newEnd: 2 },
+    ])
     expect(rendered.additions).toBe(2)
     expect(gitApply('a\nb\nc\nd', rendered.diff)).toBe('a\nB\nc\nd\n')
   })

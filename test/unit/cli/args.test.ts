@@ -94,7 +94,10 @@ describe('parseArgs', () => {
 
   it('collects repeated --deny globs', () => {
     const parsed = parseArgs(['apply', '--deny', 'secrets/**', '--deny=*.pem'])
-    expect(parsed.ok && parsed.value).toMatchObject({ kind: 'apply', deny: ['secrets/**', '*.pem'] })
+    expect(parsed.ok && parsed.value).toMatchObject({
+      kind: 'apply',
+      deny: ['secrets/**', '*.pem'],
+    })
     expect(parseArgs(['apply', '--deny']).ok).toBe(false)
   })
 

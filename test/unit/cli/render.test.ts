@@ -130,7 +130,7 @@ describe('renderParseOnlyHuman', () => {
 
 describe('renderErrorHuman', () => {
   it('prints the code, message, hint and each candidate', () => {
-    const error = errorData('MATCH_NOT_FOUND', "src/a.ts: hunk at patch line 4 was not found.", {
+    const error = errorData('MATCH_NOT_FOUND', 'src/a.ts: hunk at patch line 4 was not found.', {
       path: 'src/a.ts',
       patchLine: 4,
       candidates: [

@@ -57,7 +57,9 @@ describe('createEngine', () => {
 
   it('rejects an unknown format option', async () => {
     const engine = createEngine({ root, pool: false })
-    await expect(engine.apply(TWO_FILES, { format: 'rtf' as never })).rejects.toMatchObject({ code: 'CONFIG_INVALID' })
+    await expect(engine.apply(TWO_FILES, { format: 'rtf' as never })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+    })
   })
 })
 
@@ -70,9 +72,15 @@ describe('EditEngine.apply', () => {
       ['a.txt', 'update', 1, 1],
       ['b.txt', 'update', 1, 1],
     ])
-    expect(result.files[0]?.beforeHash).toBe(hashBytes(new TextEncoder().encode('one\ntwo\nthree\n')))
-    expect(result.files[0]?.afterHash).toBe(hashBytes(new TextEncoder().encode('one\nTWO\nthree\n')))
-    expect(result.files[0]?.diff).toContain('diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n')
+    expect(result.files[0]?.beforeHash).toBe(
+      hashBytes(new TextEncoder().encode('one\ntwo\nthree\n')),
+    )
+    expect(result.files[0]?.afterHash).toBe(
+      hashBytes(new TextEncoder().encode('one\nTWO\nthree\n')),
+    )
+    expect(result.files[0]?.diff).toContain(
+      'diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n',
+    )
     expect(await read('a.txt')).toBe('one\nTWO\nthree\n')
   })
 
@@ -95,9 +103,15 @@ describe('EditEngine.apply', () => {
         return false
       },
     })
-    await expect(engine.apply(TWO_FILES)).rejects.toMatchObject({ code: 'APPROVAL_DENIED', retryable: false })
+    await expect(engine.apply(TWO_FILES)).rejects.toMatchObject({
+      code: 'APPROVAL_DENIED',
+      retryable: false,
+    })
     expect(seen).toHaveLength(1)
-    expect(seen[0]?.files.map((f) => f.diff.includes('+TWO') || f.diff.includes('+BETA'))).toEqual([true, true])
+    expect(seen[0]?.files.map((f) => f.diff.includes('+TWO') || f.diff.includes('+BETA'))).toEqual([
+      true,
+      true,
+    ])
     expect(await read('a.txt')).toBe('one\ntwo\nthree\n')
     // A per-request approve overrides the engine's.
     await engine.apply(TWO_FILES, { approve: async () => true })
@@ -142,8 +156,13 @@ describe('EditEngine.apply', () => {
     const current = hashBytes(new TextEncoder().encode('alpha\nbeta\n'))
     const stale = 'sha256:' + '0'.repeat(64)
     const edit = (hash: string) =>
-      JSON.stringify({ edits: [{ path: 'b.txt', old_string: 'beta', new_string: 'BETA', expected_hash: hash }] })
-    await expect(engine.apply(edit(stale))).rejects.toMatchObject({ code: 'FILE_CHANGED', currentHash: current })
+      JSON.stringify({
+        edits: [{ path: 'b.txt', old_string: 'beta', new_string: 'BETA', expected_hash: hash }],
+      })
+    await expect(engine.apply(edit(stale))).rejects.toMatchObject({
+      code: 'FILE_CHANGED',
+      currentHash: current,
+    })
     await engine.apply(edit(current))
     expect(await read('b.txt')).toBe('alpha\nBETA\n')
   })
@@ -160,13 +179,16 @@ describe('EditEngine.apply', () => {
 
   it('lets exactly one of two racing edits to the same file win and never merges them', async () => {
     const engine = createEngine({ root, pool: false })
-    const edit = (to: string) => JSON.stringify({ edits: [{ path: 'a.txt', old_string: 'two', new_string: to }] })
+    const edit = (to: string) =>
+      JSON.stringify({ edits: [{ path: 'a.txt', old_string: 'two', new_string: to }] })
     const outcomes = await Promise.allSettled([engine.apply(edit('2a')), engine.apply(edit('2b'))])
     const rejected = outcomes.filter((o) => o.status === 'rejected')
     expect(rejected).toHaveLength(1)
     // FILE_CHANGED when both verified before either committed (the usual case), MATCH_NOT_FOUND
     // when the loser read the winner's result; either way the loser wrote nothing.
-    expect(['FILE_CHANGED', 'MATCH_NOT_FOUND']).toContain((rejected[0] as PromiseRejectedResult).reason.code)
+    expect(['FILE_CHANGED', 'MATCH_NOT_FOUND']).toContain(
+      (rejected[0] as PromiseRejectedResult).reason.code,
+    )
     expect(['one\n2a\nthree\n', 'one\n2b\nthree\n']).toContain(await read('a.txt'))
   })
 

@@ -44,12 +44,18 @@ describe('resolveWorkspacePath', () => {
   })
 
   it('accepts an absolute path inside the root and a path that does not exist yet', async () => {
-    expect((await resolveWorkspacePath(ctx, path.join(ctx.root, 'src/a.ts'), 1)).rel).toBe('src/a.ts')
-    expect((await resolveWorkspacePath(ctx, 'new/dir/file.ts', 1)).abs).toBe(path.join(ctx.root, 'new/dir/file.ts'))
+    expect((await resolveWorkspacePath(ctx, path.join(ctx.root, 'src/a.ts'), 1)).rel).toBe(
+      'src/a.ts',
+    )
+    expect((await resolveWorkspacePath(ctx, 'new/dir/file.ts', 1)).abs).toBe(
+      path.join(ctx.root, 'new/dir/file.ts'),
+    )
   })
 
   it('follows a symlink that stays inside the root to its target', async () => {
-    expect((await resolveWorkspacePath(ctx, 'in-link', 1)).abs).toBe(path.join(ctx.root, 'src/a.ts'))
+    expect((await resolveWorkspacePath(ctx, 'in-link', 1)).abs).toBe(
+      path.join(ctx.root, 'src/a.ts'),
+    )
   })
 
   it('refuses .. escapes, absolute paths outside and symlinks leading out', async () => {

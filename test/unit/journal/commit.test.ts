@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { EditError } from '../../../src/errors.js'
-import { commitSteps, nodeCommitFs, type CommitFs, type CommitStep } from '../../../src/journal/commit.js'
+import {
+  commitSteps,
+  nodeCommitFs,
+  type CommitFs,
+  type CommitStep,
+} from '../../../src/journal/commit.js'
 import { hashBytes } from '../../../src/journal/hash.js'
 
 const enc = (s: string) => new TextEncoder().encode(s)
@@ -28,7 +33,12 @@ async function tree(dir: string, prefix = ''): Promise<Record<string, string>> {
   return out
 }
 
-function writeStep(rel: string, text: string, before: string | null, permissions = 0o644): CommitStep {
+function writeStep(
+  rel: string,
+  text: string,
+  before: string | null,
+  permissions = 0o644,
+): CommitStep {
   return {
     kind: 'write',
     abs: path.join(root, rel),
@@ -75,7 +85,12 @@ describe('commitSteps', () => {
       writeStep('deep/er/b.txt', 'b\n', null),
       removeStep('gone.txt', 'bye\n'),
     ])
-    expect(await tree(root)).toEqual({ 'a.txt': 'new a\n', 'deep/': '', 'deep/er/': '', 'deep/er/b.txt': 'b\n' })
+    expect(await tree(root)).toEqual({
+      'a.txt': 'new a\n',
+      'deep/': '',
+      'deep/er/': '',
+      'deep/er/b.txt': 'b\n',
+    })
   })
 
   it('prunes directories a removal leaves empty, up to the root, and restores them on rollback', async () => {
@@ -89,9 +104,10 @@ describe('commitSteps', () => {
     await mkdir(path.join(root, 'a/b'), { recursive: true })
     await writeFile(path.join(root, 'a/b/only.txt'), 'x\n')
     const before = await tree(root)
-    const error = await commitSteps([step, writeStep('z.txt', 'z\n', null)], failingFs('writeFile', 1, 'EROFS')).catch(
-      (e: unknown) => e,
-    )
+    const error = await commitSteps(
+      [step, writeStep('z.txt', 'z\n', null)],
+      failingFs('writeFile', 1, 'EROFS'),
+    ).catch((e: unknown) => e)
     expect((error as EditError).code).toBe('JOURNAL_COMMIT_FAILED')
     expect(await tree(root)).toEqual(before)
   })
@@ -112,7 +128,9 @@ describe('commitSteps', () => {
       writeStep('d.txt', 'D\n', null),
     ]
     // writeFile calls: #1 a.txt, #2 new/b.txt, (the removal writes nothing), #3 d.txt fails.
-    const error = await commitSteps(steps, failingFs('writeFile', 3, 'ENOSPC')).catch((e: unknown) => e)
+    const error = await commitSteps(steps, failingFs('writeFile', 3, 'ENOSPC')).catch(
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(EditError)
     expect((error as EditError).code).toBe('JOURNAL_COMMIT_FAILED')
     expect((error as EditError).retryable).toBe(true)
@@ -134,9 +152,10 @@ describe('commitSteps', () => {
   it('refuses with FILE_CHANGED when a target changed after verification, writing nothing', async () => {
     await writeFile(path.join(root, 'a.txt'), 'A\n')
     await writeFile(path.join(root, 'b.txt'), 'changed by someone else\n')
-    const error = await commitSteps([writeStep('a.txt', 'A2\n', 'A\n'), writeStep('b.txt', 'B2\n', 'B\n')]).catch(
-      (e: unknown) => e,
-    )
+    const error = await commitSteps([
+      writeStep('a.txt', 'A2\n', 'A\n'),
+      writeStep('b.txt', 'B2\n', 'B\n'),
+    ]).catch((e: unknown) => e)
     expect((error as EditError).code).toBe('FILE_CHANGED')
     expect((error as EditError).retryable).toBe(true)
     expect((error as EditError).currentHash).toBe(hashBytes(enc('changed by someone else\n')))
@@ -168,9 +187,10 @@ describe('commitSteps', () => {
         return nodeCommitFs.writeFile(p, data, options)
       },
     }
-    const error = await commitSteps([writeStep('a.txt', 'A2\n', 'A\n'), writeStep('b.txt', 'B\n', null)], fs).catch(
-      (e: unknown) => e,
-    )
+    const error = await commitSteps(
+      [writeStep('a.txt', 'A2\n', 'A\n'), writeStep('b.txt', 'B\n', null)],
+      fs,
+    ).catch((e: unknown) => e)
     expect((error as EditError).code).toBe('JOURNAL_COMMIT_FAILED')
     expect((error as EditError).message).toMatch(/could NOT restore: a\.txt/)
   })

@@ -79,7 +79,10 @@ describe('findCandidates', () => {
   })
 
   it('stays fast on a 20k-line file, with and without voting lines', () => {
-    const big = Array.from({ length: 20_000 }, (_, i) => `  item_${i}: compute(${i}, ${i * 7 % 13})`)
+    const big = Array.from(
+      { length: 20_000 },
+      (_, i) => `  item_${i}: compute(${i}, ${(i * 7) % 13})`,
+    )
     const t0 = performance.now()
     const voted = findCandidates(big, ['  item_15000: compute(15000, 12)', '  item_15001: nope'])
     const fallback = findCandidates(big, ['  itme_12345: compute(12345, 8)'])

@@ -1,11 +1,19 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { cachedIndex, findLineMatches, findLineMatchesIn, indexLines } from '../../../src/match/ladder.js'
+import {
+  cachedIndex,
+  findLineMatches,
+  findLineMatchesIn,
+  indexLines,
+} from '../../../src/match/ladder.js'
 
 describe('findLineMatches', () => {
   it('finds every exact start in the range', () => {
     const file = ['a', 'b', 'a', 'b', 'c']
-    expect(findLineMatches(file, ['a', 'b'], 0, file.length)).toEqual({ pass: 'exact', starts: [0, 2] })
+    expect(findLineMatches(file, ['a', 'b'], 0, file.length)).toEqual({
+      pass: 'exact',
+      starts: [0, 2],
+    })
   })
 
   it('respects from and to, including a block that must end before to', () => {
@@ -50,7 +58,10 @@ describe('findLineMatches', () => {
 
   it('uses only the passes it is given', () => {
     expect(findLineMatches(['  foo'], ['foo'], 0, 1, ['exact'])).toBeNull()
-    expect(findLineMatches(['  foo'], ['foo'], 0, 1, ['trim'])).toEqual({ pass: 'trim', starts: [0] })
+    expect(findLineMatches(['  foo'], ['foo'], 0, 1, ['trim'])).toEqual({
+      pass: 'trim',
+      starts: [0],
+    })
   })
 
   it('returns null for an empty wanted block and for no match', () => {
@@ -72,7 +83,9 @@ describe('findLineMatches', () => {
     file[19_990] = 'needle()'
     const t0 = performance.now()
     for (let k = 0; k < 50; k++) {
-      expect(findLineMatches(file, ['needle()', '  line 19991 = value(9)'], 0, file.length)).toEqual({
+      expect(
+        findLineMatches(file, ['needle()', '  line 19991 = value(9)'], 0, file.length),
+      ).toEqual({
         pass: 'exact',
         starts: [19_990],
       })
@@ -111,8 +124,14 @@ describe('cachedIndex', () => {
 describe('findLineMatchesIn', () => {
   it('stops after limit starts', () => {
     const index = indexLines(['a', 'a', 'a', 'b', 'a'])
-    expect(findLineMatchesIn(index, ['a'], 1, 5, undefined, 1)).toEqual({ pass: 'exact', starts: [1] })
-    expect(findLineMatchesIn(index, ['a'], 0, 5, undefined, 2)).toEqual({ pass: 'exact', starts: [0, 1] })
+    expect(findLineMatchesIn(index, ['a'], 1, 5, undefined, 1)).toEqual({
+      pass: 'exact',
+      starts: [1],
+    })
+    expect(findLineMatchesIn(index, ['a'], 0, 5, undefined, 2)).toEqual({
+      pass: 'exact',
+      starts: [0, 1],
+    })
   })
 })
 
@@ -120,7 +139,9 @@ describe('findLineMatches (property)', () => {
   it('finds every slice of a random file at exactly the starts a naive scan finds', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom('a', 'b', ' a', 'a ', '\u201ca\u201d', '"a"', ''), { maxLength: 30 }),
+        fc.array(fc.constantFrom('a', 'b', ' a', 'a ', '\u201ca\u201d', '"a"', ''), {
+          maxLength: 30,
+        }),
         fc.nat(),
         fc.integer({ min: 1, max: 4 }),
         (file, at, length) => {

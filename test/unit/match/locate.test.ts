@@ -30,7 +30,10 @@ describe('oldSide and newSide', () => {
 describe('locateCursor', () => {
   it('returns the start, old length, pass and identity restyle for an exact match', () => {
     const result = locateCursor(ctx(['a', 'b', 'c']), hunk([' b', '-c', '+x']), 0)
-    expect(result).toMatchObject({ ok: true, value: { start: 1, oldLength: 2, pass: 'exact', warnings: [] } })
+    expect(result).toMatchObject({
+      ok: true,
+      value: { start: 1, oldLength: 2, pass: 'exact', warnings: [] },
+    })
     if (result.ok) expect(result.value.restyle.indent).toEqual({ from: '', to: '' })
   })
 
@@ -40,7 +43,11 @@ describe('locateCursor', () => {
   })
 
   it('derives the restyle from the matched lines', () => {
-    const result = locateCursor(ctx(['  if (a) {', '    b()']), hunk([' if (a) {', '-  b()', '+  c()']), 0)
+    const result = locateCursor(
+      ctx(['  if (a) {', '    b()']),
+      hunk([' if (a) {', '-  b()', '+  c()']),
+      0,
+    )
     expect(result.ok && result.value.restyle.indent).toEqual({ from: '', to: '  ' })
     expect(result.ok && result.value.pass).toBe('trim')
   })
@@ -75,21 +82,31 @@ describe('locateCursor', () => {
   })
 
   it('places an End of File chunk that overlaps the previous chunk as an overlap', () => {
-    const result = locateCursor(ctx(['a', 'b']), hunk([' a', '-b'], { endOfFile: true }), 1, [{ start: 0, end: 1 }])
+    const result = locateCursor(ctx(['a', 'b']), hunk([' a', '-b'], { endOfFile: true }), 1, [
+      { start: 0, end: 1 },
+    ])
     expect(result.ok).toBe(false)
     if (!result.ok) expect(result.error.code).toBe('MATCH_OVERLAP')
   })
 
   it('names the pass in a lenient warning', () => {
     const result = locateCursor(ctx(['\u201cq\u201d']), hunk(['-"q"', '+"r"']), 0)
-    expect(result.ok && result.value.warnings[0]).toMatchObject({ code: 'match.lenient', patchLine: 2 })
+    expect(result.ok && result.value.warnings[0]).toMatchObject({
+      code: 'match.lenient',
+      patchLine: 2,
+    })
     expect(result.ok && result.value.restyle.curlyDouble).toBe(true)
   })
 })
 
 describe('locateNearLine', () => {
   it('returns the stated start so the caller can carry the offset', () => {
-    const result = locateNearLine(ctx(['a', 'b', 'c', 'd']), hunk(['-d', '+e'], { oldStartLine: 2 }), 0, 0)
+    const result = locateNearLine(
+      ctx(['a', 'b', 'c', 'd']),
+      hunk(['-d', '+e'], { oldStartLine: 2 }),
+      0,
+      0,
+    )
     expect(result).toMatchObject({ ok: true, value: { start: 3, statedStart: 1 } })
   })
 
@@ -100,7 +117,12 @@ describe('locateNearLine', () => {
   })
 
   it('never searches before minStart', () => {
-    const result = locateNearLine(ctx(['x', 'a', 'x']), hunk(['-x', '+y'], { oldStartLine: 1 }), 1, 0)
+    const result = locateNearLine(
+      ctx(['x', 'a', 'x']),
+      hunk(['-x', '+y'], { oldStartLine: 1 }),
+      1,
+      0,
+    )
     expect(result).toMatchObject({ ok: true, value: { start: 2 } })
   })
 
@@ -110,7 +132,12 @@ describe('locateNearLine', () => {
   })
 
   it('fails when an old side marked no-newline does not end at the last line', () => {
-    const result = locateNearLine(ctx(['a', 'b']), hunk(['-a'], { oldStartLine: 1, oldNoNewlineAtEnd: true }), 0, 0)
+    const result = locateNearLine(
+      ctx(['a', 'b']),
+      hunk(['-a'], { oldStartLine: 1, oldNoNewlineAtEnd: true }),
+      0,
+      0,
+    )
     expect(!result.ok && result.error.code).toBe('MATCH_NOT_FOUND')
   })
 })
@@ -139,7 +166,9 @@ describe('ambiguity reports', () => {
     expect(result).toMatchObject({ ok: false, error: { code: 'MATCH_AMBIGUOUS' } })
     if (!result.ok) {
       expect(result.error.candidates?.map((c) => c.fileLine)).toEqual([1, 3, 5, 7, 9])
-      expect(result.error.message).toContain('at lines 1, 3, 5, 7, 9, 11, 13, 15, 17, 19 and 10 more;')
+      expect(result.error.message).toContain(
+        'at lines 1, 3, 5, 7, 9, 11, 13, 15, 17, 19 and 10 more;',
+      )
     }
   })
 })

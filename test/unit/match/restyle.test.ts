@@ -30,12 +30,20 @@ describe('deriveRestyle', () => {
   })
 
   it('keeps ASCII quotes when the file mostly uses them too', () => {
-    const restyle = deriveRestyle(['a = "x" + "y" + \u201cz\u201d'], ['a = "x" + "y" + "z"'], 'fold')
+    const restyle = deriveRestyle(
+      ['a = "x" + "y" + \u201cz\u201d'],
+      ['a = "x" + "y" + "z"'],
+      'fold',
+    )
     expect(restyle.curlyDouble).toBe(false)
   })
 
   it('records only the dashed tokens the file spelled with a Unicode dash', () => {
-    const restyle = deriveRestyle(['pages 10\u201320 - see note'], ['pages 10-20 - see note'], 'fold')
+    const restyle = deriveRestyle(
+      ['pages 10\u201320 - see note'],
+      ['pages 10-20 - see note'],
+      'fold',
+    )
     expect(restyle.dashTokens).toEqual([['10-20', '10\u201320']])
   })
 
@@ -82,7 +90,9 @@ describe('restyleLine', () => {
 
   it('replaces whole dashed tokens only', () => {
     const restyle = { ...IDENTITY_RESTYLE, dashTokens: [['10-20', '10\u201320']] as const }
-    expect(restyleLine('see 10-20 and 10-200 and x-y', restyle)).toBe('see 10\u201320 and 10-200 and x-y')
+    expect(restyleLine('see 10-20 and 10-200 and x-y', restyle)).toBe(
+      'see 10\u201320 and 10-200 and x-y',
+    )
   })
 
   it('round-trips a derived restyle on added lines', () => {
@@ -93,7 +103,11 @@ describe('restyleLine', () => {
 
 describe('deriveRestyle toward ASCII', () => {
   it('turns curly quotes in added lines into the ASCII quotes the file uses', () => {
-    const restyle = deriveRestyle(['x = "hello"', "y = 'a'"], ['x = \u201chello\u201d', 'y = \u2018a\u2019'], 'fold')
+    const restyle = deriveRestyle(
+      ['x = "hello"', "y = 'a'"],
+      ['x = \u201chello\u201d', 'y = \u2018a\u2019'],
+      'fold',
+    )
     expect(restyle.asciiDouble).toBe(true)
     expect(restyle.asciiSingle).toBe(true)
     expect(restyleLine('x = \u201cbye\u201d + \u2018b\u2019', restyle)).toBe(`x = "bye" + 'b'`)

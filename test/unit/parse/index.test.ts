@@ -16,7 +16,9 @@ describe('detectFormat', () => {
 
   it('detects a Codex patch, padded or wrapped in a heredoc', () => {
     expect(detectFormat(CODEX)).toBe('codex')
-    expect(detectFormat(`apply_patch <<'EOF'\n  *** Begin Patch  \n*** End Patch\nEOF\n`)).toBe('codex')
+    expect(detectFormat(`apply_patch <<'EOF'\n  *** Begin Patch  \n*** End Patch\nEOF\n`)).toBe(
+      'codex',
+    )
     expect(detectFormat(CODEX.replaceAll('\n', '\r\n'))).toBe('codex')
   })
 

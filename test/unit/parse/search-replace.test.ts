@@ -124,7 +124,8 @@ describe('parseSearchReplace', () => {
   })
 
   it('finds the name above a fenced block, skipping blank lines', () => {
-    const text = 'Change this:\n\nsrc/x.ts\n\n```typescript\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n'
+    const text =
+      'Change this:\n\nsrc/x.ts\n\n```typescript\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n'
     expect(ops(text)[0]?.path).toBe('src/x.ts')
   })
 
@@ -238,7 +239,8 @@ describe('parseSearchReplace', () => {
   })
 
   it('refuses a block interrupted by the next SEARCH marker', () => {
-    const text = 'a.txt\n<<<<<<< SEARCH\nold\n=======\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n'
+    const text =
+      'a.txt\n<<<<<<< SEARCH\nold\n=======\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n'
     expect(failure(text)).toMatchObject({ code: 'PARSE_UNTERMINATED', patchLine: 2 })
   })
 
@@ -268,7 +270,8 @@ describe('parseSearchReplace name lines that are prose', () => {
   })
 
   it('refuses a first block whose only name line is a sentence', () => {
-    const text = 'Replace `foo` with `bar` in it:\n<<<<<<< SEARCH\nfoo\n=======\nbar\n>>>>>>> REPLACE\n'
+    const text =
+      'Replace `foo` with `bar` in it:\n<<<<<<< SEARCH\nfoo\n=======\nbar\n>>>>>>> REPLACE\n'
     expect(failure(text)).toMatchObject({ code: 'PARSE_BAD_HEADER', patchLine: 2 })
   })
 
@@ -285,7 +288,14 @@ describe('parseSearchReplace on large blocks', () => {
   it('keeps both sides exact when a large block changes most of its lines (bounded diff)', () => {
     const search = Array.from({ length: 1000 }, (_, i) => (i % 2 === 1 ? 'same' : `old ${i}`))
     const replace = search.map((line, i) => (i % 2 === 1 ? line : `new ${i}`))
-    const text = ['f.txt', '<<<<<<< SEARCH', ...search, '=======', ...replace, '>>>>>>> REPLACE'].join('\n')
+    const text = [
+      'f.txt',
+      '<<<<<<< SEARCH',
+      ...search,
+      '=======',
+      ...replace,
+      '>>>>>>> REPLACE',
+    ].join('\n')
     const parsed = parseSearchReplace(text)
     expect(parsed.ok).toBe(true)
     if (!parsed.ok) return
