@@ -1,0 +1,48 @@
+// Facts about one language server, as plain data: which files it serves, how its project root is
+// found, how to start it, and which signals tell that its diagnostics are current. Adapters live
+// in lsp-adapters/ and import only this module and find-executable.ts; the pool (src/lsp/pool.ts)
+// and session (src/lsp/session.ts) turn the facts into processes.
+
+/** How to find a server's executable, tried in order. */
+export type CommandSource =
+  /** A bin shipped in an npm dependency of patchloom itself (resolved from this package). */
+  | { readonly kind: 'npm'; readonly packageName: string; readonly bin: string; readonly args: readonly string[] }
+  /** A command on PATH (or the project's node_modules/.bin first, when `projectBin` is true). */
+  | { readonly kind: 'path'; readonly command: string; readonly args: readonly string[]; readonly projectBin?: boolean }
+
+export interface SettleFacts {
+  /** Use textDocument/diagnostic when the server declares diagnosticProvider. */
+  readonly pull: boolean
+  /** publishDiagnostics carries the document version. */
+  readonly versionedPush: boolean
+  /** The server reports $/progress work that must finish first. */
+  readonly progress: boolean
+  /** rust-analyzer: wait for experimental/serverStatus quiescent after the workspace has loaded. */
+  readonly quiescent: boolean
+  /** Diagnostics that depend on didSave (rust-analyzer's cargo check). */
+  readonly diagnosticsOnSave: boolean
+}
+
+export interface LspAdapter {
+  /** Stable id: 'typescript', 'pyright', 'rust-analyzer', 'gopls', 'clangd'. */
+  readonly id: string
+  /** Human name for messages. */
+  readonly name: string
+  /** Lower-case extensions with the dot, mapped to LSP language ids. */
+  readonly languageIds: Readonly<Record<string, string>>
+  /** Files whose nearest directory marks the project root, most specific first. */
+  readonly rootMarkers: readonly string[]
+  /** Start commands, tried in order; the first that resolves is used. */
+  readonly commands: readonly CommandSource[]
+  readonly initializationOptions?: unknown
+  /** Answers to workspace/configuration requests, by section ('' for the whole). */
+  readonly settings?: Readonly<Record<string, unknown>>
+  readonly settle: SettleFacts
+}
+
+/** The language id for `path` under `adapter`, or undefined when it does not serve the file. */
+export function languageIdFor(adapter: LspAdapter, path: string): string | undefined {
+  const dot = path.lastIndexOf('.')
+  if (dot === -1 || dot < path.lastIndexOf('/')) return undefined
+  return adapter.languageIds[path.slice(dot).toLowerCase()]
+}
