@@ -4,6 +4,7 @@
 // Positions: `...Line` is 1-based for humans (patchLine, fileLine, startLine); `start`/`index`
 // are 0-based array positions.
 import type { EditErrorData } from './errors.js'
+import type { DiagnosticsReport } from './lsp/types.js'
 
 export type PatchFormat = 'codex' | 'unified' | 'search-replace' | 'edits'
 export type FormatOption = PatchFormat | 'auto'
@@ -202,6 +203,11 @@ export interface ApplyResult {
   readonly dryRun: boolean
   readonly files: readonly FileResult[]
   readonly warnings: readonly Warning[]
+  /**
+   * Language-server diagnostics for the committed change (issue #3), when diagnostics are on.
+   * Absent on dry runs and when no touched file is served by a language server.
+   */
+  readonly diagnostics?: DiagnosticsReport
 }
 
 export interface FailedResult {

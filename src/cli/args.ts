@@ -30,10 +30,24 @@ export interface RunCommand {
   readonly parseOnly: boolean
   /** --deny GLOB (repeatable): extra paths to refuse, on top of the default .git rules. */
   readonly deny: readonly string[]
+  /** apply --diagnostics: language-server diagnostics for the applied change. */
+  readonly diagnostics: boolean
+}
+
+/** `patchloom diagnostics FILE...`: a standalone language-server check. */
+export interface DiagnosticsCommand {
+  readonly kind: 'diagnostics'
+  readonly files: readonly string[]
+  readonly root: string | null
+  readonly json: boolean
 }
 
 export type CliCommand =
-  { readonly kind: 'help' } | { readonly kind: 'version' } | { readonly kind: 'demo' } | RunCommand
+  | { readonly kind: 'help' }
+  | { readonly kind: 'version' }
+  | { readonly kind: 'demo' }
+  | DiagnosticsCommand
+  | RunCommand
 
 export const HELP_TEXT = `patchloom: verify and apply a patch to a workspace, all or nothing.
 
@@ -42,6 +56,7 @@ Usage:
                   [--deny GLOB]...
   patchloom check [FILE|-] [--root DIR] [--format FORMAT] [--parse-only] [--json] [--no-workers]
                   [--deny GLOB]...
+  patchloom diagnostics FILE... [--root DIR] [--json]
   patchloom demo
   patchloom help | --help | -h
   patchloom --version
@@ -49,6 +64,7 @@ Usage:
 Commands:
   apply         Parse, verify and write the change (nothing is written if any part fails).
   check         Same as apply --dry-run: verify and report, write nothing.
+  diagnostics   Language-server errors in FILE... as they are on disk.
   demo          Apply one change per format to a scratch workspace in the temp directory.
 
 Options:
@@ -59,13 +75,14 @@ Options:
   --parse-only  (check) Report from the patch alone what it would do; read no files.
   --json        Print exactly one JSON line on stdout.
   --no-workers  Verify in this thread instead of the worker pool.
+  --diagnostics (apply) Report the errors the change introduced and fixed, from language servers.
   --deny GLOB   Also refuse paths matching GLOB (repeatable; .git/ is always refused).
 
 Exit status: 0 applied (or would apply), 1 rejected, 64 usage, 70 internal error,
 75 retryable (resend unchanged).
 `
 
-const COMMANDS = new Set(['apply', 'check', 'demo', 'help'])
+const COMMANDS = new Set(['apply', 'check', 'diagnostics', 'demo', 'help'])
 
 function usage(message: string): Result<CliCommand> {
   return fail(errorData('USAGE_INVALID', message))
@@ -85,7 +102,9 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
   let help = false
   let version = false
   let flagsDone = false
+  let diagnostics = false
   const deny: string[] = []
+  const files: string[] = []
 
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index] ?? ''
@@ -136,6 +155,9 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
         case '--dry-run':
           dryRun = true
           break
+        case '--diagnostics':
+          diagnostics = true
+          break
         case '--json':
           json = true
           break
@@ -152,8 +174,12 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
     }
     if (command === null) {
       if (!COMMANDS.has(arg))
-        return usage(`Unknown command '${arg}'; use apply, check, demo or help.`)
+        return usage(`Unknown command '${arg}'; use apply, check, diagnostics, demo or help.`)
       command = arg
+      continue
+    }
+    if (command === 'diagnostics') {
+      files.push(arg)
       continue
     }
     if (fileSeen) return usage(`Unexpected argument '${arg}'; give at most one patch FILE.`)
@@ -164,8 +190,13 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
   // --help wins over everything else on the line, as most CLIs do, so `apply --help` helps.
   if (help || command === 'help') return ok({ kind: 'help' })
   if (version) return ok({ kind: 'version' })
-  if (command === null) return usage('No command given; use apply, check, demo or help.')
+  if (command === null) return usage('No command given; use apply, check, diagnostics, demo or help.')
   if (command === 'demo') return ok({ kind: 'demo' })
+  if (command === 'diagnostics') {
+    if (files.length === 0) return usage('diagnostics needs at least one FILE.')
+    return ok({ kind: 'diagnostics', files, root, json })
+  }
+  if (diagnostics && command !== 'apply') return usage('--diagnostics is only valid with apply.')
   if (parseOnly && command !== 'check') return usage('--parse-only is only valid with check.')
   const kind = command === 'check' ? 'check' : 'apply'
   return ok({
@@ -178,5 +209,6 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
     workers,
     parseOnly,
     deny,
+    diagnostics,
   })
 }

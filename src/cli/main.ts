@@ -10,6 +10,7 @@ import { HELP_TEXT, parseArgs } from './args.js'
 import { runApply } from './commands/apply.js'
 import { runCheck } from './commands/check.js'
 import { runDemo } from './commands/demo.js'
+import { runDiagnostics } from './commands/diagnostics.js'
 import {
   EXIT,
   exitCodeFor,
@@ -69,6 +70,8 @@ export async function main(
         return EXIT.OK
       case 'demo':
         return await runDemo(io)
+      case 'diagnostics':
+        return await runDiagnostics(command, io, deps)
       case 'apply':
         return await runApply(command, io, deps)
       case 'check':

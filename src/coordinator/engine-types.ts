@@ -1,6 +1,8 @@
 // The engine's public option and result types, apart from the implementation so the CLI and
 // tests can depend on the contract alone.
 import type { Logger } from '../log.js'
+import type { PoolOptions as LspPoolOptions } from '../lsp/client-types.js'
+import type { DiagnosticsOptions, DiagnosticsReport } from '../lsp/types.js'
 import type { ApplyResult, FileResult, FormatOption, PatchFormat } from '../types.js'
 
 /** What an approve callback sees: every file's full diff, before anything is written. */
@@ -35,6 +37,16 @@ export interface EngineOptions {
    * (debug) and engine.commit.failed (warn). @default silent
    */
   readonly logger?: Logger
+  /**
+   * Language-server diagnostics after each applied change (off by default for speed): true, or
+   * options for the report and the sidecar pool. The pool starts on first use.
+   * @default false
+   */
+  readonly diagnostics?: boolean | EngineDiagnosticsOptions
+}
+
+export interface EngineDiagnosticsOptions extends DiagnosticsOptions {
+  readonly pool?: Omit<LspPoolOptions, 'workspaceRoot'>
 }
 
 export interface ApplyOptions {
@@ -50,6 +62,8 @@ export interface ApplyOptions {
   readonly timeoutMs?: number
   /** Force the inline or pool path; 'auto' decides by size. @default 'auto' */
   readonly route?: 'auto' | 'inline' | 'pool'
+  /** Turns diagnostics on or off for this request, overriding the engine option. */
+  readonly diagnostics?: boolean
 }
 
 export interface Engine {
@@ -58,6 +72,8 @@ export interface Engine {
   apply(input: string, options?: ApplyOptions): Promise<ApplyResult>
   /** Same as apply with dryRun: true. */
   check(input: string, options?: Omit<ApplyOptions, 'dryRun'>): Promise<ApplyResult>
-  /** Stops the worker pool. */
+  /** Diagnostics of files as they are on disk (paths relative to the root or absolute inside it). */
+  diagnostics(paths: readonly string[], options?: DiagnosticsOptions): Promise<DiagnosticsReport>
+  /** Stops the worker pool and every language server. */
   close(): Promise<void>
 }

@@ -15,16 +15,21 @@ import { unwrap } from '../result.js'
 import type { ApplyResult, EditPlan, FileMode, FileResult, Warning } from '../types.js'
 import type { ApplyOptions, Engine, EngineOptions } from './engine-types.js'
 import { combineSignals, throwIfAborted } from './abort.js'
+import { EngineDiagnostics, fileChanges, type LspClientFactory } from './diagnostics.js'
+import { startLspClient } from '../lsp/client.js'
+import type { DiagnosticsOptions, DiagnosticsReport } from '../lsp/types.js'
 import { compileGlobs } from './glob.js'
 import { JobPool } from './job-pool.js'
 import { JOB_PROTOCOL, type ComputedFile, type ComputeJob } from './jobs.js'
-import type { PathContext } from './paths.js'
+import { resolveWorkspacePath, type PathContext } from './paths.js'
 import { prepareOps, type PreparedOp } from './prepare.js'
 import { routeCompute, routeParse, type Route } from './route.js'
 
 /** Internal seams for tests (fault injection); not part of the public options. */
 export interface EngineInternals {
   readonly commitFs?: CommitFs
+  /** Starts the language-server pool; tests substitute a scripted client. */
+  readonly lspClientFactory?: LspClientFactory
 }
 
 /**
@@ -52,6 +57,7 @@ class EditEngine implements Engine {
   readonly #internals: EngineInternals
   readonly #pool: JobPool | undefined
   readonly #isDenied: (rel: string) => string | undefined
+  readonly #diagnostics: EngineDiagnostics
   #rootReal: Promise<string> | undefined
   #commitChain: Promise<unknown> = Promise.resolve()
   #closed = false
@@ -61,6 +67,8 @@ class EditEngine implements Engine {
     this.#options = options
     this.#internals = internals
     this.#isDenied = compileGlobs(config.denyGlobs)
+    const diagnostics = typeof options.diagnostics === 'object' ? options.diagnostics : {}
+    this.#diagnostics = new EngineDiagnostics(diagnostics, internals.lspClientFactory ?? startLspClient)
     this.#pool =
       config.pool === false
         ? undefined
@@ -108,9 +116,20 @@ class EditEngine implements Engine {
     }
   }
 
+  async diagnostics(paths: readonly string[], options: DiagnosticsOptions = {}): Promise<DiagnosticsReport> {
+    if (this.#closed) throw new Error('engine: cannot ask for diagnostics after close()')
+    const ctx: PathContext = { root: this.#config.root, rootReal: await this.#root(), isDenied: () => undefined }
+    const resolved = await Promise.all(paths.map((p) => resolveWorkspacePath(ctx, p, 0)))
+    return this.#diagnostics.standalone(
+      ctx.rootReal,
+      resolved.map((r) => r.abs),
+      options,
+    )
+  }
+
   async close(): Promise<void> {
     this.#closed = true
-    await this.#pool?.close()
+    await Promise.all([this.#pool?.close(), this.#diagnostics.close()])
   }
 
   async #run(input: string, options: ApplyOptions, dryRun: boolean): Promise<ApplyResult> {
@@ -152,10 +171,18 @@ class EditEngine implements Engine {
         throw new EditError('APPROVAL_DENIED', 'The change was not approved; nothing was written.')
       }
       throwIfAborted(signal)
+      const wantDiagnostics = options.diagnostics ?? isOn(this.#options.diagnostics)
+      const changes = wantDiagnostics ? fileChanges(prepared, computed) : []
+      // Before-state diagnostics come first: once the files are replaced, they cannot be asked for.
+      const baseline = wantDiagnostics ? await this.#diagnostics.baseline(ctx.rootReal, changes, warnings) : null
       const steps = prepared.flatMap((p, i) =>
         commitStepsFor(p, computed[i] as ComputedFile, ctx.rootReal),
       )
       await this.#serialCommit(steps)
+      if (wantDiagnostics) {
+        const report = await this.#diagnostics.after(ctx.rootReal, changes, baseline, warnings)
+        if (report !== undefined) return { ok: true, format: plan.format, dryRun, files, warnings, diagnostics: report }
+      }
     }
     return { ok: true, format: plan.format, dryRun, files, warnings }
   }
@@ -271,6 +298,10 @@ function computeJob(plan: EditPlan, p: PreparedOp): ComputeJob {
     ...(read.snap.mode === undefined ? {} : { sourceMode: read.snap.mode }),
     ...(inflated === undefined ? {} : { inflated }),
   }
+}
+
+function isOn(option: EngineOptions['diagnostics']): boolean {
+  return option !== undefined && option !== false
 }
 
 function fileResult(p: PreparedOp, computed: ComputedFile): FileResult {

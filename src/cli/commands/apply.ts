@@ -30,6 +30,7 @@ export async function runApply(cmd: RunCommand, io: CliIo, deps: CliDeps): Promi
     root: resolve(io.cwd, cmd.root ?? '.'),
     ...(cmd.workers ? {} : { pool: false as const }),
     ...(cmd.deny.length === 0 ? {} : { denyGlobs: [...DEFAULT_DENY_GLOBS, ...cmd.deny] }),
+    ...(cmd.diagnostics ? { diagnostics: true } : {}),
   })
   try {
     const result = cmd.dryRun

@@ -32,6 +32,7 @@ describe('parseArgs', () => {
         workers: false,
         parseOnly: false,
         deny: [],
+        diagnostics: false,
       },
     })
   })
@@ -49,6 +50,7 @@ describe('parseArgs', () => {
         workers: true,
         parseOnly: false,
         deny: [],
+        diagnostics: false,
       },
     })
   })
@@ -101,13 +103,22 @@ describe('parseArgs', () => {
     expect(parseArgs(['apply', '--deny']).ok).toBe(false)
   })
 
+  it('parses apply --diagnostics and the diagnostics command with several files', () => {
+    const apply = parseArgs(['apply', 'fix.patch', '--diagnostics'])
+    expect(apply.ok && apply.value).toMatchObject({ kind: 'apply', diagnostics: true })
+    const diag = parseArgs(['diagnostics', 'src/a.ts', 'src/b.py', '--root', 'ws', '--json'])
+    expect(diag.ok && diag.value).toEqual({ kind: 'diagnostics', files: ['src/a.ts', 'src/b.py'], root: 'ws', json: true })
+    expect(parseArgs(['diagnostics']).ok).toBe(false)
+    expect(parseArgs(['check', '--diagnostics']).ok).toBe(false)
+  })
+
   it('parses the demo command', () => {
     const parsed = parseArgs(['demo'])
     expect(parsed.ok && parsed.value).toEqual({ kind: 'demo' })
   })
 
   it('rejects an unknown command', () => {
-    expect(usageMessage(['aply'])).toBe("Unknown command 'aply'; use apply, check, demo or help.")
+    expect(usageMessage(['aply'])).toBe("Unknown command 'aply'; use apply, check, diagnostics, demo or help.")
   })
 
   it('rejects an unknown flag', () => {

@@ -70,6 +70,7 @@ function fakeEngine(
           calls.push({ method: 'apply', input, options: opts })
           return Promise.resolve().then(() => outcome(opts?.dryRun === true))
         },
+        diagnostics: () => Promise.reject(new Error('fake engine: diagnostics not scripted')),
         check: (input, opts) => {
           calls.push({ method: 'check', input, options: opts })
           return Promise.resolve().then(() => outcome(true))

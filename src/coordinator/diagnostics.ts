@@ -1,0 +1,104 @@
+// The engine's side of language-server diagnostics (issue #3): turns a verified change into the
+// before/after file texts the sidecar pool compares, starts the pool on first use, and makes
+// sure an LSP problem never fails an edit (it becomes a warning and an unsettled report).
+import type { EngineDiagnosticsOptions } from './engine-types.js'
+import type { ComputedFile } from './jobs.js'
+import type { PreparedOp, PreparedPath } from './prepare.js'
+import type { Baseline, LspClient, PoolOptions } from '../lsp/client-types.js'
+import type { DiagnosticsOptions, DiagnosticsReport, FileChange } from '../lsp/types.js'
+import type { Warning } from '../types.js'
+
+export type LspClientFactory = (options: PoolOptions) => LspClient
+
+const utf8 = new TextDecoder('utf-8')
+
+function textOf(bytes: Uint8Array | null): string | null {
+  if (bytes === null) return null
+  // Files with NUL bytes are not source any server reads; send nothing rather than garbage.
+  if (bytes.includes(0)) return null
+  return utf8.decode(bytes)
+}
+
+/** The before/after texts of every file a change touches (moves touch two). */
+export function fileChanges(prepared: readonly PreparedOp[], computed: readonly ComputedFile[]): FileChange[] {
+  const changes: FileChange[] = []
+  const add = (p: PreparedPath, after: Uint8Array | null) =>
+    changes.push({ path: p.resolved.abs, before: textOf(p.snap.bytes), after: textOf(after) })
+  prepared.forEach((p, i) => {
+    const after = (computed[i] as ComputedFile).after
+    if (p.moveTo !== undefined) {
+      add(p.target, null)
+      add(p.moveTo, after)
+    } else {
+      add(p.target, after)
+    }
+  })
+  return changes
+}
+
+export class EngineDiagnostics {
+  readonly #options: EngineDiagnosticsOptions
+  readonly #factory: LspClientFactory
+  #client: LspClient | undefined
+
+  constructor(options: EngineDiagnosticsOptions, factory: LspClientFactory) {
+    this.#options = options
+    this.#factory = factory
+  }
+
+  /** Diagnostics before the change; null (with a warning) when the pool could not answer. */
+  async baseline(rootReal: string, changes: readonly FileChange[], warnings: Warning[]): Promise<Baseline | null> {
+    try {
+      const files = changes.map((c) => ({ path: c.path, text: c.before }))
+      return await this.#ensure(rootReal).baseline(files, this.#reportOptions())
+    } catch (error) {
+      warnings.push(lspWarning('baseline', error))
+      return null
+    }
+  }
+
+  /** Diagnostics after the commit, compared with the baseline; undefined when unavailable. */
+  async after(
+    rootReal: string,
+    changes: readonly FileChange[],
+    baseline: Baseline | null,
+    warnings: Warning[],
+  ): Promise<DiagnosticsReport | undefined> {
+    if (baseline === null) return undefined
+    try {
+      return await this.#ensure(rootReal).afterChange(changes, baseline, this.#reportOptions())
+    } catch (error) {
+      warnings.push(lspWarning('after the change', error))
+      return undefined
+    }
+  }
+
+  standalone(rootReal: string, paths: readonly string[], options: DiagnosticsOptions = {}): Promise<DiagnosticsReport> {
+    return this.#ensure(rootReal).diagnostics(paths, { ...this.#reportOptions(), ...options })
+  }
+
+  async close(): Promise<void> {
+    const client = this.#client
+    this.#client = undefined
+    await client?.close()
+  }
+
+  #reportOptions(): DiagnosticsOptions {
+    const { minSeverity, deadlineMs, maxPerFile } = this.#options
+    return {
+      ...(minSeverity === undefined ? {} : { minSeverity }),
+      ...(deadlineMs === undefined ? {} : { deadlineMs }),
+      ...(maxPerFile === undefined ? {} : { maxPerFile }),
+    }
+  }
+
+  #ensure(rootReal: string): LspClient {
+    this.#client ??= this.#factory({ ...this.#options.pool, workspaceRoot: rootReal })
+    return this.#client
+  }
+}
+
+function lspWarning(phase: string, error: unknown): Warning {
+  const message = error instanceof Error ? error.message : String(error)
+  return { code: 'lsp.failed', message: `Language-server diagnostics failed ${phase}: ${message}` }
+}
