@@ -45,14 +45,23 @@ export function resolveConfig(options: EngineOptions): ResolvedConfig {
   if (options.approve !== undefined && typeof options.approve !== 'function')
     invalid('approve must be a function')
   const diagnostics = options.diagnostics
-  if (diagnostics !== undefined && typeof diagnostics !== 'boolean' && (typeof diagnostics !== 'object' || diagnostics === null)) {
+  if (
+    diagnostics !== undefined &&
+    typeof diagnostics !== 'boolean' &&
+    (typeof diagnostics !== 'object' || diagnostics === null)
+  ) {
     invalid('diagnostics must be true, false or an options object')
   }
   if (typeof diagnostics === 'object') {
     const { deadlineMs, maxPerFile, minSeverity } = diagnostics
-    if (deadlineMs !== undefined && (!Number.isInteger(deadlineMs) || deadlineMs <= 0)) invalid('diagnostics.deadlineMs must be a positive integer')
-    if (maxPerFile !== undefined && (!Number.isInteger(maxPerFile) || maxPerFile <= 0)) invalid('diagnostics.maxPerFile must be a positive integer')
-    if (minSeverity !== undefined && !['error', 'warning', 'information', 'hint'].includes(minSeverity)) {
+    if (deadlineMs !== undefined && (!Number.isInteger(deadlineMs) || deadlineMs <= 0))
+      invalid('diagnostics.deadlineMs must be a positive integer')
+    if (maxPerFile !== undefined && (!Number.isInteger(maxPerFile) || maxPerFile <= 0))
+      invalid('diagnostics.maxPerFile must be a positive integer')
+    if (
+      minSeverity !== undefined &&
+      !['error', 'warning', 'information', 'hint'].includes(minSeverity)
+    ) {
       invalid('diagnostics.minSeverity must be error, warning, information or hint')
     }
   }

@@ -156,22 +156,26 @@ export const ERROR_CODES = {
     retryable: true,
   },
   LSP_NOT_INSTALLED: {
-    meaning: 'No executable was found for a language server (the message names the commands looked for).',
+    meaning:
+      'No executable was found for a language server (the message names the commands looked for).',
     hint: 'Install the server or put it on PATH; diagnostics for its files are skipped until then.',
     retryable: false,
   },
   LSP_START_FAILED: {
-    meaning: 'A language server failed to start or to answer initialize; after repeated failures it is marked broken and retried later with backoff.',
+    meaning:
+      'A language server failed to start or to answer initialize; after repeated failures it is marked broken and retried later with backoff.',
     hint: 'Check the server message in the report; the edit itself was applied.',
     retryable: true,
   },
   LSP_CRASHED: {
-    meaning: 'A language server exited while diagnostics were pending; it is restarted on next use.',
+    meaning:
+      'A language server exited while diagnostics were pending; it is restarted on next use.',
     hint: 'Ask for diagnostics again; the edit itself was applied.',
     retryable: true,
   },
   LSP_TIMEOUT: {
-    meaning: 'A language server did not settle before the deadline; the diagnostics may be incomplete (never read this as clean).',
+    meaning:
+      'A language server did not settle before the deadline; the diagnostics may be incomplete (never read this as clean).',
     hint: 'Ask for diagnostics again, or raise the deadline for large projects.',
     retryable: true,
   },

@@ -190,7 +190,8 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
   // --help wins over everything else on the line, as most CLIs do, so `apply --help` helps.
   if (help || command === 'help') return ok({ kind: 'help' })
   if (version) return ok({ kind: 'version' })
-  if (command === null) return usage('No command given; use apply, check, diagnostics, demo or help.')
+  if (command === null)
+    return usage('No command given; use apply, check, diagnostics, demo or help.')
   if (command === 'demo') return ok({ kind: 'demo' })
   if (command === 'diagnostics') {
     if (files.length === 0) return usage('diagnostics needs at least one FILE.')

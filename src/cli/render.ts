@@ -106,7 +106,8 @@ export function renderApplyHuman(result: ApplyResult): string {
   for (const warning of result.warnings) lines.push(`warning ${warning.code}: ${warning.message}`)
   if (result.files.length === 0) lines.unshift('no changes')
   if (result.dryRun) lines.push('dry run: nothing written')
-  if (result.diagnostics !== undefined) lines.push(...diagnosticsLines(result.diagnostics, 'change'))
+  if (result.diagnostics !== undefined)
+    lines.push(...diagnosticsLines(result.diagnostics, 'change'))
   return `${lines.join('\n')}\n`
 }
 
@@ -124,23 +125,36 @@ export function renderDiagnosticsHuman(report: DiagnosticsReport): string {
 function diagnosticsLines(report: DiagnosticsReport, kind: 'change' | 'files'): string[] {
   const servers = report.servers
     .map((s) => {
-      const how = s.settled ? `settled in ${s.waitedMs} ms via ${s.signal}` : s.state === 'ready' ? `NOT settled after ${s.waitedMs} ms` : s.state
+      const how = s.settled
+        ? `settled in ${s.waitedMs} ms via ${s.signal}`
+        : s.state === 'ready'
+          ? `NOT settled after ${s.waitedMs} ms`
+          : s.state
       return `${s.adapter}${s.root === '.' ? '' : ` (${s.root})`}: ${how}`
     })
     .join('; ')
-  const lines = [`diagnostics${servers === '' ? ': no language server for these files' : ` (${servers})`}:`]
+  const lines = [
+    `diagnostics${servers === '' ? ': no language server for these files' : ` (${servers})`}:`,
+  ]
   if (kind === 'change') {
     for (const d of report.introduced) lines.push(`  + ${formatDiagnostic(d)}`)
     for (const d of report.resolved) lines.push(`  - ${formatDiagnostic(d)} (resolved)`)
-    if (report.remaining.length > 0) lines.push(`  ${report.remaining.length} already present before the change`)
-    if (report.introduced.length === 0 && report.resolved.length === 0 && report.settled) lines.push('  no new errors')
+    if (report.remaining.length > 0)
+      lines.push(`  ${report.remaining.length} already present before the change`)
+    if (report.introduced.length === 0 && report.resolved.length === 0 && report.settled)
+      lines.push('  no new errors')
   } else {
     for (const d of report.remaining) lines.push(`  ${formatDiagnostic(d)}`)
     if (report.remaining.length === 0 && report.settled) lines.push('  no errors')
   }
-  for (const [path, count] of Object.entries(report.omitted ?? {})) lines.push(`  ... and ${count} more in ${path}`)
-  for (const s of report.servers) if (s.message !== undefined) lines.push(`  ${s.adapter}: ${s.message}`)
-  if (!report.settled) lines.push('  warning: not every server settled; these lists may be incomplete (not a clean result)')
+  for (const [path, count] of Object.entries(report.omitted ?? {}))
+    lines.push(`  ... and ${count} more in ${path}`)
+  for (const s of report.servers)
+    if (s.message !== undefined) lines.push(`  ${s.adapter}: ${s.message}`)
+  if (!report.settled)
+    lines.push(
+      '  warning: not every server settled; these lists may be incomplete (not a clean result)',
+    )
   return lines
 }
 

@@ -20,7 +20,10 @@ function textOf(bytes: Uint8Array | null): string | null {
 }
 
 /** The before/after texts of every file a change touches (moves touch two). */
-export function fileChanges(prepared: readonly PreparedOp[], computed: readonly ComputedFile[]): FileChange[] {
+export function fileChanges(
+  prepared: readonly PreparedOp[],
+  computed: readonly ComputedFile[],
+): FileChange[] {
   const changes: FileChange[] = []
   const add = (p: PreparedPath, after: Uint8Array | null) =>
     changes.push({ path: p.resolved.abs, before: textOf(p.snap.bytes), after: textOf(after) })
@@ -47,7 +50,11 @@ export class EngineDiagnostics {
   }
 
   /** Diagnostics before the change; null (with a warning) when the pool could not answer. */
-  async baseline(rootReal: string, changes: readonly FileChange[], warnings: Warning[]): Promise<Baseline | null> {
+  async baseline(
+    rootReal: string,
+    changes: readonly FileChange[],
+    warnings: Warning[],
+  ): Promise<Baseline | null> {
     try {
       const files = changes.map((c) => ({ path: c.path, text: c.before }))
       return await this.#ensure(rootReal).baseline(files, this.#reportOptions())
@@ -73,7 +80,11 @@ export class EngineDiagnostics {
     }
   }
 
-  standalone(rootReal: string, paths: readonly string[], options: DiagnosticsOptions = {}): Promise<DiagnosticsReport> {
+  standalone(
+    rootReal: string,
+    paths: readonly string[],
+    options: DiagnosticsOptions = {},
+  ): Promise<DiagnosticsReport> {
     return this.#ensure(rootReal).diagnostics(paths, { ...this.#reportOptions(), ...options })
   }
 

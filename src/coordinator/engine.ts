@@ -68,7 +68,10 @@ class EditEngine implements Engine {
     this.#internals = internals
     this.#isDenied = compileGlobs(config.denyGlobs)
     const diagnostics = typeof options.diagnostics === 'object' ? options.diagnostics : {}
-    this.#diagnostics = new EngineDiagnostics(diagnostics, internals.lspClientFactory ?? startLspClient)
+    this.#diagnostics = new EngineDiagnostics(
+      diagnostics,
+      internals.lspClientFactory ?? startLspClient,
+    )
     this.#pool =
       config.pool === false
         ? undefined
@@ -116,9 +119,16 @@ class EditEngine implements Engine {
     }
   }
 
-  async diagnostics(paths: readonly string[], options: DiagnosticsOptions = {}): Promise<DiagnosticsReport> {
+  async diagnostics(
+    paths: readonly string[],
+    options: DiagnosticsOptions = {},
+  ): Promise<DiagnosticsReport> {
     if (this.#closed) throw new Error('engine: cannot ask for diagnostics after close()')
-    const ctx: PathContext = { root: this.#config.root, rootReal: await this.#root(), isDenied: () => undefined }
+    const ctx: PathContext = {
+      root: this.#config.root,
+      rootReal: await this.#root(),
+      isDenied: () => undefined,
+    }
     const resolved = await Promise.all(paths.map((p) => resolveWorkspacePath(ctx, p, 0)))
     return this.#diagnostics.standalone(
       ctx.rootReal,
@@ -174,14 +184,17 @@ class EditEngine implements Engine {
       const wantDiagnostics = options.diagnostics ?? isOn(this.#options.diagnostics)
       const changes = wantDiagnostics ? fileChanges(prepared, computed) : []
       // Before-state diagnostics come first: once the files are replaced, they cannot be asked for.
-      const baseline = wantDiagnostics ? await this.#diagnostics.baseline(ctx.rootReal, changes, warnings) : null
+      const baseline = wantDiagnostics
+        ? await this.#diagnostics.baseline(ctx.rootReal, changes, warnings)
+        : null
       const steps = prepared.flatMap((p, i) =>
         commitStepsFor(p, computed[i] as ComputedFile, ctx.rootReal),
       )
       await this.#serialCommit(steps)
       if (wantDiagnostics) {
         const report = await this.#diagnostics.after(ctx.rootReal, changes, baseline, warnings)
-        if (report !== undefined) return { ok: true, format: plan.format, dryRun, files, warnings, diagnostics: report }
+        if (report !== undefined)
+          return { ok: true, format: plan.format, dryRun, files, warnings, diagnostics: report }
       }
     }
     return { ok: true, format: plan.format, dryRun, files, warnings }

@@ -3,12 +3,39 @@
 // in lsp-adapters/ and import only this module and find-executable.ts; the pool (src/lsp/pool.ts)
 // and session (src/lsp/session.ts) turn the facts into processes.
 
+/**
+ * A fact about the project that must hold before a command is tried, as data so that
+ * find-executable.ts can check it without spawning anything.
+ * 'project-package': the project's own `node_modules/<packageName>/package.json` (nearest
+ * ancestor of the project root, as Node resolves it) exists and its major version is below
+ * `majorBelow`. Used to pick typescript-language-server for projects that bring TypeScript 5.
+ */
+export interface CommandCondition {
+  readonly kind: 'project-package'
+  readonly packageName: string
+  readonly majorBelow: number
+}
+
 /** How to find a server's executable, tried in order. */
 export type CommandSource =
   /** A bin shipped in an npm dependency of patchloom itself (resolved from this package). */
-  | { readonly kind: 'npm'; readonly packageName: string; readonly bin: string; readonly args: readonly string[] }
+  | {
+      readonly kind: 'npm'
+      readonly packageName: string
+      readonly bin: string
+      readonly args: readonly string[]
+      /** Only try this command when the condition holds. */
+      readonly when?: CommandCondition
+    }
   /** A command on PATH (or the project's node_modules/.bin first, when `projectBin` is true). */
-  | { readonly kind: 'path'; readonly command: string; readonly args: readonly string[]; readonly projectBin?: boolean }
+  | {
+      readonly kind: 'path'
+      readonly command: string
+      readonly args: readonly string[]
+      readonly projectBin?: boolean
+      /** Only try this command when the condition holds. */
+      readonly when?: CommandCondition
+    }
 
 export interface SettleFacts {
   /** Use textDocument/diagnostic when the server declares diagnosticProvider. */

@@ -1,7 +1,13 @@
 // The coordinator's view of the language-server pool, which runs in its own worker thread
 // (src/lsp/host.ts) behind a comlink proxy (src/lsp/client.ts). Every argument and result is
 // plain data. Paths are absolute on the way in; reports carry workspace-relative paths.
-import type { DiagnosticsOptions, DiagnosticsReport, FileChange, FileDiagnostic, ServerReport } from './types.js'
+import type {
+  DiagnosticsOptions,
+  DiagnosticsReport,
+  FileChange,
+  FileDiagnostic,
+  ServerReport,
+} from './types.js'
 
 export interface PoolOptions {
   /** The engine's workspace root (reports are relative to it). */
@@ -17,7 +23,9 @@ export interface PoolOptions {
   /** A server whose RSS exceeds this is restarted. @default 2 GiB */
   readonly memoryLimitBytes?: number
   /** Override start commands per adapter id (tests point these at the fake server). */
-  readonly commandOverrides?: Readonly<Record<string, { readonly command: string; readonly args: readonly string[] }>>
+  readonly commandOverrides?: Readonly<
+    Record<string, { readonly command: string; readonly args: readonly string[] }>
+  >
 }
 
 /** Diagnostics of files as they were before a change, to compare the after-state with. */
@@ -46,9 +54,16 @@ export interface PoolStatus {
 
 export interface LspClient {
   /** Opens (or re-syncs) files with their before-change text and waits for their diagnostics. */
-  baseline(files: readonly { readonly path: string; readonly text: string | null }[], options?: DiagnosticsOptions): Promise<Baseline>
+  baseline(
+    files: readonly { readonly path: string; readonly text: string | null }[],
+    options?: DiagnosticsOptions,
+  ): Promise<Baseline>
   /** After a commit: syncs the new text, saves, waits adaptively, and compares with the baseline. */
-  afterChange(changes: readonly FileChange[], baseline: Baseline, options?: DiagnosticsOptions): Promise<DiagnosticsReport>
+  afterChange(
+    changes: readonly FileChange[],
+    baseline: Baseline,
+    options?: DiagnosticsOptions,
+  ): Promise<DiagnosticsReport>
   /** Standalone check of files as they are on disk: everything is `remaining`. */
   diagnostics(paths: readonly string[], options?: DiagnosticsOptions): Promise<DiagnosticsReport>
   status(): Promise<PoolStatus>

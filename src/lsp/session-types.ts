@@ -62,7 +62,14 @@ export interface Session {
    * touch, versioned didChange (incremental when the server supports it) after, didClose for
    * null (deleted). Also sends didChangeWatchedFiles for created/deleted files.
    */
-  sync(docs: readonly { readonly path: string; readonly text: string | null }[]): void
+  sync(
+    docs: readonly {
+      readonly path: string
+      readonly text: string | null
+      /** The file did not exist before this change: also sent as a watched-file Created event. */
+      readonly created?: boolean
+    }[],
+  ): void
   /** didSave for these open documents (after a commit). */
   save(paths: readonly string[]): void
   /** Waits, adaptively, until the server's diagnostics reflect the current versions of `paths`. */

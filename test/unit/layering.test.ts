@@ -25,7 +25,8 @@ function violations(file: string, source: string): string[] {
   const pure = PURE.test(file.replace(/\.ts$/, ''))
   const worker = file.startsWith('workers/')
   // Composition roots: the CLI and MCP server, and the language-server pool's own thread.
-  const root = /^src\/(cli|mcp)\//.test(file) || file === 'src/lsp/host.ts' || !file.startsWith('src/')
+  const root =
+    /^src\/(cli|mcp)\//.test(file) || file === 'src/lsp/host.ts' || !file.startsWith('src/')
   for (const m of source.matchAll(IMPORT_RE)) {
     const spec = m[1] ?? m[2] ?? ''
     const rel = spec.startsWith('.') ? posix.join(posix.dirname(file), spec) : null

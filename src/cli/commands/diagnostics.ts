@@ -7,11 +7,19 @@ import type { DiagnosticsCommand } from '../args.js'
 import type { CliDeps, CliIo } from '../main.js'
 import { EXIT, renderDiagnosticsHuman } from '../render.js'
 
-export async function runDiagnostics(cmd: DiagnosticsCommand, io: CliIo, deps: CliDeps): Promise<number> {
+export async function runDiagnostics(
+  cmd: DiagnosticsCommand,
+  io: CliIo,
+  deps: CliDeps,
+): Promise<number> {
   const engine = deps.createEngine({ root: resolve(io.cwd, cmd.root ?? '.'), pool: false })
   try {
     const report = await engine.diagnostics(cmd.files.map((f) => resolve(io.cwd, f)))
-    io.stdout(cmd.json ? `${JSON.stringify({ ok: true, diagnostics: report })}\n` : renderDiagnosticsHuman(report))
+    io.stdout(
+      cmd.json
+        ? `${JSON.stringify({ ok: true, diagnostics: report })}\n`
+        : renderDiagnosticsHuman(report),
+    )
     if (!report.settled) return EXIT.RETRYABLE
     return report.remaining.some((d) => d.severity === 'error') ? EXIT.REJECTED : EXIT.OK
   } finally {

@@ -107,7 +107,12 @@ describe('parseArgs', () => {
     const apply = parseArgs(['apply', 'fix.patch', '--diagnostics'])
     expect(apply.ok && apply.value).toMatchObject({ kind: 'apply', diagnostics: true })
     const diag = parseArgs(['diagnostics', 'src/a.ts', 'src/b.py', '--root', 'ws', '--json'])
-    expect(diag.ok && diag.value).toEqual({ kind: 'diagnostics', files: ['src/a.ts', 'src/b.py'], root: 'ws', json: true })
+    expect(diag.ok && diag.value).toEqual({
+      kind: 'diagnostics',
+      files: ['src/a.ts', 'src/b.py'],
+      root: 'ws',
+      json: true,
+    })
     expect(parseArgs(['diagnostics']).ok).toBe(false)
     expect(parseArgs(['check', '--diagnostics']).ok).toBe(false)
   })
@@ -118,7 +123,9 @@ describe('parseArgs', () => {
   })
 
   it('rejects an unknown command', () => {
-    expect(usageMessage(['aply'])).toBe("Unknown command 'aply'; use apply, check, diagnostics, demo or help.")
+    expect(usageMessage(['aply'])).toBe(
+      "Unknown command 'aply'; use apply, check, diagnostics, demo or help.",
+    )
   })
 
   it('rejects an unknown flag', () => {

@@ -17,15 +17,37 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true })
 })
 
-const PATCH = '*** Begin Patch\n*** Update File: a.ts\n@@\n-const x: number = 1\n+const x: number = "s"\n*** End Patch\n'
+const PATCH =
+  '*** Begin Patch\n*** Update File: a.ts\n@@\n-const x: number = 1\n+const x: number = "s"\n*** End Patch\n'
 
 const REPORT: DiagnosticsReport = {
-  introduced: [{ path: 'a.ts', line: 1, column: 7, endLine: 1, endColumn: 8, severity: 'error', code: '2322', source: 'ts', message: 'Type string is not assignable to type number.' }],
+  introduced: [
+    {
+      path: 'a.ts',
+      line: 1,
+      column: 7,
+      endLine: 1,
+      endColumn: 8,
+      severity: 'error',
+      code: '2322',
+      source: 'ts',
+      message: 'Type string is not assignable to type number.',
+    },
+  ],
   resolved: [],
   remaining: [],
   settled: true,
   waitedMs: 42,
-  servers: [{ adapter: 'typescript', root: '.', state: 'ready', settled: true, waitedMs: 42, signal: 'pull' }],
+  servers: [
+    {
+      adapter: 'typescript',
+      root: '.',
+      state: 'ready',
+      settled: true,
+      waitedMs: 42,
+      signal: 'pull',
+    },
+  ],
 }
 
 interface Calls {
@@ -38,7 +60,8 @@ function scripted(calls: Calls, fail = false): LspClient {
   return {
     baseline: async (files) => {
       if (fail) throw new Error('server exploded')
-      for (const f of files) calls.baseline.push({ ...f, diskAtCall: await readFile(f.path, 'utf8') })
+      for (const f of files)
+        calls.baseline.push({ ...f, diskAtCall: await readFile(f.path, 'utf8') })
       return { byPath: {}, servers: [] } satisfies Baseline
     },
     afterChange: async (changes) => {
@@ -56,12 +79,19 @@ function scripted(calls: Calls, fail = false): LspClient {
 describe('engine diagnostics', () => {
   it('takes the baseline before the commit and attaches the after-change report', async () => {
     const calls: Calls = { baseline: [], after: [], closed: 0 }
-    const engine = createEngineWithInternals({ root, pool: false, diagnostics: true }, { lspClientFactory: () => scripted(calls) })
+    const engine = createEngineWithInternals(
+      { root, pool: false, diagnostics: true },
+      { lspClientFactory: () => scripted(calls) },
+    )
     const result = await engine.apply(PATCH)
     await engine.close()
     const abs = path.join(await import('node:fs/promises').then((fs) => fs.realpath(root)), 'a.ts')
-    expect(calls.baseline).toEqual([{ path: abs, text: 'const x: number = 1\n', diskAtCall: 'const x: number = 1\n' }])
-    expect(calls.after).toEqual([{ path: abs, before: 'const x: number = 1\n', after: 'const x: number = "s"\n' }])
+    expect(calls.baseline).toEqual([
+      { path: abs, text: 'const x: number = 1\n', diskAtCall: 'const x: number = 1\n' },
+    ])
+    expect(calls.after).toEqual([
+      { path: abs, before: 'const x: number = 1\n', after: 'const x: number = "s"\n' },
+    ])
     expect(result.diagnostics).toEqual(REPORT)
     expect(calls.closed).toBe(1)
   })
@@ -74,7 +104,10 @@ describe('engine diagnostics', () => {
     }
     const off = createEngineWithInternals({ root, pool: false }, { lspClientFactory: factory })
     await off.check(PATCH)
-    const on = createEngineWithInternals({ root, pool: false, diagnostics: true }, { lspClientFactory: factory })
+    const on = createEngineWithInternals(
+      { root, pool: false, diagnostics: true },
+      { lspClientFactory: factory },
+    )
     await on.check(PATCH)
     expect(started).toBe(0)
     const result = await off.apply(PATCH, { diagnostics: true })
@@ -92,11 +125,20 @@ describe('engine diagnostics', () => {
     await engine.close()
     expect(await readFile(path.join(root, 'a.ts'), 'utf8')).toBe('const x: number = "s"\n')
     expect(result.diagnostics).toBeUndefined()
-    expect(result.warnings).toEqual([{ code: 'lsp.failed', message: 'Language-server diagnostics failed baseline: server exploded' }])
+    expect(result.warnings).toEqual([
+      {
+        code: 'lsp.failed',
+        message: 'Language-server diagnostics failed baseline: server exploded',
+      },
+    ])
   })
 
   it('rejects invalid diagnostics options', () => {
-    expect(() => createEngineWithInternals({ root, diagnostics: { deadlineMs: -1 } }, {})).toThrow(/deadlineMs/)
-    expect(() => createEngineWithInternals({ root, diagnostics: { minSeverity: 'fatal' as never } }, {})).toThrow(/minSeverity/)
+    expect(() => createEngineWithInternals({ root, diagnostics: { deadlineMs: -1 } }, {})).toThrow(
+      /deadlineMs/,
+    )
+    expect(() =>
+      createEngineWithInternals({ root, diagnostics: { minSeverity: 'fatal' as never } }, {}),
+    ).toThrow(/minSeverity/)
   })
 })
