@@ -629,7 +629,7 @@ export class SidecarPool {
       root: this.#rel(where.root),
       state,
       settled: false,
-      waitedMs,
+      waitedMs: Math.round(waitedMs),
       signal: 'unavailable',
       message,
     }

@@ -631,7 +631,7 @@ export class LspSession implements Session {
           finish({
             byPath: new Map(paths.map((path) => [path, this.#published.get(path) ?? []])),
             settled: true,
-            waitedMs: now - startMs,
+            waitedMs: Math.round(now - startMs),
             signal: check.signal,
             pending: [],
           })
@@ -652,7 +652,7 @@ export class LspSession implements Session {
               }),
             ),
             settled: false,
-            waitedMs: now - startMs,
+            waitedMs: Math.round(now - startMs),
             signal: 'deadline',
             pending: check.pending,
           })
@@ -700,7 +700,7 @@ export class LspSession implements Session {
       // Importers that could not be checked are not what was asked about; leave them out.
       if (paths.includes(path) || answer === 'deadline') pending.push(path)
     }
-    const waitedMs = performance.now() - startMs
+    const waitedMs = Math.round(performance.now() - startMs)
     if (this.#exit !== undefined) return unavailable(paths, waitedMs)
     return {
       byPath,
