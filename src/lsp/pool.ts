@@ -55,6 +55,17 @@ export interface PoolDeps {
 }
 
 /** Consecutive failed starts after which an (adapter, root) is marked broken. */
+/** The error code each unavailable state reports (ERRORS.md). */
+const UNAVAILABLE_CODES: Record<
+  Exclude<ServerState, 'ready'>,
+  NonNullable<ServerReport['code']>
+> = {
+  'not-installed': 'LSP_NOT_INSTALLED',
+  'start-failed': 'LSP_START_FAILED',
+  broken: 'LSP_START_FAILED',
+  crashed: 'LSP_CRASHED',
+}
+
 export const START_FAILURES_BEFORE_BROKEN = 3
 /** First retry delay for broken and not-installed servers; doubles up to BACKOFF_MAX_MS. */
 export const BACKOFF_START_MS = 30_000
@@ -620,7 +631,7 @@ export class SidecarPool {
 
   #unavailable(
     where: { readonly adapter: LspAdapter; readonly root: string },
-    state: ServerState,
+    state: Exclude<ServerState, 'ready'>,
     message: string,
     waitedMs = 0,
   ): ServerReport {
@@ -628,6 +639,7 @@ export class SidecarPool {
       adapter: where.adapter.id,
       root: this.#rel(where.root),
       state,
+      code: UNAVAILABLE_CODES[state],
       settled: false,
       waitedMs: Math.round(waitedMs),
       signal: 'unavailable',
@@ -655,6 +667,7 @@ export class SidecarPool {
       ...(result.settled
         ? {}
         : {
+            code: 'LSP_TIMEOUT' as const,
             message:
               `${group.adapter.name} for ${this.#rel(group.root)} did not settle within ` +
               `${result.waitedMs} ms; diagnostics may be incomplete` +

@@ -35,6 +35,11 @@ export type ServerState = 'ready' | 'not-installed' | 'start-failed' | 'broken' 
 
 /** One server's part in a diagnostics result. */
 export interface ServerReport {
+  /**
+   * Set when the server could not give a settled answer: LSP_NOT_INSTALLED, LSP_START_FAILED
+   * (start-failed, broken), LSP_CRASHED, or LSP_TIMEOUT (the deadline passed). See ERRORS.md.
+   */
+  readonly code?: 'LSP_NOT_INSTALLED' | 'LSP_START_FAILED' | 'LSP_CRASHED' | 'LSP_TIMEOUT'
   /** Adapter id, e.g. 'typescript', 'pyright'. */
   readonly adapter: string
   /** Project root the server runs for, workspace-relative ('.' for the root itself). */

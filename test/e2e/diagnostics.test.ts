@@ -11,14 +11,18 @@ import { runCli } from '../helpers/run-cli.js'
 let root: string
 beforeEach(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'patchloom-diag-e2e-'))
-  await writeFile(path.join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true } }))
+  await writeFile(
+    path.join(root, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { strict: true, noEmit: true } }),
+  )
   await writeFile(path.join(root, 'a.ts'), 'export const x: number = 1\nconst old: string = 2\n')
 })
 afterEach(async () => {
   await rm(root, { recursive: true, force: true })
 })
 
-const BREAK = '*** Begin Patch\n*** Update File: a.ts\n@@\n-export const x: number = 1\n+export const x: number = "one"\n*** End Patch\n'
+const BREAK =
+  '*** Begin Patch\n*** Update File: a.ts\n@@\n-export const x: number = 1\n+export const x: number = "one"\n*** End Patch\n'
 
 /** Pids of this process's children (the pool's servers are spawned from its worker thread). */
 function childPids(): number[] {
@@ -44,8 +48,12 @@ describe('diagnostics with the real TypeScript server', () => {
       const result = await engine.apply(BREAK)
       const report = result.diagnostics
       expect(report?.settled).toBe(true)
-      expect(report?.servers).toMatchObject([{ adapter: 'typescript', state: 'ready', settled: true, signal: 'pull' }])
-      expect(report?.introduced).toMatchObject([{ path: 'a.ts', line: 1, severity: 'error', code: '2322' }])
+      expect(report?.servers).toMatchObject([
+        { adapter: 'typescript', state: 'ready', settled: true, signal: 'pull' },
+      ])
+      expect(report?.introduced).toMatchObject([
+        { path: 'a.ts', line: 1, severity: 'error', code: '2322' },
+      ])
       // The pre-existing error on line 2 is old noise, not blamed on this change.
       expect(report?.remaining).toMatchObject([{ path: 'a.ts', line: 2, code: '2322' }])
       expect(childPids().filter((p) => !before.has(p)).length).toBeGreaterThan(0)
@@ -59,12 +67,16 @@ describe('diagnostics with the real TypeScript server', () => {
     await writeFile(path.join(root, 'fix.patch'), BREAK)
     const applied = await runCli(['apply', 'fix.patch', '--diagnostics', '--json'], { cwd: root })
     expect(applied.code).toBe(0)
-    const json = JSON.parse(applied.stdout) as { diagnostics: { introduced: { path: string; line: number }[] } }
+    const json = JSON.parse(applied.stdout) as {
+      diagnostics: { introduced: { path: string; line: number }[] }
+    }
     expect(json.diagnostics.introduced).toMatchObject([{ path: 'a.ts', line: 1 }])
 
     const checked = await runCli(['diagnostics', 'a.ts'], { cwd: root })
     expect(checked.code).toBe(1)
     expect(checked.stdout).toMatch(/typescript: settled in \d+ ms via pull/)
-    expect(checked.stdout).toContain("a.ts:1:14 error TS2322: Type 'string' is not assignable to type 'number'.")
+    expect(checked.stdout).toContain(
+      "a.ts:1:14 error TS2322: Type 'string' is not assignable to type 'number'.",
+    )
   }, 90_000)
 })
