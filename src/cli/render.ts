@@ -150,7 +150,9 @@ function diagnosticsLines(report: DiagnosticsReport, kind: 'change' | 'files'): 
   for (const [path, count] of Object.entries(report.omitted ?? {}))
     lines.push(`  ... and ${count} more in ${path}`)
   for (const s of report.servers)
-    if (s.message !== undefined) lines.push(`  ${s.adapter}: ${s.message}`)
+    if (s.message !== undefined) {
+      lines.push(`  ${s.adapter}: ${s.code === undefined ? '' : `${s.code} `}${s.message}`)
+    }
   if (!report.settled)
     lines.push(
       '  warning: not every server settled; these lists may be incomplete (not a clean result)',
