@@ -6,6 +6,7 @@ import {
   internalErrorData,
   parseOnlyResult,
   renderApplyHuman,
+  renderDiagnosticsHuman,
   renderErrorHuman,
   renderFileLine,
   renderJsonLine,
@@ -176,5 +177,78 @@ describe('renderJsonLine', () => {
       parseOnly: true,
       files: [],
     })
+  })
+})
+
+describe('diagnostics rendering', () => {
+  const error = {
+    path: 'src/a.ts',
+    line: 3,
+    column: 7,
+    endLine: 3,
+    endColumn: 8,
+    severity: 'error' as const,
+    code: '2322',
+    source: 'ts',
+    message: "Type 'string' is not assignable to type 'number'.",
+  }
+
+  it('lists introduced and resolved errors under the file summary', () => {
+    const text = renderApplyHuman({
+      ok: true,
+      format: 'codex',
+      dryRun: false,
+      files: [],
+      warnings: [],
+      diagnostics: {
+        introduced: [error],
+        resolved: [{ ...error, line: 9, message: 'Old error.' }],
+        remaining: [error],
+        settled: true,
+        waitedMs: 120,
+        servers: [
+          {
+            adapter: 'typescript',
+            root: '.',
+            state: 'ready',
+            settled: true,
+            waitedMs: 120,
+            signal: 'pull',
+          },
+        ],
+      },
+    })
+    expect(text).toContain('diagnostics (typescript: settled in 120 ms via pull):\n')
+    expect(text).toContain(
+      "  + src/a.ts:3:7 error TS2322: Type 'string' is not assignable to type 'number'.\n",
+    )
+    expect(text).toContain('  - src/a.ts:9:7 error TS2322: Old error. (resolved)\n')
+    expect(text).toContain('  1 already present before the change\n')
+  })
+
+  it('never presents an unsettled server as clean', () => {
+    const text = renderDiagnosticsHuman({
+      introduced: [],
+      resolved: [],
+      remaining: [],
+      settled: false,
+      waitedMs: 10_000,
+      servers: [
+        {
+          adapter: 'pyright',
+          root: '.',
+          state: 'ready',
+          code: 'LSP_TIMEOUT',
+          settled: false,
+          waitedMs: 10_000,
+          signal: 'deadline',
+          message: 'Pyright for . did not settle within 10000 ms.',
+        },
+      ],
+    })
+    expect(text).not.toContain('no errors')
+    expect(text).toContain('pyright: NOT settled after 10000 ms')
+    expect(text).toContain('pyright: LSP_TIMEOUT Pyright for . did not settle within 10000 ms.')
+    expect(text).toContain('not a clean result')
   })
 })
