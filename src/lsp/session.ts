@@ -628,8 +628,16 @@ export class LspSession implements Session {
         }
         const check = this.#tracker.check(paths, now)
         if (check.settled) {
+          // Other open documents (importers of the edited ones) come along with what the server
+          // last published for them: push servers re-publish them within the quiet window.
+          const others = [...this.#docs]
+            .filter(([path, doc]) => doc.open && !paths.includes(path) && this.#published.has(path))
+            .map(([path]) => [path, this.#published.get(path) ?? []] as const)
           finish({
-            byPath: new Map(paths.map((path) => [path, this.#published.get(path) ?? []])),
+            byPath: new Map([
+              ...paths.map((path) => [path, this.#published.get(path) ?? []] as const),
+              ...others,
+            ]),
             settled: true,
             waitedMs: Math.round(now - startMs),
             signal: check.signal,

@@ -100,6 +100,8 @@ export class SettleTracker {
   readonly #gapsMs: number[] = []
   /** Latest event that explains a new publish: a sync, delete, save, or announced work. */
   #lastTriggerSeq = 0
+  /** The latest publish for any document: importers re-published after a change keep the window open. */
+  #lastPublish: { readonly seq: number; readonly atMs: number } | undefined
   /** Loading work has been seen: a progress begin (or end) or a quiescent:false status. */
   #busySeen = false
   /** A quiescent:true status arrived after loading work: from now on quiescence means loaded. */
@@ -205,6 +207,11 @@ export class SettleTracker {
       lastActivityMs = Math.max(lastActivityMs, publish.atMs)
       if (publish.version === undefined) allVersioned = false
     }
+    // The window runs from the server's last publish for ANY document since the change: a server
+    // re-publishing the files that import the edited one is still answering this change.
+    const last = this.#lastPublish
+    if (last !== undefined && last.seq > this.#lastTriggerSeq)
+      lastActivityMs = Math.max(lastActivityMs, last.atMs)
     const wakeAtMs = lastActivityMs + this.quietWindowMs
     if (nowMs < wakeAtMs) return { settled: false, pending: live, wakeAtMs }
     if (this.#rules.quiescent) return { settled: true, signal: 'quiescent' }
@@ -232,6 +239,7 @@ export class SettleTracker {
       }
     }
     this.#publishes.set(path, { version, seq, atMs, changeKey })
+    this.#lastPublish = { seq, atMs }
   }
 
   #isFresh(path: string): boolean {

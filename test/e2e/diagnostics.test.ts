@@ -80,3 +80,37 @@ describe('diagnostics with the real TypeScript server', () => {
     )
   }, 90_000)
 })
+
+describe('diagnostics with the real pyright server', () => {
+  it('reports an error introduced in an open importer by a change to the file it imports (push server)', async () => {
+    await writeFile(
+      path.join(root, 'pyproject.toml'),
+      '[tool.pyright]\ntypeCheckingMode = "standard"\n',
+    )
+    await writeFile(path.join(root, 'a.py'), 'def f(x: int) -> int:\n    return x\n')
+    await writeFile(path.join(root, 'b.py'), 'from a import f\n\nr: int = f(1)\n')
+    const engine = createEngine({
+      root,
+      pool: false,
+      diagnostics: { deadlineMs: 30_000, pool: { adapters: ['pyright'] } },
+    })
+    try {
+      // Opens the importer, as an agent's earlier edits or checks would have.
+      const before = await engine.diagnostics(['b.py', 'a.py'])
+      expect(before).toMatchObject({ settled: true, remaining: [] })
+      const edit = {
+        edits: [{ path: 'a.py', old_string: 'def f(x: int)', new_string: 'def f(x: int, y: int)' }],
+      }
+      const result = await engine.apply(JSON.stringify(edit))
+      expect(result.diagnostics?.settled).toBe(true)
+      expect(result.diagnostics?.servers).toMatchObject([
+        { adapter: 'pyright', signal: 'versioned-push' },
+      ])
+      expect(result.diagnostics?.introduced).toMatchObject([
+        { path: 'b.py', line: 3, severity: 'error' },
+      ])
+    } finally {
+      await engine.close()
+    }
+  }, 90_000)
+})

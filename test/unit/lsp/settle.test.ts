@@ -44,6 +44,20 @@ describe('quietWindowFor', () => {
 })
 
 describe('SettleTracker', () => {
+  it('keeps the quiet window open while the server re-publishes other documents (importers)', () => {
+    const tracker = new SettleTracker(PUSH)
+    tracker.record({ kind: 'sync', path: A, version: 1 }, 0)
+    tracker.record({ kind: 'publish', path: A, version: 1 }, 100)
+    // B imports A: the server re-publishes it 20 ms later, still answering this change.
+    tracker.record({ kind: 'publish', path: B }, 120)
+    expect(tracker.check([A], 100 + QUIET_WINDOW_INITIAL_MS)).toEqual({
+      settled: false,
+      pending: [A],
+      wakeAtMs: 120 + QUIET_WINDOW_INITIAL_MS,
+    })
+    expect(tracker.check([A], 120 + QUIET_WINDOW_INITIAL_MS).settled).toBe(true)
+  })
+
   it('settles a versioned push after the quiet window', () => {
     const tracker = new SettleTracker(PUSH)
     tracker.record({ kind: 'sync', path: A, version: 1 }, 0)
