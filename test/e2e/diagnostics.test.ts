@@ -1,6 +1,6 @@
 // Language-server diagnostics end to end with the real TypeScript 7 server (`tsc --lsp`):
 // through the engine (no child process survives close()) and through the built CLI.
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -113,4 +113,38 @@ describe('diagnostics with the real pyright server', () => {
       await engine.close()
     }
   }, 90_000)
+})
+
+const clangdOnPath = (process.env['PATH'] ?? '')
+  .split(path.delimiter)
+  .some((dir) => dir !== '' && existsSync(path.join(dir, 'clangd')))
+
+describe('diagnostics with the real clangd server', () => {
+  // clangd is a Debian package (.ci/run installs it); elsewhere the adapter reports it missing.
+  it.skipIf(!clangdOnPath)(
+    'reports a C++ error a change introduces (skipped when clangd is not on PATH)',
+    async () => {
+      await writeFile(path.join(root, 'compile_flags.txt'), '-std=c++17\n')
+      await writeFile(path.join(root, 'a.cpp'), 'int f() { return 1; }\n')
+      const engine = createEngine({
+        root,
+        pool: false,
+        diagnostics: { deadlineMs: 30_000, pool: { adapters: ['clangd'] } },
+      })
+      try {
+        const patch =
+          '*** Begin Patch\n*** Update File: a.cpp\n@@\n-int f() { return 1; }\n+int f() { return "s"; }\n*** End Patch\n'
+        const result = await engine.apply(patch)
+        expect(result.diagnostics?.servers).toMatchObject([
+          { adapter: 'clangd', state: 'ready', settled: true },
+        ])
+        expect(result.diagnostics?.introduced).toMatchObject([
+          { path: 'a.cpp', line: 1, severity: 'error', source: 'clang' },
+        ])
+      } finally {
+        await engine.close()
+      }
+    },
+    90_000,
+  )
 })
