@@ -8,6 +8,9 @@ describe('patchloom demo', () => {
     expect(code).toBe(0)
     for (const format of ['codex', 'search-replace', 'edits', 'unified'])
       expect(stdout).toContain(`[format: ${format},`)
+    expect(stdout).toMatch(
+      /\+ src\/greet\.ts:2:3 error TS2322: .*\n  1 introduced, 0 resolved \(typescript settled via pull/,
+    )
     expect(stdout).toContain('refused with MATCH_NOT_FOUND')
     expect(stdout).toContain('nothing was written')
   })

@@ -13,6 +13,7 @@ interface DemoIo {
 }
 
 const FILES: Record<string, string> = {
+  'tsconfig.json': '{ "compilerOptions": { "strict": true, "noEmit": true } }\n',
   'src/greet.ts': [
     'export function greet(name: string): string {',
     '  return `Hello, ${name}!`',
@@ -80,6 +81,20 @@ const STEPS: { title: string; patch: string }[] = [
   },
 ]
 
+/** A Codex patch replacing greet()'s return statement. */
+function greetReturns(from: string, to: string): string {
+  return [
+    '*** Begin Patch',
+    '*** Update File: src/greet.ts',
+    '@@ export function greet(name: string): string {',
+    `-  return ${from}`,
+    `+  return ${to}`,
+    '*** End Patch',
+  ].join('\n')
+}
+
+const GREETING = '`Hello, ${name}!`'
+
 const FAILING = [
   '*** Begin Patch',
   '*** Update File: src/greet.ts',
@@ -112,6 +127,28 @@ export async function runDemo(io: DemoIo): Promise<number> {
       io.stdout(summary(result))
       for (const file of result.files) io.stdout(indent(file.diff))
     }
+
+    io.stdout(
+      '\n== With diagnostics: the TypeScript 7 server says which error this change introduced\n',
+    )
+    const started = performance.now()
+    const checked = await engine.apply(greetReturns(GREETING, 'name.length'), { diagnostics: true })
+    io.stdout(summary(checked))
+    const report = checked.diagnostics
+    if (report === undefined) io.stdout('  (no diagnostics: the language server was unavailable)\n')
+    else {
+      for (const d of report.introduced)
+        io.stdout(
+          `  + ${d.path}:${d.line}:${d.column} ${d.severity} TS${d.code ?? ''}: ${d.message}\n`,
+        )
+      const how = report.servers
+        .map((s) => `${s.adapter} ${s.settled ? `settled via ${s.signal}` : 'did NOT settle'}`)
+        .join(', ')
+      io.stdout(
+        `  ${report.introduced.length} introduced, ${report.resolved.length} resolved (${how}; ${(performance.now() - started).toFixed(0)} ms incl. server start)\n`,
+      )
+    }
+    await engine.apply(greetReturns('name.length', GREETING)) // undo it for the next step
 
     io.stdout('\n== A 3-file Codex patch whose last hunk does not match: all or nothing\n')
     const before = await readFile(path.join(root, 'src/greet.ts'), 'utf8')
