@@ -1,6 +1,7 @@
 // `patchloom demo`: patchloom's main job on a built-in example. Creates a scratch workspace,
-// applies one change in each input format, then shows a multi-file patch that fails verification
-// on its last file and leaves the workspace untouched. Writes only inside a temp directory.
+// applies one change in each input format, one with diagnostics from the embedded TypeScript 7
+// server (the error it introduced), then a multi-file patch that fails verification on its last
+// file and leaves the workspace untouched. Writes only inside a temp directory.
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
