@@ -1,16 +1,35 @@
 // SidecarPool: the language servers behind diagnostics, one per (adapter, project root), started
 // on first use and kept warm. It owns their lifecycle (cap with LRU eviction of idle servers,
-// idle timeout, crash and memory-limit restarts, a broken set with backoff, cached "not
-// installed") and turns their settled results into plain-data reports. Speaking LSP and deciding
-// when a server has settled is the session's job (session.ts); matching before with after is
-// diagnostics.ts's. Runs in the pool's own worker thread (host.ts). LSP problems never throw
-// here: they become ServerReports, so an edit never fails because of a language server.
+// idle timeout, crash and memory-limit restarts, a broken set with backoff in pool-health.ts,
+// cached "not installed") and turns their settled results into plain-data reports
+// (pool-reports.ts). Speaking LSP and deciding when a server has settled is the session's job
+// (session.ts); matching before with after is diagnostics.ts's. Runs in the pool's own worker
+// thread (host.ts). LSP problems never throw here: they become ServerReports, so an edit never
+// fails because of a language server.
 import { readFile } from 'node:fs/promises'
 import { availableParallelism, totalmem } from 'node:os'
-import { languageIdFor, type LspAdapter } from './adapter.js'
+import type { LspAdapter } from './adapter.js'
 import type { Baseline, PoolOptions, PoolServerStatus, PoolStatus } from './client-types.js'
 import { compareDiagnostics, toFileDiagnostic, workspaceRelativePath } from './diagnostics.js'
 import { resolveCommand } from './find-executable.js'
+import { PoolHealth } from './pool-health.js'
+import {
+  groupPaths,
+  leastRecentlyUsedIdle,
+  placeOfKey,
+  safeRss,
+  type Group,
+  type Server,
+  type Work,
+} from './pool-server.js'
+import {
+  crashedReport,
+  exitSentence,
+  reportOf,
+  settledReport,
+  unavailableReport,
+  type GroupOutcome,
+} from './pool-reports.js'
 import { findProjectRoot } from './root.js'
 import { createSession } from './session.js'
 import type {
@@ -19,7 +38,6 @@ import type {
   Session,
   SessionExit,
   SessionOptions,
-  SettledDiagnostics,
 } from './session-types.js'
 import type {
   DiagnosticsOptions,
@@ -29,6 +47,9 @@ import type {
   ServerReport,
   ServerState,
 } from './types.js'
+
+// Moved to pool-health.ts; still importable from here (tests use them).
+export { BACKOFF_MAX_MS, BACKOFF_START_MS, START_FAILURES_BEFORE_BROKEN } from './pool-health.js'
 
 /** What resolving an adapter's start command gives (src/lsp/find-executable.ts). */
 export type CommandResolution =
@@ -54,23 +75,6 @@ export interface PoolDeps {
   readonly now?: () => number
 }
 
-/** Consecutive failed starts after which an (adapter, root) is marked broken. */
-/** The error code each unavailable state reports (ERRORS.md). */
-const UNAVAILABLE_CODES: Record<
-  Exclude<ServerState, 'ready'>,
-  NonNullable<ServerReport['code']>
-> = {
-  'not-installed': 'LSP_NOT_INSTALLED',
-  'start-failed': 'LSP_START_FAILED',
-  broken: 'LSP_START_FAILED',
-  crashed: 'LSP_CRASHED',
-}
-
-export const START_FAILURES_BEFORE_BROKEN = 3
-/** First retry delay for broken and not-installed servers; doubles up to BACKOFF_MAX_MS. */
-export const BACKOFF_START_MS = 30_000
-export const BACKOFF_MAX_MS = 600_000
-
 const DEFAULT_IDLE_TIMEOUT_MS = 600_000
 const DEFAULT_DOCUMENT_IDLE_MS = 120_000
 const DEFAULT_MEMORY_LIMIT_BYTES = 2 * 1024 ** 3
@@ -78,61 +82,12 @@ const DEFAULT_DEADLINE_MS = 10_000
 const STOP_GRACE_MS = 2_000
 const SWEEP_MIN_INTERVAL_MS = 10
 const SWEEP_MAX_INTERVAL_MS = 30_000
-const STDERR_IN_MESSAGE_CHARS = 400
 
 /** Cap on live servers: two per CPU, one per GiB of memory, at most 16, at least 1. */
 export function defaultMaxServers(): number {
   const byMemory = Math.floor(totalmem() / 1024 ** 3)
   return Math.max(1, Math.min(2 * availableParallelism(), byMemory, 16))
 }
-
-interface Server {
-  readonly key: string
-  readonly adapter: LspAdapter
-  readonly root: string
-  session: Session | undefined
-  /** Settles when start() has finished: undefined on success, else the failure report. */
-  ready: Promise<ServerReport | undefined>
-  started: boolean
-  /** Requests using (or starting) this server; a busy server is never evicted. */
-  busy: number
-  lastUsedMs: number
-  /** Over the memory limit while busy: stopped as soon as it is released. */
-  retiring: boolean
-  /** Stopped by the pool: its exit is not a crash. */
-  stopping: boolean
-  exit: SessionExit | undefined
-  readonly exited: Promise<SessionExit>
-  readonly markExited: (exit: SessionExit) => void
-  /** Absolute path -> when it was last synced (mirrors the session's open documents). */
-  readonly docs: Map<string, number>
-}
-
-/** Why an (adapter, root) is not started: repeated start failures, or no executable. */
-interface Health {
-  failures: number
-  kind: 'broken' | 'not-installed' | undefined
-  backoffMs: number
-  blockedUntilMs: number
-  lastTriedMs: number
-  message: string
-}
-
-interface Group {
-  readonly key: string
-  readonly adapter: LspAdapter
-  readonly root: string
-  readonly paths: string[]
-}
-
-interface GroupOutcome {
-  readonly report: ServerReport
-  readonly result?: SettledDiagnostics
-}
-
-type Work = (session: Session, server: Server) => Promise<SettledDiagnostics>
-
-const keyOf = (adapterId: string, root: string): string => `${adapterId}\u0000${root}`
 
 export class SidecarPool {
   readonly #options: PoolOptions
@@ -147,7 +102,7 @@ export class SidecarPool {
   readonly #documentIdleMs: number
   readonly #memoryLimitBytes: number
   readonly #servers = new Map<string, Server>()
-  readonly #health = new Map<string, Health>()
+  readonly #health: PoolHealth
   /** Last settled diagnostics per absolute path: the before-state of documents with no baseline. */
   readonly #remembered = new Map<string, readonly FileDiagnostic[]>()
   #waiters: (() => void)[] = []
@@ -165,6 +120,7 @@ export class SidecarPool {
     this.#findRoot = deps.findProjectRoot ?? findProjectRoot
     this.#readText = deps.readText ?? readTextOrNull
     this.#now = deps.now ?? Date.now
+    this.#health = new PoolHealth(this.#now)
     this.#maxServers = Math.max(1, options.maxServers ?? defaultMaxServers())
     this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
     this.#documentIdleMs = options.documentIdleMs ?? DEFAULT_DOCUMENT_IDLE_MS
@@ -305,9 +261,9 @@ export class SidecarPool {
       }),
     )
     const blocked: PoolServerStatus[] = []
-    for (const [key, health] of this.#health) {
+    for (const [key, health] of this.#health.entries()) {
       if (health.kind === undefined || this.#servers.has(key)) continue
-      const [adapter = '', root = ''] = key.split('\u0000')
+      const { adapter, root } = placeOfKey(key)
       blocked.push({
         adapter,
         root: this.#rel(root),
@@ -339,26 +295,10 @@ export class SidecarPool {
     paths: readonly string[],
     workFor: (group: Group) => Work,
   ): Promise<GroupOutcome[]> {
-    const groups = this.#group(paths)
+    const groups = groupPaths(paths, this.#adapters, this.#findRoot, this.#options.workspaceRoot)
     // Groups run side by side; each holds at most one server at a time, so a cap of one
     // server cannot deadlock a request that spans two languages.
     return Promise.all(groups.map((group) => this.#runGroup(group, workFor(group))))
-  }
-
-  #group(paths: readonly string[]): Group[] {
-    const groups = new Map<string, Group>()
-    for (const path of new Set(paths)) {
-      const adapter = this.#adapters.find(
-        (a) => languageIdFor(a, path.replace(/\\/g, '/')) !== undefined,
-      )
-      if (adapter === undefined) continue // no server serves this file: nothing to report
-      const root = this.#findRoot(path, adapter.rootMarkers, this.#options.workspaceRoot)
-      const key = keyOf(adapter.id, root)
-      const group = groups.get(key) ?? { key, adapter, root, paths: [] }
-      group.paths.push(path)
-      groups.set(key, group)
-    }
-    return [...groups.values()]
   }
 
   async #runGroup(group: Group, work: Work): Promise<GroupOutcome> {
@@ -377,7 +317,10 @@ export class SidecarPool {
         pending.catch(() => undefined) // the session may still reject after its process died
         return { report: this.#crashedReport(server, outcome.exit, this.#now() - startedMs) }
       }
-      return { report: this.#settledReport(group, outcome.result), result: outcome.result }
+      return {
+        report: settledReport(this.#options.workspaceRoot, group, outcome.result),
+        result: outcome.result,
+      }
     } catch (error) {
       // A session that failed mid-request is in an unknown state: drop it, restart on next use.
       if (server.exit === undefined) void this.#retire(server)
@@ -405,7 +348,7 @@ export class SidecarPool {
       const blocked = this.#blockedReport(group)
       if (blocked !== undefined) return blocked
       if (live === undefined && this.#servers.size < this.#maxServers) return this.#launch(group)
-      const victim = this.#leastRecentlyUsedIdle()
+      const victim = leastRecentlyUsedIdle(this.#servers.values())
       if (live === undefined && victim !== undefined) await this.#retire(victim)
       else await this.#changed()
     }
@@ -459,7 +402,7 @@ export class SidecarPool {
       const outcome = await Promise.race([starting, server.exited.then((exit) => ({ exit }))])
       if (outcome !== undefined) throw new Error(exitSentence(outcome.exit))
       server.started = true
-      this.#health.delete(server.key)
+      this.#health.started(server.key)
       return undefined
     } catch (error) {
       this.#forget(server)
@@ -509,15 +452,6 @@ export class SidecarPool {
 
   #forget(server: Server): void {
     if (this.#servers.get(server.key) === server) this.#servers.delete(server.key)
-  }
-
-  #leastRecentlyUsedIdle(): Server | undefined {
-    let best: Server | undefined
-    for (const server of this.#servers.values()) {
-      if (server.busy > 0 || !server.started) continue
-      if (best === undefined || server.lastUsedMs < best.lastUsedMs) best = server
-    }
-    return best
   }
 
   /** Resolves when a server is released, stopped or dropped: the moment to re-check the cap. */
@@ -573,107 +507,36 @@ export class SidecarPool {
     }
   }
 
-  // ---- health: broken and not-installed ----
+  // ---- health and reports ----
 
   #blockedReport(group: Group): ServerReport | undefined {
-    const health = this.#health.get(group.key)
-    if (health?.kind === undefined || this.#now() >= health.blockedUntilMs) return undefined
-    const retryInS = Math.ceil((health.blockedUntilMs - this.#now()) / 1000)
-    return this.#unavailable(group, health.kind, `${health.message} (next try in ${retryInS} s)`)
+    const blocked = this.#health.blocked(group.key)
+    return blocked === undefined
+      ? undefined
+      : this.#unavailable(group, blocked.state, blocked.message)
   }
 
   #startFailed(server: Server, reason: string): ServerReport {
-    const health = this.#healthOf(server.key)
-    health.failures += 1
-    health.lastTriedMs = this.#now()
     const where = `${server.adapter.name} for ${this.#rel(server.root)}`
-    if (health.failures < START_FAILURES_BEFORE_BROKEN) {
-      health.message = `${where} failed to start: ${reason}`
-      return this.#unavailable(server, 'start-failed', health.message)
-    }
-    this.#block(health, 'broken')
-    health.message = `${where} is marked broken after ${health.failures} failed starts in a row: ${reason}`
-    return this.#unavailable(server, 'broken', health.message)
+    const failed = this.#health.startFailed(server.key, where, reason)
+    return this.#unavailable(server, failed.state, failed.message)
   }
 
   #notInstalled(group: Group, message: string): ServerReport {
-    const health = this.#healthOf(group.key)
-    health.lastTriedMs = this.#now()
-    this.#block(health, 'not-installed')
-    health.message = message
+    this.#health.notInstalled(group.key, message)
     return this.#unavailable(group, 'not-installed', message)
   }
 
-  #block(health: Health, kind: 'broken' | 'not-installed'): void {
-    health.backoffMs =
-      health.kind === kind ? Math.min(BACKOFF_MAX_MS, health.backoffMs * 2) : BACKOFF_START_MS
-    health.kind = kind
-    health.blockedUntilMs = this.#now() + health.backoffMs
-  }
-
-  #healthOf(key: string): Health {
-    let health = this.#health.get(key)
-    if (health === undefined) {
-      health = {
-        failures: 0,
-        kind: undefined,
-        backoffMs: 0,
-        blockedUntilMs: 0,
-        lastTriedMs: 0,
-        message: '',
-      }
-      this.#health.set(key, health)
-    }
-    return health
-  }
-
-  // ---- reports ----
-
   #unavailable(
-    where: { readonly adapter: LspAdapter; readonly root: string },
+    where: Group | Server,
     state: Exclude<ServerState, 'ready'>,
     message: string,
-    waitedMs = 0,
   ): ServerReport {
-    return {
-      adapter: where.adapter.id,
-      root: this.#rel(where.root),
-      state,
-      code: UNAVAILABLE_CODES[state],
-      settled: false,
-      waitedMs: Math.round(waitedMs),
-      signal: 'unavailable',
-      message,
-    }
+    return unavailableReport(this.#options.workspaceRoot, where, state, message)
   }
 
   #crashedReport(server: Server, exit: SessionExit, waitedMs: number): ServerReport {
-    const message =
-      `${server.adapter.name} for ${this.#rel(server.root)} ${exitSentence(exit)} while ` +
-      'diagnostics were pending; it restarts on next use.'
-    return this.#unavailable(server, 'crashed', message, waitedMs)
-  }
-
-  #settledReport(group: Group, result: SettledDiagnostics): ServerReport {
-    const pending = result.pending.map((path) => this.#rel(path))
-    return {
-      adapter: group.adapter.id,
-      root: this.#rel(group.root),
-      state: 'ready',
-      settled: result.settled,
-      waitedMs: result.waitedMs,
-      signal: result.signal,
-      ...(pending.length === 0 ? {} : { pending }),
-      ...(result.settled
-        ? {}
-        : {
-            code: 'LSP_TIMEOUT' as const,
-            message:
-              `${group.adapter.name} for ${this.#rel(group.root)} did not settle within ` +
-              `${result.waitedMs} ms; diagnostics may be incomplete` +
-              (pending.length === 0 ? '.' : ` for ${pending.join(', ')}.`),
-          }),
-    }
+    return crashedReport(this.#options.workspaceRoot, server, exit, waitedMs)
   }
 
   #convert(abs: string, raws: readonly RawDiagnostic[]): FileDiagnostic[] {
@@ -690,36 +553,6 @@ export class SidecarPool {
 
   #assertOpen(what: string): void {
     if (this.#closed) throw new Error(`SidecarPool: cannot run ${what} after close`)
-  }
-}
-
-function reportOf(
-  compared: Pick<DiagnosticsReport, 'introduced' | 'resolved' | 'remaining' | 'omitted'>,
-  outcomes: readonly GroupOutcome[],
-): DiagnosticsReport {
-  const servers = outcomes.map((o) => o.report)
-  return {
-    introduced: compared.introduced,
-    resolved: compared.resolved,
-    remaining: compared.remaining,
-    settled: servers.every((s) => s.settled),
-    waitedMs: Math.max(0, ...servers.map((s) => s.waitedMs)),
-    servers,
-    ...(compared.omitted === undefined ? {} : { omitted: compared.omitted }),
-  }
-}
-
-function exitSentence(exit: SessionExit): string {
-  const how = exit.signal === null ? `code ${String(exit.code)}` : `signal ${exit.signal}`
-  const tail = exit.stderrTail.trim().slice(-STDERR_IN_MESSAGE_CHARS)
-  return `exited unexpectedly (${how})${tail === '' ? '' : `: ${tail}`}`
-}
-
-async function safeRss(session: Session | undefined): Promise<number | undefined> {
-  try {
-    return await session?.rssBytes()
-  } catch {
-    return undefined
   }
 }
 
