@@ -5,9 +5,19 @@ export type {
   ApprovalRequest,
   ApproveFn,
   Engine,
+  EngineDiagnosticsOptions,
   EngineOptions,
   PoolOptions,
 } from './coordinator/engine-types.js'
+export type {
+  DiagnosticSeverity,
+  DiagnosticsOptions,
+  DiagnosticsReport,
+  FileDiagnostic,
+  ServerReport,
+  ServerState,
+  SettleSignal,
+} from './lsp/types.js'
 export { parsePatch, detectFormat } from './parse/index.js'
 export { EditError, ERROR_CODES, isEditError } from './errors.js'
 export type { Candidate, EditErrorData, ErrorCode } from './errors.js'

@@ -326,6 +326,15 @@ function fileResult(p: PreparedOp, computed: ComputedFile): FileResult {
     diff: computed.diff,
   }
   const modes = modeFields(p)
+  // Updated (or created, for SEARCH/REPLACE and JSON edits on a missing file) where it stands.
+  const inPlace = (): FileResult => ({
+    path: target.resolved.rel,
+    op: target.snap.kind === 'file' ? 'update' : 'add',
+    ...counts,
+    beforeHash: target.snap.hash,
+    afterHash,
+    ...modes,
+  })
   switch (op.kind) {
     case 'add':
       return {
@@ -369,23 +378,9 @@ function fileResult(p: PreparedOp, computed: ComputedFile): FileResult {
           ...(p.moveTo.snap.kind === 'file' ? { overwrote: true } : {}),
         }
       }
-      return {
-        path: target.resolved.rel,
-        op: target.snap.kind === 'file' ? 'update' : 'add',
-        ...counts,
-        beforeHash: target.snap.hash,
-        afterHash,
-        ...modes,
-      }
+      return inPlace()
     case 'edits':
-      return {
-        path: target.resolved.rel,
-        op: target.snap.kind === 'file' ? 'update' : 'add',
-        ...counts,
-        beforeHash: target.snap.hash,
-        afterHash,
-        ...modes,
-      }
+      return inPlace()
   }
 }
 
