@@ -73,7 +73,20 @@ export class EngineDiagnostics {
   ): Promise<DiagnosticsReport | undefined> {
     if (baseline === null) return undefined
     try {
-      return await this.#ensure(rootReal).afterChange(changes, baseline, this.#reportOptions())
+      const report = await this.#ensure(rootReal).afterChange(
+        changes,
+        baseline,
+        this.#reportOptions(),
+      )
+      const unsettled = baseline.servers.filter((s) => !s.settled)
+      if (unsettled.length === 0 || !report.settled) return report
+      // Without a settled before-state, old errors could be counted as introduced: say so.
+      const names = unsettled.map((s) => `${s.adapter} (${s.root})`).join(', ')
+      warnings.push({
+        code: 'lsp.baseline-unsettled',
+        message: `Diagnostics before the change did not settle for ${names}; "introduced" may include older errors.`,
+      })
+      return { ...report, settled: false }
     } catch (error) {
       warnings.push(lspWarning('after the change', error))
       return undefined

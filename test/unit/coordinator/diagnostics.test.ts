@@ -133,6 +133,36 @@ describe('engine diagnostics', () => {
     ])
   })
 
+  it('marks the report unsettled when the before-state did not settle', async () => {
+    const calls: Calls = { baseline: [], after: [], closed: 0 }
+    const client = scripted(calls)
+    const unsettledBaseline: LspClient = {
+      ...client,
+      baseline: async () => ({
+        byPath: {},
+        servers: [
+          {
+            adapter: 'typescript',
+            root: '.',
+            state: 'ready',
+            code: 'LSP_TIMEOUT',
+            settled: false,
+            waitedMs: 10,
+            signal: 'deadline',
+          },
+        ],
+      }),
+    }
+    const engine = createEngineWithInternals(
+      { root, pool: false, diagnostics: true },
+      { lspClientFactory: () => unsettledBaseline },
+    )
+    const result = await engine.apply(PATCH)
+    await engine.close()
+    expect(result.diagnostics?.settled).toBe(false)
+    expect(result.warnings.map((w) => w.code)).toEqual(['lsp.baseline-unsettled'])
+  })
+
   it('rejects invalid diagnostics options', () => {
     expect(() => createEngineWithInternals({ root, diagnostics: { deadlineMs: -1 } }, {})).toThrow(
       /deadlineMs/,
