@@ -8,7 +8,12 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'test/contract/**/*.test.ts', 'test/*.test.ts'],
+          include: [
+            'test/unit/**/*.test.ts',
+            'test/contract/**/*.test.ts',
+            'test/fuzz/**/*.test.ts',
+            'test/*.test.ts',
+          ],
         },
       },
       {

@@ -157,10 +157,9 @@ async function atomicWrite(
   bytes: Uint8Array,
   permissions: number,
 ): Promise<void> {
-  const temp = path.join(
-    path.dirname(abs),
-    `.${path.basename(abs)}.patchloom-${process.pid}-${tempCounter++}.tmp`,
-  )
+  // A fixed-length name: the target's own name may already be near NAME_MAX (255 bytes), so it
+  // cannot be part of the temp name (found by test/fuzz/engine.test.ts).
+  const temp = path.join(path.dirname(abs), `.patchloom-${process.pid}-${tempCounter++}.tmp`)
   try {
     await fs.writeFile(temp, bytes, { mode: permissions, flag: 'wx' })
     // writeFile's mode is filtered by the umask; chmod sets exactly what the file had.

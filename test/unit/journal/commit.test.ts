@@ -112,6 +112,12 @@ describe('commitSteps', () => {
     expect(await tree(root)).toEqual(before)
   })
 
+  it('writes a file whose name is close to the 255-byte limit (temp names do not embed it)', async () => {
+    const name = 'A'.repeat(250)
+    await commitSteps([writeStep(name, 'x\n', null)])
+    expect(await readFile(path.join(root, name), 'utf8')).toBe('x\n')
+  })
+
   it('sets exact permission bits regardless of the umask', async () => {
     await commitSteps([writeStep('run.sh', '#!/bin/sh\n', null, 0o755)])
     expect((await stat(path.join(root, 'run.sh'))).mode & 0o777).toBe(0o755)
