@@ -1,11 +1,26 @@
 // Engine options: defaults and validation. Bad options throw EditError CONFIG_INVALID at
 // createEngine(), before any request runs.
 import { EditError } from './errors.js'
-import type { EngineOptions, PoolOptions } from './coordinator/engine-types.js'
+import type { EngineOptions, LimitOptions, PoolOptions } from './coordinator/engine-types.js'
 import { DEFAULT_INLINE_MAX_BYTES, DEFAULT_INLINE_PARSE_MAX_BYTES } from './coordinator/route.js'
 import type { FormatOption } from './types.js'
 
-export const DEFAULT_DENY_GLOBS: readonly string[] = ['.git', '.git/**', '**/.git', '**/.git/**']
+// .patchloom/ holds the staging journal (issue #4): a patch that rewrote it could forge recovery.
+export const DEFAULT_DENY_GLOBS: readonly string[] = [
+  '.git',
+  '.git/**',
+  '**/.git',
+  '**/.git/**',
+  '.patchloom',
+  '.patchloom/**',
+]
+
+/** Why these values: see the JSDoc of LimitOptions in coordinator/engine-types.ts. */
+export const DEFAULT_LIMITS: Required<LimitOptions> = {
+  maxPatchBytes: 32 * 1024 * 1024,
+  maxFileBytes: 64 * 1024 * 1024,
+  maxFiles: 10_000,
+}
 
 export const FORMAT_OPTIONS: readonly FormatOption[] = [
   'auto',
@@ -18,6 +33,7 @@ export const FORMAT_OPTIONS: readonly FormatOption[] = [
 export interface ResolvedConfig {
   readonly root: string
   readonly denyGlobs: readonly string[]
+  readonly limits: Required<LimitOptions>
   readonly pool:
     | (PoolOptions & { readonly inlineMaxBytes: number; readonly inlineParseMaxBytes: number })
     | false
@@ -75,6 +91,7 @@ export function resolveConfig(options: EngineOptions): ResolvedConfig {
   return {
     root: options.root,
     denyGlobs,
+    limits: resolveLimits(options.limits),
     pool:
       pool === false
         ? false
@@ -84,6 +101,25 @@ export function resolveConfig(options: EngineOptions): ResolvedConfig {
             inlineParseMaxBytes: DEFAULT_INLINE_PARSE_MAX_BYTES,
           },
   }
+}
+
+function resolveLimits(limits: LimitOptions | undefined): Required<LimitOptions> {
+  if (limits === undefined) return DEFAULT_LIMITS
+  if (typeof limits !== 'object' || limits === null || Array.isArray(limits))
+    invalid('limits must be an object')
+  const known = Object.keys(DEFAULT_LIMITS)
+  for (const key of Object.keys(limits)) {
+    if (!known.includes(key)) invalid(`limits.${key} is unknown; use ${known.join(', ')}`)
+  }
+  const resolved = { ...DEFAULT_LIMITS }
+  for (const key of Object.keys(DEFAULT_LIMITS) as (keyof LimitOptions)[]) {
+    const value = limits[key]
+    if (value === undefined) continue
+    if (!Number.isSafeInteger(value) || value <= 0)
+      invalid(`limits.${key} must be a positive integer; got ${String(value)}`)
+    resolved[key] = value
+  }
+  return resolved
 }
 
 export function checkFormat(format: unknown): FormatOption {

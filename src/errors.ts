@@ -50,8 +50,9 @@ export const ERROR_CODES = {
     retryable: false,
   },
   PATH_INVALID: {
-    meaning: 'A path is empty, contains a NUL byte, or names the workspace root itself.',
-    hint: 'Use a relative path to a file inside the workspace.',
+    meaning:
+      'A path is empty, contains a NUL byte, names the workspace root itself, or is too long (a component over 255 bytes, or the whole path over 4095 bytes).',
+    hint: 'Use a relative path to a file inside the workspace, with names the filesystem can hold.',
     retryable: false,
   },
   PATH_OUTSIDE_ROOT: {
@@ -61,12 +62,14 @@ export const ERROR_CODES = {
     retryable: false,
   },
   PATH_DENIED: {
-    meaning: 'A path matches a deny glob (by default anything under .git/).',
-    hint: 'Do not edit repository metadata; change the deny globs only if you mean to.',
+    meaning:
+      'A path matches a deny glob (by default .git/ anywhere and the .patchloom/ journal at the root).',
+    hint: 'Do not edit repository or journal metadata; change the deny globs only if you mean to.',
     retryable: false,
   },
   PATH_DUPLICATE: {
-    meaning: 'Two operations in one change resolve to the same path (move destinations included).',
+    meaning:
+      'Two operations in one change resolve to the same path (move destinations included; on a case-insensitive filesystem, paths that differ only in case).',
     hint: 'Merge the operations on that path into one.',
     retryable: false,
   },
@@ -86,8 +89,14 @@ export const ERROR_CODES = {
     retryable: false,
   },
   FILE_IS_DIRECTORY: {
-    meaning: 'The path names a directory (or something else that is not a regular file).',
+    meaning: 'The path names a directory.',
     hint: 'Name a regular file.',
+    retryable: false,
+  },
+  FILE_NOT_REGULAR: {
+    meaning:
+      'The path names a FIFO, socket or device node; it is never opened, for reading or writing.',
+    hint: 'Name a regular file; special files cannot be patched.',
     retryable: false,
   },
   FILE_NOT_TEXT: {
@@ -127,6 +136,22 @@ export const ERROR_CODES = {
   MATCH_OUT_OF_RANGE: {
     meaning: 'A line range (start_line/end_line) lies outside the file.',
     hint: 'Use 1-based inclusive line numbers within the file; the message gives its line count.',
+    retryable: false,
+  },
+  LIMIT_PATCH_TOO_LARGE: {
+    meaning: 'The patch is larger than the maximum patch size (maxPatchBytes, default 32 MiB).',
+    hint: 'Split the change into smaller patches, or raise the limit (--max-patch-bytes).',
+    retryable: false,
+  },
+  LIMIT_FILE_TOO_LARGE: {
+    meaning:
+      'A file the change reads or would produce is larger than the maximum file size (maxFileBytes, default 64 MiB).',
+    hint: 'Leave that file out of the change, or raise the limit (--max-file-bytes).',
+    retryable: false,
+  },
+  LIMIT_TOO_MANY_FILES: {
+    meaning: 'The change names more files than the maximum per change (maxFiles, default 10,000).',
+    hint: 'Split the change into several patches, or raise the limit (--max-files).',
     retryable: false,
   },
   APPROVAL_DENIED: {

@@ -122,7 +122,7 @@ for (const route of ['inline', 'pool'] as const) {
 
     for (const scenario of SCENARIOS) {
       it(scenario.name, async () => {
-        const custom = scenario.options.engine.denyGlobs !== undefined
+        const custom = Object.keys(scenario.options.engine).length > 0
         const engine = custom ? createEngine({ root, pool, ...scenario.options.engine }) : shared
         if (engine === undefined) throw new Error('scenarios: engine not created')
         try {

@@ -5,6 +5,7 @@
 import { errorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import type { FormatOption } from '../types.js'
+import type { LimitOptions } from '../coordinator/engine-types.js'
 
 export const FORMAT_OPTIONS: readonly FormatOption[] = [
   'auto',
@@ -32,6 +33,8 @@ export interface RunCommand {
   readonly deny: readonly string[]
   /** apply --diagnostics: language-server diagnostics for the applied change. */
   readonly diagnostics: boolean
+  /** --max-patch-bytes, --max-file-bytes, --max-files; absent keys keep the engine defaults. */
+  readonly limits: LimitOptions
 }
 
 /** `patchloom diagnostics FILE...`: a standalone language-server check. */
@@ -53,9 +56,9 @@ export const HELP_TEXT = `patchloom: verify and apply a patch to a workspace, al
 
 Usage:
   patchloom apply [FILE|-] [--root DIR] [--format FORMAT] [--dry-run] [--json] [--no-workers]
-                  [--deny GLOB]...
+                  [--deny GLOB]... [--max-patch-bytes N] [--max-file-bytes N] [--max-files N]
   patchloom check [FILE|-] [--root DIR] [--format FORMAT] [--parse-only] [--json] [--no-workers]
-                  [--deny GLOB]...
+                  [--deny GLOB]... [--max-patch-bytes N] [--max-file-bytes N] [--max-files N]
   patchloom diagnostics FILE... [--root DIR] [--json]
   patchloom demo
   patchloom help | --help | -h
@@ -76,13 +79,23 @@ Options:
   --json        Print exactly one JSON line on stdout.
   --no-workers  Verify in this thread instead of the worker pool.
   --diagnostics (apply) Report the errors the change introduced and fixed, from language servers.
-  --deny GLOB   Also refuse paths matching GLOB (repeatable; .git/ is always refused).
+  --deny GLOB   Also refuse paths matching GLOB (repeatable; .git/ and .patchloom/ are always
+                refused).
+  --max-patch-bytes N  Refuse a patch over N bytes (default 33554432, 32 MiB).
+  --max-file-bytes N   Refuse to read or produce a file over N bytes (default 67108864, 64 MiB).
+  --max-files N        Refuse a change to more than N files (default 10000).
 
 Exit status: 0 applied (or would apply), 1 rejected, 64 usage, 70 internal error,
 75 retryable (resend unchanged).
 `
 
 const COMMANDS = new Set(['apply', 'check', 'diagnostics', 'demo', 'help'])
+
+const LIMIT_FLAGS: Readonly<Record<string, keyof LimitOptions>> = {
+  '--max-patch-bytes': 'maxPatchBytes',
+  '--max-file-bytes': 'maxFileBytes',
+  '--max-files': 'maxFiles',
+}
 
 function usage(message: string): Result<CliCommand> {
   return fail(errorData('USAGE_INVALID', message))
@@ -105,6 +118,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
   let diagnostics = false
   const deny: string[] = []
   const files: string[] = []
+  const limits: { -readonly [K in keyof LimitOptions]: number } = {}
 
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index] ?? ''
@@ -116,7 +130,8 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
       const eq = arg.indexOf('=')
       const name = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg
       const inline = arg.startsWith('--') && eq !== -1 ? arg.slice(eq + 1) : null
-      const takesValue = name === '--root' || name === '--format' || name === '--deny'
+      const takesValue =
+        name === '--root' || name === '--format' || name === '--deny' || name in LIMIT_FLAGS
       if (!takesValue && inline !== null) return usage(`Flag ${name} takes no value.`)
       let value = inline
       if (takesValue && value === null) {
@@ -167,6 +182,15 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
         case '--parse-only':
           parseOnly = true
           break
+        case '--max-patch-bytes':
+        case '--max-file-bytes':
+        case '--max-files': {
+          const count = value === null || !/^[1-9][0-9]*$/.test(value) ? NaN : Number(value)
+          if (!Number.isSafeInteger(count))
+            return usage(`Flag ${name} needs a positive whole number; got '${value ?? ''}'.`)
+          limits[LIMIT_FLAGS[name] as keyof LimitOptions] = count
+          break
+        }
         default:
           return usage(`Unknown flag '${name}'.`)
       }
@@ -211,5 +235,6 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
     parseOnly,
     deny,
     diagnostics,
+    limits,
   })
 }

@@ -23,10 +23,40 @@ export interface PoolOptions {
   readonly inlineMaxBytes?: number
 }
 
+/**
+ * Size limits that turn a runaway request into a clear LIMIT_* error instead of an out-of-memory
+ * crash. The defaults suit agent farms: far above any hand- or model-written change, yet low
+ * enough that a few requests at the limit fit in one process's memory at once.
+ */
+export interface LimitOptions {
+  /**
+   * Bytes of patch input (UTF-8), checked before parsing. A model-written patch is kilobytes;
+   * 32 MiB still fits a generated or vendored change while bounding what one request parses.
+   * @default 33554432 (32 MiB)
+   */
+  readonly maxPatchBytes?: number
+  /**
+   * Bytes of any file the change reads (checked from stat, before reading) or produces (checked
+   * before commit). 64 MiB covers large generated sources and lockfiles; every file is held in
+   * memory, in up to three copies (before, after, diff), while a change is verified.
+   * @default 67108864 (64 MiB)
+   */
+  readonly maxFileBytes?: number
+  /**
+   * Files (operations) in one change, checked after parsing. 10,000 allows repository-wide
+   * renames and codemods; above it a change is better split for review and for recovery time.
+   * @default 10000
+   */
+  readonly maxFiles?: number
+}
+
 export interface EngineOptions {
   /** Workspace root; every path must resolve inside it. */
   readonly root: string
-  /** Globs (relative to root, '/' separated) that may not be written. @default ['.git', '.git/**'] */
+  /**
+   * Globs (relative to root, '/' separated) that may not be written.
+   * @default ['.git', '.git/**', '**\/.git', '**\/.git/**', '.patchloom', '.patchloom/**']
+   */
   readonly denyGlobs?: readonly string[]
   /** Worker pool settings, or false to verify every request inline. */
   readonly pool?: PoolOptions | false
@@ -43,6 +73,8 @@ export interface EngineOptions {
    * @default false
    */
   readonly diagnostics?: boolean | EngineDiagnosticsOptions
+  /** Patch, file and file-count limits (LIMIT_* errors). @default see LimitOptions */
+  readonly limits?: LimitOptions
 }
 
 export interface EngineDiagnosticsOptions extends DiagnosticsOptions {

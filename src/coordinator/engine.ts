@@ -21,7 +21,8 @@ import type { DiagnosticsOptions, DiagnosticsReport } from '../lsp/types.js'
 import { compileGlobs } from './glob.js'
 import { JobPool } from './job-pool.js'
 import { JOB_PROTOCOL, type ComputedFile, type ComputeJob } from './jobs.js'
-import { resolveWorkspacePath, type PathContext } from './paths.js'
+import { checkComputedSizes, checkFileCount, checkPatchSize } from './limits.js'
+import { detectCaseInsensitive, resolveWorkspacePath, type PathContext } from './paths.js'
 import { prepareOps, type PreparedOp } from './prepare.js'
 import { routeCompute, routeParse, type Route } from './route.js'
 
@@ -59,6 +60,7 @@ class EditEngine implements Engine {
   readonly #isDenied: (rel: string) => string | undefined
   readonly #diagnostics: EngineDiagnostics
   #rootReal: Promise<string> | undefined
+  #caseInsensitive: Promise<boolean> | undefined
   #commitChain: Promise<unknown> = Promise.resolve()
   #closed = false
 
@@ -163,15 +165,23 @@ class EditEngine implements Engine {
     }
     const signal = combineSignals(options.signal, timeoutMs)
     throwIfAborted(signal)
+    const { limits } = this.#config
+    checkPatchSize(input, limits.maxPatchBytes)
 
     const plan = await this.#parse(input, format, route, signal)
+    checkFileCount(plan, limits.maxFiles)
+    const rootReal = await this.#root()
+    // Probed once per engine: the filesystem under a root does not change its case rules.
+    this.#caseInsensitive ??= detectCaseInsensitive(rootReal)
     const ctx: PathContext = {
       root: this.#config.root,
-      rootReal: await this.#root(),
+      rootReal,
       isDenied: this.#isDenied,
+      caseInsensitive: await this.#caseInsensitive,
     }
-    const prepared = await prepareOps(ctx, plan)
+    const prepared = await prepareOps(ctx, plan, { maxFileBytes: limits.maxFileBytes })
     const computed = await this.#computeAll(plan, prepared, input.length, route, signal)
+    checkComputedSizes(prepared, computed, limits.maxFileBytes)
     const files = prepared.map((p, i) => fileResult(p, computed[i] as ComputedFile))
     const warnings: Warning[] = computed.flatMap((c) => c.warnings)
 
@@ -226,7 +236,7 @@ class EditEngine implements Engine {
     route: ApplyOptions['route'],
     signal?: AbortSignal,
   ): Promise<ComputedFile[]> {
-    const jobs = prepared.map((p) => computeJob(plan, p))
+    const jobs = prepared.map((p) => computeJob(plan, p, this.#config.limits.maxFileBytes))
     const pool = this.#pool
     const totalBytes = jobs.reduce((sum, job) => sum + (job.source?.length ?? 0), inputBytes)
     const chosen: Route =
@@ -282,7 +292,7 @@ class EditEngine implements Engine {
   }
 }
 
-function computeJob(plan: EditPlan, p: PreparedOp): ComputeJob {
+function computeJob(plan: EditPlan, p: PreparedOp, maxFileBytes: number): ComputeJob {
   const { op } = p
   const read = op.kind === 'copy' && p.from !== undefined ? p.from : p.target
   const source = read.snap.bytes
@@ -290,8 +300,18 @@ function computeJob(plan: EditPlan, p: PreparedOp): ComputeJob {
   let inflated: Uint8Array | undefined
   if (binary !== undefined) {
     try {
-      inflated = new Uint8Array(inflateSync(binary.forward.deflated))
+      // A few kilobytes of deflate can claim gigabytes: stop at the file size limit.
+      inflated = new Uint8Array(
+        inflateSync(binary.forward.deflated, { maxOutputLength: maxFileBytes }),
+      )
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+        throw new EditError(
+          'LIMIT_FILE_TOO_LARGE',
+          `${op.path}: the GIT binary patch inflates to more than the ${maxFileBytes}-byte file size limit.`,
+          { path: op.path, patchLine: op.patchLine, cause: error },
+        )
+      }
       throw new EditError(
         'PARSE_BAD_BINARY',
         `${op.path}: the GIT binary patch data does not inflate (${(error as Error).message}).`,

@@ -1,8 +1,9 @@
 // Resolves the paths a plan names to real paths inside the workspace root, following symlinks,
-// and refuses anything that leaves the root (PATH_OUTSIDE_ROOT), names the root itself or is
-// malformed (PATH_INVALID), or matches a deny glob (PATH_DENIED). Reads the filesystem (lstat,
-// realpath, readlink) but never writes.
-import { lstat, readlink, realpath } from 'node:fs/promises'
+// and refuses anything that leaves the root (PATH_OUTSIDE_ROOT), names the root itself, is
+// malformed or too long for the filesystem (PATH_INVALID), or matches a deny glob (PATH_DENIED).
+// Also probes, once per root, whether its filesystem folds case (for PATH_DUPLICATE in
+// prepare.ts). Reads the filesystem (lstat, realpath, readlink, readdir) but never writes.
+import { lstat, readdir, readlink, realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { EditError } from '../errors.js'
 
@@ -21,10 +22,20 @@ export interface PathContext {
   /** realpath of the root. */
   readonly rootReal: string
   readonly isDenied: (relPath: string) => string | undefined
+  /**
+   * True when the root's filesystem treats names that differ only in case as one file (see
+   * detectCaseInsensitive); prepare.ts then folds case when it looks for duplicates.
+   * @default false
+   */
+  readonly caseInsensitive?: boolean
 }
 
 /** Symlink hops followed before giving up, as the kernel's own limit. */
 const MAX_SYMLINK_HOPS = 40
+/** Longest name component in bytes (Linux NAME_MAX; macOS and Windows allow 255 characters). */
+export const NAME_MAX_BYTES = 255
+/** Longest absolute path in bytes, terminating NUL excluded (Linux PATH_MAX is 4096 with it). */
+export const PATH_MAX_BYTES = 4095
 
 export async function resolveWorkspacePath(
   ctx: PathContext,
@@ -59,6 +70,8 @@ export async function resolveWorkspacePath(
     )
   }
   const rel = lexicalRel.split(path.sep).join('/')
+  // Refused here, by length alone, so no syscall ever fails with a bare ENAMETOOLONG.
+  checkLength(path.join(ctx.rootReal, lexicalRel), rel, where)
   const real = await realPathAllowingMissing(path.join(ctx.rootReal, lexicalRel), {
     path: rel,
     patchLine,
@@ -91,6 +104,89 @@ export async function resolveWorkspacePath(
     )
   }
   return { input, rel, abs: real }
+}
+
+function checkLength(abs: string, rel: string, where: { path: string; patchLine: number }): void {
+  const encoder = new TextEncoder()
+  for (const name of rel.split('/')) {
+    const bytes = encoder.encode(name).length
+    if (bytes > NAME_MAX_BYTES) {
+      throw new EditError(
+        'PATH_INVALID',
+        `${shorten(rel)} has a name of ${bytes} bytes (${shorten(name)}); filesystems allow at most ${NAME_MAX_BYTES}.`,
+        where,
+      )
+    }
+  }
+  const bytes = encoder.encode(abs).length
+  if (bytes > PATH_MAX_BYTES) {
+    throw new EditError(
+      'PATH_INVALID',
+      `${shorten(rel)} is ${bytes} bytes long inside the workspace; paths may be at most ${PATH_MAX_BYTES}.`,
+      where,
+    )
+  }
+}
+
+/** A long path cut to fit a one-sentence message (the full path is still in the error's path). */
+function shorten(text: string): string {
+  return text.length <= 80 ? text : `${text.slice(0, 40)}…${text.slice(-30)}`
+}
+
+/** The parts of the filesystem detectCaseInsensitive reads; tests substitute a fake. */
+export interface CaseProbeFs {
+  readonly readdir: (dir: string) => Promise<string[]>
+  /** Identity of an entry (device and inode), or null when nothing is there. */
+  readonly identity: (p: string) => Promise<string | null>
+}
+
+const nodeCaseProbeFs: CaseProbeFs = {
+  readdir: (dir) => readdir(dir),
+  identity: async (p) => {
+    const st = await lstat(p, { bigint: true }).catch(() => null)
+    return st === null ? null : `${st.dev}:${st.ino}`
+  },
+}
+
+/**
+ * Whether the filesystem holding `rootReal` folds case: looks up an existing entry under its
+ * case-swapped name and compares identities. Probes entries of the root first, then the root's
+ * own name; writes nothing. Undecidable (no name with letters), it assumes the platform's usual
+ * filesystem: case-insensitive on macOS and Windows, case-sensitive elsewhere.
+ */
+export async function detectCaseInsensitive(
+  rootReal: string,
+  fs: CaseProbeFs = nodeCaseProbeFs,
+  platform: string = process.platform,
+): Promise<boolean> {
+  const names = await fs.readdir(rootReal).catch(() => [] as string[])
+  const probes = names.map((name) => path.join(rootReal, name))
+  if (path.dirname(rootReal) !== rootReal) probes.push(rootReal)
+  for (const probe of probes) {
+    const name = path.basename(probe)
+    const swapped = swapCase(name)
+    if (swapped === name) continue
+    const original = await fs.identity(probe)
+    if (original === null) continue
+    const other = await fs.identity(path.join(path.dirname(probe), swapped))
+    // The swapped name could be a distinct file of its own: only the same identity means folding.
+    return other === original
+  }
+  return platform === 'darwin' || platform === 'win32'
+}
+
+function swapCase(name: string): string {
+  let out = ''
+  for (const ch of name) {
+    const upper = ch.toUpperCase()
+    out += upper === ch ? ch.toLowerCase() : upper
+  }
+  return out
+}
+
+/** The key under which two paths name the same file on the root's filesystem. */
+export function pathKey(abs: string, caseInsensitive: boolean): string {
+  return caseInsensitive ? abs.normalize('NFC').toLowerCase() : abs
 }
 
 /** Relative path (platform separators) of `input` under the root, or null when it leaves it. */
@@ -132,6 +228,14 @@ async function realPathAllowingMissing(
             ...where,
             cause: error,
           })
+        }
+        if (code === 'ENAMETOOLONG') {
+          // checkLength refuses what is long as written; a symlink can still expand past it.
+          throw new EditError(
+            'PATH_INVALID',
+            `${where.path} resolves through symlinks to a path the filesystem finds too long.`,
+            { ...where, cause: error },
+          )
         }
         if (code === 'ENOTDIR') {
           throw new EditError(

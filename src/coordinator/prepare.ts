@@ -1,11 +1,12 @@
 // Resolve and read phase: turns a parsed plan into prepared operations, each with its resolved
 // paths and the current state of every file it reads or replaces. Refuses, before any content is
-// compared, what no match could fix: paths outside the root or denied, duplicates, moves onto
-// themselves, missing files, directories, existing targets a diff may not overwrite, and stale
+// compared, what no match could fix: paths outside the root or denied, duplicates (case-folded on
+// a case-insensitive filesystem), moves onto themselves, missing files, directories, FIFOs and
+// device nodes, files over the size limit, existing targets a diff may not overwrite, and stale
 // expected hashes.
 import { EditError } from '../errors.js'
 import type { EditPlan, FileOp } from '../types.js'
-import { resolveWorkspacePath, type PathContext, type ResolvedPath } from './paths.js'
+import { pathKey, resolveWorkspacePath, type PathContext, type ResolvedPath } from './paths.js'
 import { readSnapshot, type Snapshot } from './read.js'
 
 export interface PreparedPath {
@@ -22,15 +23,24 @@ export interface PreparedOp {
   readonly from?: PreparedPath
 }
 
-export async function prepareOps(ctx: PathContext, plan: EditPlan): Promise<PreparedOp[]> {
+export interface PrepareOptions {
+  /** Files larger than this are refused from their stat, unread (LIMIT_FILE_TOO_LARGE). */
+  readonly maxFileBytes?: number
+}
+
+export async function prepareOps(
+  ctx: PathContext,
+  plan: EditPlan,
+  options: PrepareOptions = {},
+): Promise<PreparedOp[]> {
   const resolved = await Promise.all(plan.ops.map((op) => resolveOp(ctx, op)))
-  checkDuplicates(resolved)
-  const prepared = await Promise.all(resolved.map(readOp))
+  checkDuplicates(resolved, ctx.caseInsensitive === true)
+  const prepared = await Promise.all(resolved.map((op) => readOp(op, options.maxFileBytes)))
   for (const p of prepared) checkState(p)
   return prepared
 }
 
-interface ResolvedOp {
+export interface ResolvedOp {
   readonly op: FileOp
   readonly target: ResolvedPath
   readonly moveTo?: ResolvedPath
@@ -56,27 +66,35 @@ async function resolveOp(ctx: PathContext, op: FileOp): Promise<ResolvedOp> {
   return { op: { ...op, path: target.rel }, target }
 }
 
-function checkDuplicates(ops: readonly ResolvedOp[]): void {
+export function checkDuplicates(ops: readonly ResolvedOp[], caseInsensitive: boolean): void {
   const seen = new Map<string, { rel: string; patchLine: number }>()
   for (const { op, target, moveTo } of ops) {
     for (const p of moveTo === undefined ? [target] : [target, moveTo]) {
-      const earlier = seen.get(p.abs)
+      const key = pathKey(p.abs, caseInsensitive)
+      const earlier = seen.get(key)
       if (earlier !== undefined) {
+        const also =
+          earlier.rel === p.rel ? '' : ` (as ${earlier.rel}; this filesystem ignores case)`
         throw new EditError(
           'PATH_DUPLICATE',
-          `${p.rel} is changed twice in one patch (patch lines ${earlier.patchLine} and ${op.patchLine}).`,
+          `${p.rel} is changed twice in one patch${also} (patch lines ${earlier.patchLine} and ${op.patchLine}).`,
           { path: p.rel, patchLine: op.patchLine },
         )
       }
-      seen.set(p.abs, { rel: p.rel, patchLine: op.patchLine })
+      seen.set(key, { rel: p.rel, patchLine: op.patchLine })
     }
   }
 }
 
-async function readOp(op: ResolvedOp): Promise<PreparedOp> {
+async function readOp(op: ResolvedOp, maxFileBytes: number | undefined): Promise<PreparedOp> {
   const read = async (resolved: ResolvedPath): Promise<PreparedPath> => ({
     resolved,
-    snap: await readSnapshot(resolved.abs),
+    snap: await readSnapshot(
+      resolved.abs,
+      maxFileBytes === undefined
+        ? undefined
+        : { maxFileBytes, path: resolved.rel, patchLine: op.op.patchLine },
+    ),
   })
   const [target, moveTo, from] = await Promise.all([
     read(op.target),
@@ -94,9 +112,14 @@ async function readOp(op: ResolvedOp): Promise<PreparedOp> {
 function checkState({ op, target, moveTo, from }: PreparedOp): void {
   const where = (p: PreparedPath) => ({ path: p.resolved.rel, patchLine: op.patchLine })
   const notRegular = (p: PreparedPath) => {
-    if (p.snap.kind === 'directory' || p.snap.kind === 'other') {
-      const what = p.snap.kind === 'directory' ? 'a directory' : 'not a regular file'
-      throw new EditError('FILE_IS_DIRECTORY', `${p.resolved.rel} is ${what}.`, where(p))
+    if (p.snap.kind === 'directory')
+      throw new EditError('FILE_IS_DIRECTORY', `${p.resolved.rel} is a directory.`, where(p))
+    if (p.snap.kind === 'other') {
+      throw new EditError(
+        'FILE_NOT_REGULAR',
+        `${p.resolved.rel} is a FIFO, socket or device node, not a regular file; it was not opened.`,
+        where(p),
+      )
     }
   }
   const mustExist = (p: PreparedPath) => {

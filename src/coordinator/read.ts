@@ -1,6 +1,10 @@
 // Reads the current state of the files a change touches: kind, bytes, hash and git-style mode.
-// Only regular files are opened, so a FIFO or device node can never block or be read.
-import { readFile, stat } from 'node:fs/promises'
+// Only regular files are opened: stat decides first, and the open uses O_NONBLOCK and O_NOFOLLOW
+// and re-checks the handle, so a FIFO or device node swapped in meanwhile can neither block nor be
+// read. A file over the size limit is refused from its stat, before any byte is read.
+import { constants } from 'node:fs'
+import { open, stat } from 'node:fs/promises'
+import { EditError } from '../errors.js'
 import type { FileMode } from '../types.js'
 import { hashBytes } from '../journal/hash.js'
 
@@ -16,9 +20,21 @@ export interface Snapshot {
   readonly permissions?: number
 }
 
+/** The size limit for one read, and how to name the file if it is exceeded. */
+export interface ReadLimit {
+  readonly maxFileBytes: number
+  /** Workspace-relative path for the error message. */
+  readonly path: string
+  readonly patchLine: number
+}
+
 export const MISSING: Snapshot = { kind: 'missing', bytes: null, hash: null }
 
-export async function readSnapshot(abs: string): Promise<Snapshot> {
+const OTHER: Snapshot = { kind: 'other', bytes: null, hash: null }
+
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW
+
+export async function readSnapshot(abs: string, limit?: ReadLimit): Promise<Snapshot> {
   let st
   try {
     st = await stat(abs)
@@ -28,14 +44,68 @@ export async function readSnapshot(abs: string): Promise<Snapshot> {
     throw error
   }
   if (st.isDirectory()) return { kind: 'directory', bytes: null, hash: null }
-  if (!st.isFile()) return { kind: 'other', bytes: null, hash: null }
-  const bytes = new Uint8Array(await readFile(abs))
-  return {
-    kind: 'file',
-    bytes,
-    hash: hashBytes(bytes),
-    mode: gitMode(st.mode),
-    permissions: st.mode & 0o7777,
+  if (!st.isFile()) return OTHER
+  if (limit !== undefined) checkFileSize(st.size, limit)
+  const handle = await open(abs, READ_FLAGS)
+  try {
+    const now = await handle.stat()
+    // Replaced between stat and open: judge what was actually opened.
+    if (now.isDirectory()) return { kind: 'directory', bytes: null, hash: null }
+    if (!now.isFile()) return OTHER
+    if (limit !== undefined) checkFileSize(now.size, limit)
+    const bytes = await readAll(handle, now.size, limit?.maxFileBytes)
+    if (limit !== undefined) checkFileSize(bytes.length, limit)
+    return {
+      kind: 'file',
+      bytes,
+      hash: hashBytes(bytes),
+      mode: gitMode(now.mode),
+      permissions: now.mode & 0o7777,
+    }
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Throws LIMIT_FILE_TOO_LARGE when `sizeBytes` exceeds the limit. */
+export function checkFileSize(sizeBytes: number, limit: ReadLimit): void {
+  if (sizeBytes <= limit.maxFileBytes) return
+  throw new EditError(
+    'LIMIT_FILE_TOO_LARGE',
+    `${limit.path} is ${sizeBytes} bytes, over the ${limit.maxFileBytes}-byte file size limit.`,
+    { path: limit.path, patchLine: limit.patchLine },
+  )
+}
+
+/**
+ * Reads to end of file, but never more than maxBytes + 1 bytes: a file that grows after its
+ * stat is still caught by the size check without being read whole. The common case (the file
+ * is as large as its stat said) fills one exactly-sized buffer and confirms end of file.
+ */
+async function readAll(
+  handle: Awaited<ReturnType<typeof open>>,
+  sizeHint: number,
+  maxBytes = Number.MAX_SAFE_INTEGER - 1,
+): Promise<Uint8Array> {
+  const cap = maxBytes + 1
+  let buffer = new Uint8Array(Math.min(Math.max(sizeHint, 0), cap))
+  let length = 0
+  for (;;) {
+    if (length === buffer.length) {
+      if (length >= cap) return buffer
+      const probe = new Uint8Array(Math.min(64 * 1024, cap - length))
+      const { bytesRead } = await handle.read(probe, 0, probe.length, null)
+      if (bytesRead === 0) return buffer
+      const grown = new Uint8Array(Math.min(Math.max(buffer.length * 2, length + bytesRead), cap))
+      grown.set(buffer)
+      grown.set(probe.subarray(0, bytesRead), length)
+      buffer = grown
+      length += bytesRead
+      continue
+    }
+    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null)
+    if (bytesRead === 0) return buffer.slice(0, length)
+    length += bytesRead
   }
 }
 

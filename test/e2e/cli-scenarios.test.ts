@@ -2,7 +2,8 @@
 // built CLI: the patch FILE as written, `--root` a fresh copy of input/, `--json`. Asserts the
 // exit status, the JSON line and the final tree, as test/scenarios.test.ts does in process.
 // One CLI-edge difference: a format the CLI cannot name is a usage error (64) rather than
-// CONFIG_INVALID. Engine deny globs become --deny flags (which add to the .git defaults).
+// CONFIG_INVALID. Engine deny globs become --deny flags (which add to the .git defaults), and
+// engine limits the --max-* flags.
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -28,6 +29,12 @@ async function runScenario(scenario: Scenario): Promise<void> {
   else await mkdir(ws)
   const before = await snapshot(ws)
   const deny = (scenario.options.engine.denyGlobs ?? []).flatMap((glob) => ['--deny', glob])
+  const { maxPatchBytes, maxFileBytes, maxFiles } = scenario.options.engine.limits ?? {}
+  const limits = [
+    ...(maxPatchBytes === undefined ? [] : [`--max-patch-bytes=${maxPatchBytes}`]),
+    ...(maxFileBytes === undefined ? [] : [`--max-file-bytes=${maxFileBytes}`]),
+    ...(maxFiles === undefined ? [] : [`--max-files=${maxFiles}`]),
+  ]
   const args = [
     'apply',
     scenario.patchFile,
@@ -37,6 +44,7 @@ async function runScenario(scenario: Scenario): Promise<void> {
     '--format',
     scenario.format,
     ...deny,
+    ...limits,
   ]
   const run = await runCli(args)
   const result = jsonLine(run)

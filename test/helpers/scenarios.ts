@@ -29,9 +29,19 @@ export interface ExpectedError {
   readonly candidates?: readonly Partial<Candidate>[]
 }
 
+/** The createEngine options a scenario may set (the CLI runner maps each to its flag). */
+export interface ScenarioEngineOptions {
+  readonly denyGlobs?: readonly string[]
+  readonly limits?: {
+    readonly maxPatchBytes?: number
+    readonly maxFileBytes?: number
+    readonly maxFiles?: number
+  }
+}
+
 export interface ScenarioOptions {
   /** Extra createEngine options (the root is always the scenario's temp workspace). */
-  readonly engine: { readonly denyGlobs?: readonly string[] }
+  readonly engine: ScenarioEngineOptions
   /** A subset of the ApplyResult, compared with toMatchObject (arrays must match in length). */
   readonly expectResult?: Readonly<Record<string, unknown>>
 }
@@ -120,7 +130,7 @@ export function loadScenario(dir: string, name: string): Scenario {
 interface ScenarioJson {
   // Not validated against FormatOption on purpose: a bad value is how CONFIG_INVALID is tested.
   readonly format?: FormatOption
-  readonly engine?: { readonly denyGlobs?: readonly string[] }
+  readonly engine?: ScenarioEngineOptions
   readonly expectResult?: Record<string, unknown>
 }
 

@@ -3,7 +3,8 @@ import { EditError, ERROR_CODES, errorData, isEditError, type ErrorCode } from '
 
 const CODES = Object.keys(ERROR_CODES) as ErrorCode[]
 
-// Areas from the house style's catalogue, plus APPROVAL (library approve callback) and USAGE (CLI).
+// Areas from the house style's catalogue, plus APPROVAL (library approve callback), USAGE (CLI)
+// and LIMIT (request-size limits, issue #4).
 const AREAS = [
   'PARSE',
   'PATH',
@@ -16,6 +17,7 @@ const AREAS = [
   'LSP',
   'CONFIG',
   'USAGE',
+  'LIMIT',
 ]
 
 // "Resending the same request, unchanged, may succeed": only these conditions pass by themselves.

@@ -11,7 +11,7 @@ import { readPatchInput, runApply } from './apply.js'
 /** Runs check and prints the result. Returns the exit status; failures throw EditError. */
 export async function runCheck(cmd: RunCommand, io: CliIo, deps: CliDeps): Promise<number> {
   if (!cmd.parseOnly) return runApply({ ...cmd, dryRun: true }, io, deps)
-  const input = await readPatchInput(cmd.file, io)
+  const input = await readPatchInput(cmd.file, io, cmd.limits.maxPatchBytes)
   const parsed = parsePatch(input, cmd.format)
   if (!parsed.ok) throw EditError.fromData(parsed.error)
   const result = parseOnlyResult(parsed.value.format, summarizePlan(parsed.value))

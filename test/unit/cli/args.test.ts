@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseArgs } from '../../../src/cli/args.js'
+import { HELP_TEXT, parseArgs } from '../../../src/cli/args.js'
 
 function usageMessage(argv: string[]): string {
   const parsed = parseArgs(argv)
@@ -33,6 +33,7 @@ describe('parseArgs', () => {
         parseOnly: false,
         deny: [],
         diagnostics: false,
+        limits: {},
       },
     })
   })
@@ -51,6 +52,7 @@ describe('parseArgs', () => {
         parseOnly: false,
         deny: [],
         diagnostics: false,
+        limits: {},
       },
     })
   })
@@ -101,6 +103,36 @@ describe('parseArgs', () => {
       deny: ['secrets/**', '*.pem'],
     })
     expect(parseArgs(['apply', '--deny']).ok).toBe(false)
+  })
+
+  it('reads the limit flags in both spellings, for apply and check', () => {
+    const parsed = parseArgs([
+      'apply',
+      '--max-patch-bytes',
+      '1024',
+      '--max-file-bytes=2048',
+      '--max-files',
+      '3',
+    ])
+    expect(parsed.ok && parsed.value).toMatchObject({
+      limits: { maxPatchBytes: 1024, maxFileBytes: 2048, maxFiles: 3 },
+    })
+    const check = parseArgs(['check', '--max-files=7'])
+    expect(check.ok && check.value).toMatchObject({ kind: 'check', limits: { maxFiles: 7 } })
+  })
+
+  it('documents the limit flags and their defaults in the help text', () => {
+    for (const flag of ['--max-patch-bytes', '--max-file-bytes', '--max-files']) {
+      expect(HELP_TEXT).toContain(flag)
+    }
+    expect(HELP_TEXT).toContain('32 MiB')
+  })
+
+  it('rejects a limit that is not a positive whole number', () => {
+    for (const bad of ['0', '-1', '1.5', '1e6', 'lots', '', '99999999999999999999']) {
+      expect(usageMessage(['apply', `--max-files=${bad}`])).toContain('--max-files')
+    }
+    expect(usageMessage(['apply', '--max-patch-bytes'])).toContain('needs a value')
   })
 
   it('parses apply --diagnostics and the diagnostics command with several files', () => {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -5,7 +6,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DEFAULT_DENY_GLOBS } from '../../../src/config.js'
 import { EditError } from '../../../src/errors.js'
 import { compileGlobs, globToRegExp } from '../../../src/coordinator/glob.js'
-import { resolveWorkspacePath, type PathContext } from '../../../src/coordinator/paths.js'
+import {
+  detectCaseInsensitive,
+  NAME_MAX_BYTES,
+  PATH_MAX_BYTES,
+  pathKey,
+  resolveWorkspacePath,
+  type CaseProbeFs,
+  type PathContext,
+} from '../../../src/coordinator/paths.js'
 
 let base: string
 let ctx: PathContext
@@ -34,6 +43,15 @@ async function codeOf(input: string): Promise<string> {
     (e: unknown) => (e instanceof EditError ? e.code : String(e)),
   )
   return error
+}
+
+async function rejectionOf(input: string, patchLine: number): Promise<EditError> {
+  return resolveWorkspacePath(ctx, input, patchLine).then(
+    () => {
+      throw new Error(`${input} resolved`)
+    },
+    (e: unknown) => e as EditError,
+  )
 }
 
 describe('resolveWorkspacePath', () => {
@@ -85,6 +103,34 @@ describe('resolveWorkspacePath', () => {
     expect(await codeOf('.github/workflows/ci.yml')).toBe('resolved')
   })
 
+  it('refuses the .patchloom journal directory and the name itself by default', async () => {
+    expect(await codeOf('.patchloom')).toBe('PATH_DENIED')
+    expect(await codeOf('.patchloom/journal/t1/manifest.json')).toBe('PATH_DENIED')
+    expect(await codeOf('src/../.patchloom/lock')).toBe('PATH_DENIED')
+    expect(await codeOf('.patchloomish/notes.txt')).toBe('resolved')
+  })
+
+  it('refuses a name component over NAME_MAX bytes before touching the filesystem', async () => {
+    expect(await codeOf(`src/${'n'.repeat(NAME_MAX_BYTES)}`)).toBe('resolved')
+    const error = await rejectionOf(`src/${'n'.repeat(NAME_MAX_BYTES + 1)}`, 4)
+    expect(error).toMatchObject({ code: 'PATH_INVALID', patchLine: 4 })
+    expect(error.message).toMatch(/name of 256 bytes.*at most 255/)
+    // Bytes, not characters: 86 three-byte characters are 258 bytes.
+    expect(await codeOf('日'.repeat(85))).toBe('resolved')
+    expect(await codeOf('日'.repeat(86))).toBe('PATH_INVALID')
+  })
+
+  it('refuses a path longer than PATH_MAX bytes once joined to the root', async () => {
+    const prefixBytes = Buffer.byteLength(ctx.rootReal) + 1
+    const fits = 'a/'.repeat((PATH_MAX_BYTES - prefixBytes - 1) >> 1) + 'b'
+    expect(Buffer.byteLength(path.join(ctx.rootReal, fits))).toBeLessThanOrEqual(PATH_MAX_BYTES)
+    expect(await codeOf(fits)).toBe('resolved')
+    const error = await rejectionOf('a/'.repeat(2100) + 'b', 1)
+    expect(error).toMatchObject({ code: 'PATH_INVALID' })
+    expect(error.message).toMatch(/paths may be at most 4095/)
+    expect(error.message.length).toBeLessThan(300)
+  })
+
   it('carries path and patchLine on errors', async () => {
     const error = await resolveWorkspacePath(ctx, '../x', 7).catch((e: unknown) => e as EditError)
     expect(error).toMatchObject({ code: 'PATH_OUTSIDE_ROOT', patchLine: 7, path: '../x' })
@@ -99,5 +145,53 @@ describe('globToRegExp', () => {
     expect(globToRegExp('secrets/**').test('secrets/a/b')).toBe(true)
     expect(globToRegExp('file?.txt').test('file1.txt')).toBe(true)
     expect(globToRegExp('a.b').test('axb')).toBe(false)
+  })
+})
+
+/** A fake filesystem: names map to identities; lookups are exact (case-sensitive) strings. */
+function fakeFs(entries: Record<string, string>, listing: readonly string[]): CaseProbeFs {
+  return {
+    readdir: () => Promise.resolve([...listing]),
+    identity: (p) => Promise.resolve(entries[p] ?? null),
+  }
+}
+
+describe('detectCaseInsensitive', () => {
+  it('reports folding when the case-swapped name reaches the same entry', async () => {
+    const fs = fakeFs({ '/ws/README.md': '1:10', '/ws/readme.MD': '1:10' }, ['README.md'])
+    expect(await detectCaseInsensitive('/ws', fs, 'linux')).toBe(true)
+  })
+
+  it('reports no folding when the swapped name is missing or a different file', async () => {
+    const missing = fakeFs({ '/ws/README.md': '1:10' }, ['README.md'])
+    expect(await detectCaseInsensitive('/ws', missing, 'darwin')).toBe(false)
+    const distinct = fakeFs({ '/ws/a': '1:10', '/ws/A': '1:11' }, ['a', 'A'])
+    expect(await detectCaseInsensitive('/ws', distinct, 'darwin')).toBe(false)
+  })
+
+  it('skips names without letters and falls back to the root name itself', async () => {
+    const fs = fakeFs({ '/Work/123': '1:5', '/Work': '1:2', '/wORK': '1:2' }, ['123', '-_'])
+    expect(await detectCaseInsensitive('/Work', fs, 'linux')).toBe(true)
+  })
+
+  it('assumes the platform default when nothing can be probed', async () => {
+    const empty = fakeFs({}, [])
+    expect(await detectCaseInsensitive('/', empty, 'darwin')).toBe(true)
+    expect(await detectCaseInsensitive('/', empty, 'win32')).toBe(true)
+    expect(await detectCaseInsensitive('/', empty, 'linux')).toBe(false)
+  })
+
+  it('agrees with what the filesystem under the temp directory actually does', async () => {
+    await writeFile(path.join(ctx.rootReal, 'Probe.txt'), 'p\n')
+    const folds = existsSync(path.join(ctx.rootReal, 'pROBE.TXT'))
+    expect(await detectCaseInsensitive(ctx.rootReal)).toBe(folds)
+  })
+})
+
+describe('pathKey', () => {
+  it('folds case (and Unicode normalisation) only for a case-insensitive filesystem', () => {
+    expect(pathKey('/ws/Readme.md', true)).toBe(pathKey('/ws/README.MD', true))
+    expect(pathKey('/ws/Caf\u00e9', true)).toBe(pathKey('/ws/CAFE\u0301', true))
+    expect(pathKey('/ws/Readme.md', false)).not.toBe(pathKey('/ws/README.MD', false))
   })
 })

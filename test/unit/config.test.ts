@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_DENY_GLOBS, DEFAULT_LIMITS, resolveConfig } from '../../src/config.js'
+import type { EngineOptions } from '../../src/coordinator/engine-types.js'
+import { EditError } from '../../src/errors.js'
+
+function invalidMessage(options: unknown): string {
+  try {
+    resolveConfig(options as EngineOptions)
+  } catch (error) {
+    expect(error).toBeInstanceOf(EditError)
+    expect((error as EditError).code).toBe('CONFIG_INVALID')
+    return (error as EditError).message
+  }
+  throw new Error('expected CONFIG_INVALID')
+}
+
+describe('resolveConfig', () => {
+  it('denies .git anywhere and the .patchloom journal by default', () => {
+    expect(resolveConfig({ root: '/ws' }).denyGlobs).toEqual(DEFAULT_DENY_GLOBS)
+    expect(DEFAULT_DENY_GLOBS).toEqual(expect.arrayContaining(['.patchloom', '.patchloom/**']))
+  })
+
+  it('fills unset limits from the defaults', () => {
+    expect(resolveConfig({ root: '/ws' }).limits).toEqual(DEFAULT_LIMITS)
+    expect(resolveConfig({ root: '/ws', limits: { maxFiles: 5 } }).limits).toEqual({
+      ...DEFAULT_LIMITS,
+      maxFiles: 5,
+    })
+  })
+
+  it('refuses limits that are not positive integers, or unknown limit names', () => {
+    expect(invalidMessage({ root: '/ws', limits: { maxFiles: 0 } })).toContain('limits.maxFiles')
+    expect(invalidMessage({ root: '/ws', limits: { maxPatchBytes: 1.5 } })).toContain(
+      'limits.maxPatchBytes must be a positive integer',
+    )
+    expect(invalidMessage({ root: '/ws', limits: { maxFileBytes: '1' } })).toContain(
+      'limits.maxFileBytes',
+    )
+    expect(invalidMessage({ root: '/ws', limits: { maxBytes: 1 } })).toContain(
+      'limits.maxBytes is unknown',
+    )
+    expect(invalidMessage({ root: '/ws', limits: 5 })).toContain('limits must be an object')
+  })
+})

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest'
+import { EditError } from '../../../src/errors.js'
+import { checkDuplicates, type ResolvedOp } from '../../../src/coordinator/prepare.js'
+
+function add(rel: string, patchLine: number): ResolvedOp {
+  return {
+    op: { kind: 'add', path: rel, patchLine, content: '', overwrite: false },
+    target: { input: rel, rel, abs: `/ws/${rel}` },
+  }
+}
+
+function errorOf(run: () => void): EditError | undefined {
+  try {
+    run()
+    return undefined
+  } catch (error) {
+    return error as EditError
+  }
+}
+
+describe('checkDuplicates', () => {
+  it('allows names that differ only in case on a case-sensitive filesystem', () => {
+    expect(errorOf(() => checkDuplicates([add('README.md', 2), add('readme.md', 5)], false))).toBe(
+      undefined,
+    )
+  })
+
+  it('refuses names that differ only in case on a case-insensitive filesystem', () => {
+    const error = errorOf(() => checkDuplicates([add('README.md', 2), add('readme.md', 5)], true))
+    expect(error).toMatchObject({ code: 'PATH_DUPLICATE', path: 'readme.md', patchLine: 5 })
+    expect(error?.message).toContain('as README.md; this filesystem ignores case')
+  })
+
+  it('refuses the same path twice either way, and counts move destinations', () => {
+    for (const folds of [false, true]) {
+      expect(errorOf(() => checkDuplicates([add('a.txt', 2), add('a.txt', 4)], folds))?.code).toBe(
+        'PATH_DUPLICATE',
+      )
+    }
+    const move: ResolvedOp = {
+      ...add('old.txt', 2),
+      moveTo: { input: 'New.txt', rel: 'New.txt', abs: '/ws/New.txt' },
+    }
+    expect(errorOf(() => checkDuplicates([move, add('new.txt', 6)], true))?.code).toBe(
+      'PATH_DUPLICATE',
+    )
+    expect(errorOf(() => checkDuplicates([move, add('new.txt', 6)], false))).toBe(undefined)
+  })
+})
