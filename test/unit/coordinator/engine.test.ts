@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -134,7 +134,25 @@ describe('EditEngine.apply', () => {
     expect(await read('a.txt')).toBe('one\ntwo\nthree\n')
   })
 
-  it('restores files already written when a write fails during commit', async () => {
+  it('restores files already written when replacing a later one fails during commit', async () => {
+    let renames = 0
+    const commitFs: CommitFs = {
+      ...nodeCommitFs,
+      rename: async (from, to) => {
+        if (++renames === 2) throw Object.assign(new Error('read-only'), { code: 'EROFS' })
+        return nodeCommitFs.rename(from, to)
+      },
+    }
+    const engine = createEngineWithInternals({ root, pool: false }, { commitFs })
+    const error = await rejection(engine.apply(TWO_FILES))
+    expect(error).toMatchObject({ code: 'JOURNAL_COMMIT_FAILED', retryable: true, path: 'b.txt' })
+    expect(error.message).toMatch(/restored 1 file/)
+    expect(await read('a.txt')).toBe('one\ntwo\nthree\n')
+    expect(await read('b.txt')).toBe('alpha\nbeta\n')
+    expect((await readdir(root)).sort()).toEqual(['a.txt', 'b.txt'])
+  })
+
+  it('writes nothing when staging the new contents fails (ENOSPC), and leaves no temp file', async () => {
     let writes = 0
     const commitFs: CommitFs = {
       ...nodeCommitFs,
@@ -145,10 +163,10 @@ describe('EditEngine.apply', () => {
     }
     const engine = createEngineWithInternals({ root, pool: false }, { commitFs })
     const error = await rejection(engine.apply(TWO_FILES))
-    expect(error).toMatchObject({ code: 'JOURNAL_COMMIT_FAILED', retryable: true, path: 'b.txt' })
-    expect(error.message).toMatch(/restored 1 file/)
+    expect(error).toMatchObject({ code: 'JOURNAL_COMMIT_FAILED', retryable: true })
+    expect(error.message).toMatch(/Staging .* failed \(ENOSPC\); nothing was written/)
     expect(await read('a.txt')).toBe('one\ntwo\nthree\n')
-    expect(await read('b.txt')).toBe('alpha\nbeta\n')
+    expect((await readdir(root)).sort()).toEqual(['a.txt', 'b.txt'])
   })
 
   it('checks expected_hash on JSON edits and returns the current hash', async () => {

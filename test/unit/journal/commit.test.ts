@@ -118,6 +118,19 @@ describe('commitSteps', () => {
     expect(await readFile(path.join(root, name), 'utf8')).toBe('x\n')
   })
 
+  it('stages 100 rewrites, and on a failed replace restores the ones done and removes every temp file', async () => {
+    const names = Array.from({ length: 100 }, (_, i) => `f${String(i).padStart(3, '0')}.txt`)
+    for (const name of names) await writeFile(path.join(root, name), `old ${name}\n`)
+    const before = await tree(root)
+    const steps = names.map((name) => writeStep(name, `new ${name}\n`, `old ${name}\n`))
+    const error = await commitSteps(steps, failingFs('rename', 50, 'EIO')).catch((e: unknown) => e)
+    expect((error as EditError).code).toBe('JOURNAL_COMMIT_FAILED')
+    expect((error as EditError).message).toMatch(/f049\.txt failed \(EIO\); restored 49 files/)
+    expect(await tree(root)).toEqual(before)
+    await commitSteps(steps)
+    expect((await tree(root))['f099.txt']).toBe('new f099.txt\n')
+  })
+
   it('sets exact permission bits regardless of the umask', async () => {
     await commitSteps([writeStep('run.sh', '#!/bin/sh\n', null, 0o755)])
     expect((await stat(path.join(root, 'run.sh'))).mode & 0o777).toBe(0o755)
