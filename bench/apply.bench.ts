@@ -22,6 +22,7 @@ import {
   unifiedFromChanges,
   writeWorkspace,
   type Workspace,
+  type Size,
 } from './generate.js'
 import {
   kib,
@@ -33,12 +34,6 @@ import {
   printFailures,
   ratio,
 } from './report.js'
-
-interface Size {
-  readonly files: number
-  readonly lines: number
-  readonly hunks: number
-}
 
 const SIZES: readonly Size[] = [
   { files: 1, lines: 200, hunks: 2 },

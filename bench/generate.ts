@@ -17,6 +17,13 @@ export function prng(seed: number): () => number {
   }
 }
 
+/** A generated request: files of `lines` lines, each changed by `hunks` hunks. */
+export interface Size {
+  readonly files: number
+  readonly lines: number
+  readonly hunks: number
+}
+
 export interface GeneratedFile {
   readonly path: string
   readonly lines: readonly string[]

@@ -7,14 +7,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Bench } from 'tinybench'
 import { createEngine } from '../src/index.js'
-import { codexPatch, generateWorkspace, writeWorkspace } from './generate.js'
+import { codexPatch, generateWorkspace, writeWorkspace, type Size } from './generate.js'
 import { loadLine, machineLine } from './report.js'
-
-interface Size {
-  readonly files: number
-  readonly lines: number
-  readonly hunks: number
-}
 
 const SIZES: readonly Size[] = [
   { files: 1, lines: 200, hunks: 2 },

@@ -6,14 +6,9 @@ import { errorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import type { FormatOption } from '../types.js'
 import type { LimitOptions } from '../coordinator/engine-types.js'
+import { FORMAT_OPTIONS } from '../config.js'
 
-export const FORMAT_OPTIONS: readonly FormatOption[] = [
-  'auto',
-  'codex',
-  'unified',
-  'search-replace',
-  'edits',
-]
+export { FORMAT_OPTIONS }
 
 export interface RunCommand {
   readonly kind: 'apply' | 'check'

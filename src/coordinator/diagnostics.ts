@@ -8,7 +8,7 @@ import type { Baseline, LspClient, PoolOptions } from '../lsp/client-types.js'
 import type { DiagnosticsOptions, DiagnosticsReport, FileChange } from '../lsp/types.js'
 import type { Warning } from '../types.js'
 
-export type LspClientFactory = (options: PoolOptions) => LspClient
+export type LspClientFactory = (options: PoolOptions) => LspClient | Promise<LspClient>
 
 const utf8 = new TextDecoder('utf-8')
 
@@ -42,7 +42,7 @@ export function fileChanges(
 export class EngineDiagnostics {
   readonly #options: EngineDiagnosticsOptions
   readonly #factory: LspClientFactory
-  #client: LspClient | undefined
+  #client: Promise<LspClient> | undefined
 
   constructor(options: EngineDiagnosticsOptions, factory: LspClientFactory) {
     this.#options = options
@@ -57,7 +57,7 @@ export class EngineDiagnostics {
   ): Promise<Baseline | null> {
     try {
       const files = changes.map((c) => ({ path: c.path, text: c.before }))
-      return await this.#ensure(rootReal).baseline(files, this.#reportOptions())
+      return await (await this.#ensure(rootReal)).baseline(files, this.#reportOptions())
     } catch (error) {
       warnings.push(lspWarning('baseline', error))
       return null
@@ -73,11 +73,9 @@ export class EngineDiagnostics {
   ): Promise<DiagnosticsReport | undefined> {
     if (baseline === null) return undefined
     try {
-      const report = await this.#ensure(rootReal).afterChange(
-        changes,
-        baseline,
-        this.#reportOptions(),
-      )
+      const report = await (
+        await this.#ensure(rootReal)
+      ).afterChange(changes, baseline, this.#reportOptions())
       const unsettled = baseline.servers.filter((s) => !s.settled)
       if (unsettled.length === 0 || !report.settled) return report
       // Without a settled before-state, old errors could be counted as introduced: say so.
@@ -93,18 +91,20 @@ export class EngineDiagnostics {
     }
   }
 
-  standalone(
+  async standalone(
     rootReal: string,
     paths: readonly string[],
     options: DiagnosticsOptions = {},
   ): Promise<DiagnosticsReport> {
-    return this.#ensure(rootReal).diagnostics(paths, { ...this.#reportOptions(), ...options })
+    const client = await this.#ensure(rootReal)
+    return client.diagnostics(paths, { ...this.#reportOptions(), ...options })
   }
 
   async close(): Promise<void> {
     const client = this.#client
     this.#client = undefined
-    await client?.close()
+    // A client that never started (its loading failed) has nothing to close.
+    await (await client?.catch(() => undefined))?.close()
   }
 
   #reportOptions(): DiagnosticsOptions {
@@ -116,8 +116,10 @@ export class EngineDiagnostics {
     }
   }
 
-  #ensure(rootReal: string): LspClient {
-    this.#client ??= this.#factory({ ...this.#options.pool, workspaceRoot: rootReal })
+  #ensure(rootReal: string): Promise<LspClient> {
+    this.#client ??= Promise.resolve(
+      this.#factory({ ...this.#options.pool, workspaceRoot: rootReal }),
+    )
     return this.#client
   }
 }

@@ -2,9 +2,8 @@
 // into a value or an EditError: a worker that dies is WORKER_CRASHED, an aborted job is
 // REQUEST_CANCELLED. The pool starts lazily on first use, so inline-only engines never spawn
 // threads.
-import { existsSync } from 'node:fs'
+import { compiledFile } from '../compiled-file.js'
 import { availableParallelism } from 'node:os'
-import { fileURLToPath } from 'node:url'
 import type { Piscina } from 'piscina'
 import { EditError } from '../errors.js'
 import { unwrap } from '../result.js'
@@ -28,15 +27,13 @@ const IDLE_TIMEOUT_MS = 30_000
  * have run.
  */
 export function workerFilename(): string {
-  const candidates = [
-    new URL('../../workers/engine.worker.js', import.meta.url),
-    new URL('../../dist/workers/engine.worker.js', import.meta.url),
-  ]
-  for (const url of candidates) {
-    const file = fileURLToPath(url)
-    if (existsSync(file)) return file
-  }
-  throw new Error('job-pool: cannot find workers/engine.worker.js; run `npm run build` first')
+  return compiledFile(
+    [
+      new URL('../../workers/engine.worker.js', import.meta.url),
+      new URL('../../dist/workers/engine.worker.js', import.meta.url),
+    ],
+    'workers/engine.worker.js',
+  )
 }
 
 export function defaultMaxThreads(): number {

@@ -3,8 +3,7 @@
 // through a comlink proxy. Servers, settle waits and diagnostic comparison all live in that
 // thread; this side only forwards plain data, and makes a dead thread visible: pending calls
 // reject and later calls get reports with state 'crashed' instead of hanging.
-import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { compiledFile } from '../compiled-file.js'
 import { Worker } from 'node:worker_threads'
 import { wrap, type Remote } from 'comlink'
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs'
@@ -16,15 +15,10 @@ import type { DiagnosticsReport, ServerReport } from './types.js'
  * from TypeScript sources (tests), the compiled copy under dist/ is used.
  */
 export function hostFilename(): string {
-  const candidates = [
-    new URL('./host.js', import.meta.url),
-    new URL('../../dist/src/lsp/host.js', import.meta.url),
-  ]
-  for (const url of candidates) {
-    const file = fileURLToPath(url)
-    if (existsSync(file)) return file
-  }
-  throw new Error('lsp client: cannot find src/lsp/host.js; run `npm run build` first')
+  return compiledFile(
+    [new URL('./host.js', import.meta.url), new URL('../../dist/src/lsp/host.js', import.meta.url)],
+    'src/lsp/host.js',
+  )
 }
 
 /**

@@ -23,13 +23,6 @@ export function foldPunctuation(text: string): string {
   return text.replace(FOLD_RE, foldChar)
 }
 
-export function hasFoldableChars(text: string): boolean {
-  FOLD_RE.lastIndex = 0
-  const found = FOLD_RE.test(text)
-  FOLD_RE.lastIndex = 0
-  return found
-}
-
 export function normalizeLine(text: string, pass: MatchPass): string {
   switch (pass) {
     case 'exact':

@@ -1,0 +1,14 @@
+// Locates a compiled worker entry (the engine's Piscina worker, the language-server pool's thread).
+// Code running from dist/ finds it beside itself; tests running the TypeScript sources use the
+// compiled copy under dist/, so `npm run build` must have run.
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+/** The first of `candidates` that exists on disk; throws naming `what` when none does. */
+export function compiledFile(candidates: readonly URL[], what: string): string {
+  for (const url of candidates) {
+    const file = fileURLToPath(url)
+    if (existsSync(file)) return file
+  }
+  throw new Error(`cannot find ${what}; run \`npm run build\` first`)
+}
