@@ -1,7 +1,13 @@
 // Engine options: defaults and validation. Bad options throw EditError CONFIG_INVALID at
 // createEngine(), before any request runs.
 import { EditError } from './errors.js'
-import type { EngineOptions, LimitOptions, PoolOptions } from './coordinator/engine-types.js'
+import type {
+  EngineOptions,
+  JournalOptions,
+  LimitOptions,
+  PoolOptions,
+} from './coordinator/engine-types.js'
+import type { Durability } from './journal/types.js'
 import { DEFAULT_INLINE_MAX_BYTES, DEFAULT_INLINE_PARSE_MAX_BYTES } from './coordinator/route.js'
 import type { FormatOption } from './types.js'
 
@@ -30,8 +36,16 @@ export const FORMAT_OPTIONS: readonly FormatOption[] = [
   'edits',
 ]
 
+/** Why these values: see the JSDoc of JournalOptions in coordinator/engine-types.ts. */
+export const DEFAULT_JOURNAL: Required<JournalOptions> = {
+  keep: 20,
+  lockTimeoutMs: 30_000,
+}
+
 export interface ResolvedConfig {
   readonly root: string
+  readonly durability: Durability
+  readonly journal: Required<JournalOptions>
   readonly denyGlobs: readonly string[]
   readonly limits: Required<LimitOptions>
   readonly pool:
@@ -88,8 +102,13 @@ export function resolveConfig(options: EngineOptions): ResolvedConfig {
   ) {
     invalid('logger must have debug and warn methods')
   }
+  const durability = options.durability ?? 'full'
+  if (durability !== 'full' && durability !== 'fast')
+    invalid(`durability must be full or fast; got ${JSON.stringify(durability)}`)
   return {
     root: options.root,
+    durability,
+    journal: resolveJournal(options.journal),
     denyGlobs,
     limits: resolveLimits(options.limits),
     pool:
@@ -120,6 +139,22 @@ function resolveLimits(limits: LimitOptions | undefined): Required<LimitOptions>
     resolved[key] = value
   }
   return resolved
+}
+
+function resolveJournal(journal: JournalOptions | undefined): Required<JournalOptions> {
+  if (journal === undefined) return DEFAULT_JOURNAL
+  if (typeof journal !== 'object' || journal === null || Array.isArray(journal))
+    invalid('journal must be an object')
+  const known = Object.keys(DEFAULT_JOURNAL)
+  for (const key of Object.keys(journal)) {
+    if (!known.includes(key)) invalid(`journal.${key} is unknown; use ${known.join(', ')}`)
+  }
+  const { keep = DEFAULT_JOURNAL.keep, lockTimeoutMs = DEFAULT_JOURNAL.lockTimeoutMs } = journal
+  if (!Number.isSafeInteger(keep) || keep < 0)
+    invalid(`journal.keep must be a non-negative integer; got ${String(keep)}`)
+  if (!Number.isSafeInteger(lockTimeoutMs) || lockTimeoutMs < 0)
+    invalid(`journal.lockTimeoutMs must be a non-negative integer; got ${String(lockTimeoutMs)}`)
+  return { keep, lockTimeoutMs }
 }
 
 export function checkFormat(format: unknown): FormatOption {

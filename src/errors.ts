@@ -160,9 +160,75 @@ export const ERROR_CODES = {
     retryable: false,
   },
   JOURNAL_COMMIT_FAILED: {
-    meaning: 'A write failed during commit; every file already written was restored.',
-    hint: 'Check disk space and permissions, then resend; the workspace is as it was before.',
+    meaning:
+      'A filesystem call failed during commit for a reason not covered by a more specific JOURNAL_* code (for example EIO); the change was rolled back and the workspace is as before.',
+    hint: 'The message names the file and the errno; resend once the cause is fixed.',
     retryable: true,
+  },
+  JOURNAL_NO_SPACE: {
+    meaning:
+      'The disk (or quota) ran out while staging or committing; the change was rolled back and the workspace is as before.',
+    hint: 'Free space on the workspace filesystem, then resend.',
+    retryable: true,
+  },
+  JOURNAL_PERMISSION_DENIED: {
+    meaning:
+      'The process may not write a target, its directory or .patchloom/ (EACCES/EPERM); nothing was changed.',
+    hint: 'Fix the permissions named in the message, or leave that file out of the change.',
+    retryable: false,
+  },
+  JOURNAL_READ_ONLY: {
+    meaning:
+      'The workspace (or part of it) is on a read-only filesystem (EROFS); nothing was changed.',
+    hint: 'Remount it read-write or apply the change elsewhere.',
+    retryable: false,
+  },
+  JOURNAL_TOO_MANY_OPEN_FILES: {
+    meaning:
+      'The process ran out of file descriptors (EMFILE/ENFILE) during commit; the change was rolled back.',
+    hint: 'Resend when fewer files are open, or raise the limit (ulimit -n).',
+    retryable: true,
+  },
+  JOURNAL_CROSS_DEVICE: {
+    meaning:
+      'A target is on a different filesystem from the workspace journal (a mount point inside the workspace), so it cannot be replaced atomically; the change was rolled back.',
+    hint: 'Apply changes under that mount point with a workspace root inside it.',
+    retryable: false,
+  },
+  JOURNAL_ROLLBACK_FAILED: {
+    meaning:
+      'A commit failed and rolling it back failed too; the transaction stays in .patchloom/journal for recovery.',
+    hint: 'Fix the cause in the message, then run `patchloom recover`; it finishes the rollback.',
+    retryable: false,
+  },
+  JOURNAL_LOCKED: {
+    meaning:
+      'Another process held the workspace lock (.patchloom/lock) for longer than the lock timeout.',
+    hint: 'Resend later; a lock whose process has died is broken automatically.',
+    retryable: true,
+  },
+  JOURNAL_CORRUPT: {
+    meaning:
+      'A transaction in .patchloom/journal has a missing or invalid manifest and cannot be trusted for recovery or undo.',
+    hint: 'Inspect the transaction directory named in the message; remove it once the files are as you want them.',
+    retryable: false,
+  },
+  UNDO_NOT_FOUND: {
+    meaning: 'No such transaction in the journal, or no committed change left to undo.',
+    hint: 'Run `patchloom log` for the transactions that can be undone.',
+    retryable: false,
+  },
+  UNDO_UNAVAILABLE: {
+    meaning:
+      'The transaction cannot be undone: it was already undone, did not commit, or its backups are gone.',
+    hint: 'Run `patchloom log`; only committed transactions marked undoable can be undone.',
+    retryable: false,
+  },
+  UNDO_CONFLICT: {
+    meaning:
+      'A file the transaction touched has changed since (the message names every such file); undo would lose that change, so nothing was written.',
+    hint: 'Undo the later changes first, or restore those files by hand.',
+    retryable: false,
   },
   WORKER_CRASHED: {
     meaning: 'A verification worker thread died while handling the request; nothing was written.',

@@ -204,6 +204,11 @@ export interface ApplyResult {
   readonly files: readonly FileResult[]
   readonly warnings: readonly Warning[]
   /**
+   * The journal transaction that committed the change (pass it to undo). Absent on dry runs and
+   * when the change left every file as it was.
+   */
+  readonly transaction?: string
+  /**
    * Language-server diagnostics for the committed change (issue #3), when diagnostics are on.
    * Absent on dry runs and when no touched file is served by a language server.
    */

@@ -16,7 +16,14 @@ import type { Engine, EngineOptions } from '../src/coordinator/engine-types.js'
 import { isEditError } from '../src/errors.js'
 import type { ApplyResult } from '../src/types.js'
 import { comparableError, loadScenarios, type Scenario } from './helpers/scenarios.js'
-import { copyTree, emptyDir, makeTempDir, readableTree, snapshot } from './helpers/tree.js'
+import {
+  copyTree,
+  journalEntries,
+  emptyDir,
+  makeTempDir,
+  readableTree,
+  snapshot,
+} from './helpers/tree.js'
 
 type Route = 'inline' | 'pool'
 
@@ -60,6 +67,7 @@ async function runScenario(
   await emptyDir(root)
   if (scenario.inputDir !== null) await copyTree(scenario.inputDir, root)
   const before = readableTree(await snapshot(root))
+  const journalBefore = await journalEntries(root)
   const applyOptions = { format: scenario.format, route }
 
   // A dry run must reach the same verdict and write nothing.
@@ -81,6 +89,11 @@ async function runScenario(
     if (scenario.options.expectResult !== undefined)
       expect(result).toMatchObject(scenario.options.expectResult)
     if (checked.ok) expect(checked.result.files).toEqual(result.files)
+    // One committed transaction per change that wrote something; nothing pending left behind.
+    const added = result.transaction === undefined ? [] : [result.transaction]
+    expect(await journalEntries(root), 'journal after commit').toEqual(
+      [...journalBefore, ...added].sort(),
+    )
     for (const file of result.files) {
       if (file.afterHash === null) continue
       expect(file.afterHash, `afterHash of ${file.path}`).toBe(
@@ -97,6 +110,7 @@ async function runScenario(
     expect(error.message.length).toBeGreaterThan(0)
     if (!checked.ok && isEditError(checked.error)) expect(checked.error.code).toBe(error.code)
     expect(readableTree(await snapshot(root)), 'a failed patch changed the tree').toEqual(before)
+    expect(await journalEntries(root), 'a failed patch left journal entries').toEqual(journalBefore)
   }
 }
 

@@ -3,6 +3,7 @@
 import type { Logger } from '../log.js'
 import type { PoolOptions as LspPoolOptions } from '../lsp/client-types.js'
 import type { DiagnosticsOptions, DiagnosticsReport } from '../lsp/types.js'
+import type { Durability, RecoveryReport, TransactionInfo, UndoResult } from '../journal/types.js'
 import type { ApplyResult, FileResult, FormatOption, PatchFormat } from '../types.js'
 
 /** What an approve callback sees: every file's full diff, before anything is written. */
@@ -50,6 +51,23 @@ export interface LimitOptions {
   readonly maxFiles?: number
 }
 
+/** The staging journal under <root>/.patchloom/journal (see README, "Guarantees"). */
+export interface JournalOptions {
+  /**
+   * Committed transactions whose before-state backups are kept for undo; older ones are pruned
+   * after each commit. 0 keeps none (no undo). Backups are hard links where the filesystem
+   * allows, so keeping them costs little space until the files are changed again.
+   * @default 20
+   */
+  readonly keep?: number
+  /**
+   * How long a commit waits for another process's commit to the same workspace before failing
+   * with JOURNAL_LOCKED. Commits hold the lock only while writing, typically milliseconds.
+   * @default 30000
+   */
+  readonly lockTimeoutMs?: number
+}
+
 export interface EngineOptions {
   /** Workspace root; every path must resolve inside it. */
   readonly root: string
@@ -75,6 +93,15 @@ export interface EngineOptions {
   readonly diagnostics?: boolean | EngineDiagnosticsOptions
   /** Patch, file and file-count limits (LIMIT_* errors). @default see LimitOptions */
   readonly limits?: LimitOptions
+  /**
+   * 'full' fsyncs staged files, backups, manifest, directories and the commit mark, so a change
+   * survives a power cut whole or not at all; 'fast' skips every fsync: still all-or-nothing if
+   * the process is killed, but a power cut may lose or partly lose the last change.
+   * @default 'full'
+   */
+  readonly durability?: Durability
+  /** Journal retention and locking. @default see JournalOptions */
+  readonly journal?: JournalOptions
 }
 
 export interface EngineDiagnosticsOptions extends DiagnosticsOptions {
@@ -106,6 +133,18 @@ export interface Engine {
   check(input: string, options?: Omit<ApplyOptions, 'dryRun'>): Promise<ApplyResult>
   /** Diagnostics of files as they are on disk (paths relative to the root or absolute inside it). */
   diagnostics(paths: readonly string[], options?: DiagnosticsOptions): Promise<DiagnosticsReport>
+  /**
+   * Restores the before state of a committed transaction (default: the newest change not yet
+   * undone), as a transaction of its own. UNDO_CONFLICT, naming the files, if any has changed since.
+   */
+  undo(transaction?: string): Promise<UndoResult>
+  /**
+   * Rolls back interrupted transactions and retries ones an earlier recovery left in conflict.
+   * (Interrupted transactions are also rolled back automatically before the engine's first request.)
+   */
+  recover(): Promise<RecoveryReport>
+  /** The workspace journal, newest first. */
+  transactions(): Promise<TransactionInfo[]>
   /** Stops the worker pool and every language server. */
   close(): Promise<void>
 }

@@ -1,14 +1,24 @@
 // The engine facade: parse -> resolve and read -> compute every new file and its diff (inline or
-// in the worker pool) -> approve -> commit serially -> report. Nothing is written until every
-// operation has verified; the commit itself rolls back on failure (src/journal/commit.ts).
-// Verification of concurrent requests overlaps; commits on one engine never interleave.
+// in the worker pool) -> approve -> commit through the workspace journal -> report. Nothing is
+// written until every operation has verified; the journal makes the commit all-or-nothing, even
+// across a crash (src/journal/). Verification of concurrent requests overlaps; commits to one
+// workspace never interleave (the journal's lock, across engines and processes).
 import { realpath, stat } from 'node:fs/promises'
 import { inflateSync } from 'node:zlib'
 import { computeFile } from '../apply/compute.js'
 import { resolveConfig, checkFormat, type ResolvedConfig } from '../config.js'
 import { EditError } from '../errors.js'
-import { commitSteps, type CommitFs, type CommitStep } from '../journal/commit.js'
+import type { JournalFs } from '../journal/fs.js'
 import { hashBytes } from '../journal/hash.js'
+import { Journal } from '../journal/journal.js'
+import type {
+  CommitStep,
+  JournalHooks,
+  RecoveryReport,
+  TransactionInfo,
+  TransactionSummary,
+  UndoResult,
+} from '../journal/types.js'
 import { silentLogger } from '../log.js'
 import { parsePatch } from '../parse/index.js'
 import { unwrap } from '../result.js'
@@ -28,7 +38,9 @@ import { routeCompute, routeParse, type Route } from './route.js'
 
 /** Internal seams for tests (fault injection); not part of the public options. */
 export interface EngineInternals {
-  readonly commitFs?: CommitFs
+  readonly journalFs?: JournalFs
+  /** Called at each instrumented commit point (the crash harness kills the process there). */
+  readonly journalHooks?: JournalHooks
   /** Starts the language-server pool; tests substitute a scripted client. */
   readonly lspClientFactory?: LspClientFactory
 }
@@ -61,7 +73,7 @@ class EditEngine implements Engine {
   readonly #diagnostics: EngineDiagnostics
   #rootReal: Promise<string> | undefined
   #caseInsensitive: Promise<boolean> | undefined
-  #commitChain: Promise<unknown> = Promise.resolve()
+  #journal: Promise<Journal> | undefined
   #closed = false
 
   constructor(config: ResolvedConfig, options: EngineOptions, internals: EngineInternals) {
@@ -139,6 +151,33 @@ class EditEngine implements Engine {
     )
   }
 
+  async undo(transaction?: string): Promise<UndoResult> {
+    if (this.#closed) throw new Error('engine: cannot undo after close()')
+    if (transaction !== undefined && typeof transaction !== 'string')
+      throw new EditError(
+        'CONFIG_INVALID',
+        'Invalid argument: the transaction id must be a string.',
+      )
+    const journal = await this.#openJournal()
+    const result = await journal.undo(transaction)
+    ;(this.#options.logger ?? silentLogger).debug('engine.undo.committed', {
+      transaction: result.transaction,
+      undone: result.undone,
+      files: result.files.length,
+    })
+    return result
+  }
+
+  async recover(): Promise<RecoveryReport> {
+    if (this.#closed) throw new Error('engine: cannot recover after close()')
+    return (await this.#journalFor()).recover()
+  }
+
+  async transactions(): Promise<TransactionInfo[]> {
+    if (this.#closed) throw new Error('engine: cannot list transactions after close()')
+    return (await this.#journalFor()).list()
+  }
+
   async close(): Promise<void> {
     this.#closed = true
     await Promise.all([this.#pool?.close(), this.#diagnostics.close()])
@@ -171,6 +210,8 @@ class EditEngine implements Engine {
     const plan = await this.#parse(input, format, route, signal)
     checkFileCount(plan, limits.maxFiles)
     const rootReal = await this.#root()
+    // Interrupted transactions are rolled back before any file is read (once per engine).
+    await this.#openJournal()
     // Probed once per engine: the filesystem under a root does not change its case rules.
     this.#caseInsensitive ??= detectCaseInsensitive(rootReal)
     const ctx: PathContext = {
@@ -197,15 +238,25 @@ class EditEngine implements Engine {
       const baseline = wantDiagnostics
         ? await this.#diagnostics.baseline(ctx.rootReal, changes, warnings)
         : null
-      const steps = prepared.flatMap((p, i) =>
-        commitStepsFor(p, computed[i] as ComputedFile, ctx.rootReal),
-      )
-      await this.#serialCommit(steps)
+      const steps = prepared.flatMap((p, i) => commitStepsFor(p, computed[i] as ComputedFile))
+      const journal = await this.#journalFor()
+      const transaction = await journal.commit(steps, summaryOf(files))
+      const committed = transaction === undefined ? {} : { transaction }
       if (wantDiagnostics) {
         const report = await this.#diagnostics.after(ctx.rootReal, changes, baseline, warnings)
-        if (report !== undefined)
-          return { ok: true, format: plan.format, dryRun, files, warnings, diagnostics: report }
+        if (report !== undefined) {
+          return {
+            ok: true,
+            format: plan.format,
+            dryRun,
+            files,
+            warnings,
+            ...committed,
+            diagnostics: report,
+          }
+        }
       }
+      return { ok: true, format: plan.format, dryRun, files, warnings, ...committed }
     }
     return { ok: true, format: plan.format, dryRun, files, warnings }
   }
@@ -285,10 +336,39 @@ class EditEngine implements Engine {
     return this.#rootReal
   }
 
-  async #serialCommit(steps: readonly CommitStep[]): Promise<void> {
-    const run = this.#commitChain.then(() => commitSteps(steps, this.#internals.commitFs))
-    this.#commitChain = run.catch(() => undefined)
-    await run
+  /** The workspace journal; created on first use, once the root is known. */
+  #journalFor(): Promise<Journal> {
+    this.#journal ??= this.#root().then(
+      (rootReal) =>
+        new Journal({
+          rootReal,
+          durability: this.#config.durability,
+          keep: this.#config.journal.keep,
+          lockTimeoutMs: this.#config.journal.lockTimeoutMs,
+          ...(this.#internals.journalFs === undefined ? {} : { fs: this.#internals.journalFs }),
+          ...(this.#internals.journalHooks === undefined
+            ? {}
+            : { hooks: this.#internals.journalHooks }),
+          onRecovered: (report) => {
+            const log = this.#options.logger ?? silentLogger
+            log.warn('engine.journal.recovered', {
+              rolledBack: report.rolledBack.join(' '),
+              conflicts: report.conflicts.map((c) => `${c.path}: ${c.reason}`).join(' | '),
+            })
+          },
+        }),
+      (error: unknown) => {
+        this.#journal = undefined
+        throw error
+      },
+    )
+    return this.#journal
+  }
+
+  async #openJournal(): Promise<Journal> {
+    const journal = await this.#journalFor()
+    await journal.open()
+    return journal
   }
 }
 
@@ -437,11 +517,11 @@ function permissionsFor(base: number | undefined, mode: FileMode | undefined): n
   return mode === '100755' ? start | ((start & 0o444) >> 2) : start & ~0o111
 }
 
-function commitStepsFor(p: PreparedOp, computed: ComputedFile, rootReal: string): CommitStep[] {
+function commitStepsFor(p: PreparedOp, computed: ComputedFile): CommitStep[] {
   const { op, target } = p
-  const previous = (snap: PreparedOp['target']['snap']) =>
-    snap.kind === 'file' && snap.bytes !== null
-      ? { bytes: snap.bytes, permissions: snap.permissions ?? DEFAULT_PERMISSIONS }
+  const stateOf = (snap: PreparedOp['target']['snap']) =>
+    snap.kind === 'file' && snap.hash !== null
+      ? { hash: snap.hash, permissions: snap.permissions ?? DEFAULT_PERMISSIONS }
       : null
   const write = (
     dest: PreparedOp['target'],
@@ -453,21 +533,12 @@ function commitStepsFor(p: PreparedOp, computed: ComputedFile, rootReal: string)
     rel: dest.resolved.rel,
     bytes,
     permissions,
-    expectHash: dest.snap.hash,
-    previous: previous(dest.snap),
+    before: stateOf(dest.snap),
   })
   const remove = (dest: PreparedOp['target']): CommitStep => {
-    const prev = previous(dest.snap)
-    if (prev === null || dest.snap.hash === null)
-      throw new Error('engine: cannot remove a file that was not read')
-    return {
-      kind: 'remove',
-      abs: dest.resolved.abs,
-      rel: dest.resolved.rel,
-      expectHash: dest.snap.hash,
-      previous: prev,
-      pruneUpTo: rootReal,
-    }
+    const before = stateOf(dest.snap)
+    if (before === null) throw new Error('engine: cannot remove a file that was not read')
+    return { kind: 'remove', abs: dest.resolved.abs, rel: dest.resolved.rel, before }
   }
   const after = computed.after
   const modeAfter = op.kind === 'edits' || op.kind === 'delete' ? undefined : op.modeAfter
@@ -495,6 +566,20 @@ function commitStepsFor(p: PreparedOp, computed: ComputedFile, rootReal: string)
     permissions === target.snap.permissions &&
     sameBytes(target.snap.bytes, after)
   return unchanged ? [] : [write(target, after, permissions)]
+}
+
+/** What the journal's log records about a change. */
+function summaryOf(files: readonly FileResult[]): TransactionSummary {
+  return {
+    kind: 'apply',
+    files: files.map((f) => ({
+      path: f.path,
+      op: f.op,
+      ...(f.from === undefined ? {} : { from: f.from }),
+      additions: f.additions,
+      deletions: f.deletions,
+    })),
+  }
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -33,16 +33,35 @@ export interface TreeEntry {
   readonly executable?: boolean
 }
 
-/** Every entry under `dir` (not `dir` itself), sorted by path. A missing `dir` gives []. */
-export async function snapshot(dir: string): Promise<TreeEntry[]> {
+/**
+ * Every entry under `dir` (not `dir` itself), sorted by path. A missing `dir` gives []. The
+ * workspace's own `.patchloom/` (journal and lock) is left out unless `includeState`: tests check
+ * it with journalEntries().
+ */
+export async function snapshot(
+  dir: string,
+  options: { readonly includeState?: boolean } = {},
+): Promise<TreeEntry[]> {
   const entries: TreeEntry[] = []
   if (!(await exists(dir))) return entries
-  await walk(dir, '', entries)
+  await walk(dir, '', entries, options.includeState === true)
   return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
 }
 
-async function walk(absDir: string, relDir: string, out: TreeEntry[]): Promise<void> {
+/** Names in `<root>/.patchloom/journal`, sorted ([] when there is none). */
+export async function journalEntries(root: string): Promise<string[]> {
+  const dir = join(root, '.patchloom', 'journal')
+  return (await exists(dir)) ? (await readdir(dir)).sort() : []
+}
+
+async function walk(
+  absDir: string,
+  relDir: string,
+  out: TreeEntry[],
+  includeState = true,
+): Promise<void> {
   for (const name of await readdir(absDir)) {
+    if (relDir === '' && name === '.patchloom' && !includeState) continue
     const abs = join(absDir, name)
     const rel = relDir === '' ? name : `${relDir}/${name}`
     const stat = await lstat(abs)

@@ -4,7 +4,7 @@ import { EditError, ERROR_CODES, errorData, isEditError, type ErrorCode } from '
 const CODES = Object.keys(ERROR_CODES) as ErrorCode[]
 
 // Areas from the house style's catalogue, plus APPROVAL (library approve callback), USAGE (CLI)
-// and LIMIT (request-size limits, issue #4).
+// LIMIT (request-size limits) and UNDO (journal undo), both issue #4.
 const AREAS = [
   'PARSE',
   'PATH',
@@ -18,12 +18,16 @@ const AREAS = [
   'CONFIG',
   'USAGE',
   'LIMIT',
+  'UNDO',
 ]
 
 // "Resending the same request, unchanged, may succeed": only these conditions pass by themselves.
 const TRANSIENT = new Set<string>([
   'FILE_CHANGED',
   'JOURNAL_COMMIT_FAILED',
+  'JOURNAL_NO_SPACE',
+  'JOURNAL_TOO_MANY_OPEN_FILES',
+  'JOURNAL_LOCKED',
   'WORKER_CRASHED',
   'REQUEST_CANCELLED',
   'REQUEST_TIMEOUT',

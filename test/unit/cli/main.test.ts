@@ -71,6 +71,9 @@ function fakeEngine(
           return Promise.resolve().then(() => outcome(opts?.dryRun === true))
         },
         diagnostics: () => Promise.reject(new Error('fake engine: diagnostics not scripted')),
+        undo: () => Promise.reject(new Error('fake engine: undo not scripted')),
+        recover: () => Promise.reject(new Error('fake engine: recover not scripted')),
+        transactions: () => Promise.reject(new Error('fake engine: transactions not scripted')),
         check: (input, opts) => {
           calls.push({ method: 'check', input, options: opts })
           return Promise.resolve().then(() => outcome(true))

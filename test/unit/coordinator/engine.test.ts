@@ -6,7 +6,7 @@ import { createEngine, createEngineWithInternals } from '../../../src/coordinato
 import type { ApprovalRequest } from '../../../src/coordinator/engine-types.js'
 import { EditError } from '../../../src/errors.js'
 import { hashBytes } from '../../../src/journal/hash.js'
-import { nodeCommitFs, type CommitFs } from '../../../src/journal/commit.js'
+import { nodeJournalFs, type JournalFs } from '../../../src/journal/fs.js'
 
 let root: string
 beforeEach(async () => {
@@ -136,37 +136,41 @@ describe('EditEngine.apply', () => {
 
   it('restores files already written when replacing a later one fails during commit', async () => {
     let renames = 0
-    const commitFs: CommitFs = {
-      ...nodeCommitFs,
+    const journalFs: JournalFs = {
+      ...nodeJournalFs,
       rename: async (from, to) => {
-        if (++renames === 2) throw Object.assign(new Error('read-only'), { code: 'EROFS' })
-        return nodeCommitFs.rename(from, to)
+        // Renames: manifest.json.tmp -> manifest.json, then a.txt, then b.txt.
+        if (to.endsWith('b.txt') && ++renames === 1)
+          throw Object.assign(new Error('read-only'), { code: 'EROFS', path: to })
+        return nodeJournalFs.rename(from, to)
       },
     }
-    const engine = createEngineWithInternals({ root, pool: false }, { commitFs })
+    const engine = createEngineWithInternals({ root, pool: false }, { journalFs })
     const error = await rejection(engine.apply(TWO_FILES))
-    expect(error).toMatchObject({ code: 'JOURNAL_COMMIT_FAILED', retryable: true, path: 'b.txt' })
-    expect(error.message).toMatch(/restored 1 file/)
+    expect(error).toMatchObject({ code: 'JOURNAL_READ_ONLY', retryable: false })
+    expect(error.message).toMatch(/rolled back; no file was changed/)
     expect(await read('a.txt')).toBe('one\ntwo\nthree\n')
     expect(await read('b.txt')).toBe('alpha\nbeta\n')
-    expect((await readdir(root)).sort()).toEqual(['a.txt', 'b.txt'])
+    expect((await readdir(root)).sort()).toEqual(['.patchloom', 'a.txt', 'b.txt'])
+    expect(await readdir(path.join(root, '.patchloom/journal'))).toEqual([])
   })
 
-  it('writes nothing when staging the new contents fails (ENOSPC), and leaves no temp file', async () => {
+  it('writes nothing when staging the new contents fails (ENOSPC), and leaves no staging file', async () => {
     let writes = 0
-    const commitFs: CommitFs = {
-      ...nodeCommitFs,
-      writeFile: async (p, data, options) => {
+    const journalFs: JournalFs = {
+      ...nodeJournalFs,
+      writeNew: async (p, data, permissions, sync) => {
         if (++writes === 2) throw Object.assign(new Error('no space'), { code: 'ENOSPC' })
-        return nodeCommitFs.writeFile(p, data, options)
+        return nodeJournalFs.writeNew(p, data, permissions, sync)
       },
     }
-    const engine = createEngineWithInternals({ root, pool: false }, { commitFs })
+    const engine = createEngineWithInternals({ root, pool: false }, { journalFs })
     const error = await rejection(engine.apply(TWO_FILES))
-    expect(error).toMatchObject({ code: 'JOURNAL_COMMIT_FAILED', retryable: true })
-    expect(error.message).toMatch(/Staging .* failed \(ENOSPC\); nothing was written/)
+    expect(error).toMatchObject({ code: 'JOURNAL_NO_SPACE', retryable: true })
+    expect(error.message).toMatch(/\(ENOSPC\); nothing was changed/)
     expect(await read('a.txt')).toBe('one\ntwo\nthree\n')
-    expect((await readdir(root)).sort()).toEqual(['a.txt', 'b.txt'])
+    expect((await readdir(root)).sort()).toEqual(['.patchloom', 'a.txt', 'b.txt'])
+    expect(await readdir(path.join(root, '.patchloom/journal'))).toEqual([])
   })
 
   it('checks expected_hash on JSON edits and returns the current hash', async () => {

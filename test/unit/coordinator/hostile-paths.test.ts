@@ -10,30 +10,26 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createEngineWithInternals } from '../../../src/coordinator/engine.js'
 import type { Engine } from '../../../src/coordinator/engine-types.js'
 import { EditError, type ErrorCode } from '../../../src/errors.js'
-import { nodeCommitFs, type CommitFs } from '../../../src/journal/commit.js'
+import { nodeJournalFs, type JournalFs } from '../../../src/journal/fs.js'
 
 let base: string
 let root: string
 let engine: Engine
 let writes: string[]
 
-/** Every commit filesystem call, recorded before it runs. */
-function spyFs(): CommitFs {
-  const record =
-    <A extends unknown[], R>(name: string, fn: (...args: A) => R) =>
-    (...args: A): R => {
-      writes.push(`${name} ${String(args[0])}`)
-      return fn(...args)
-    }
-  return {
-    readFile: record('readFile', nodeCommitFs.readFile),
-    writeFile: record('writeFile', nodeCommitFs.writeFile),
-    chmod: record('chmod', nodeCommitFs.chmod),
-    rename: record('rename', nodeCommitFs.rename),
-    unlink: record('unlink', nodeCommitFs.unlink),
-    mkdir: record('mkdir', nodeCommitFs.mkdir),
-    rmdir: record('rmdir', nodeCommitFs.rmdir),
-  }
+const READ_ONLY: readonly (keyof JournalFs)[] = ['readFile', 'readdir', 'lstat']
+
+/** Every journal filesystem call that can change something, recorded before it runs. */
+function spyFs(): JournalFs {
+  return new Proxy(nodeJournalFs, {
+    get(target, prop: keyof JournalFs) {
+      const fn = target[prop] as (...args: unknown[]) => unknown
+      return (...args: unknown[]) => {
+        if (!READ_ONLY.includes(prop)) writes.push(`${prop} ${String(args[0])}`)
+        return fn(...args)
+      }
+    },
+  })
 }
 
 /** kind, inode, mtime and size of every entry under dir, symlinks not followed. */
@@ -67,7 +63,7 @@ beforeEach(async () => {
   await symlink(path.join(base, 'outside/secret.txt'), path.join(root, 'out-file'))
   execFileSync('mkfifo', [path.join(root, 'pipe')])
   writes = []
-  engine = createEngineWithInternals({ root, pool: false }, { commitFs: spyFs() })
+  engine = createEngineWithInternals({ root, pool: false }, { journalFs: spyFs() })
 })
 afterEach(async () => {
   await engine.close()

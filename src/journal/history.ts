@@ -1,0 +1,60 @@
+// The journal read back as a list of transactions for `patchloom log` and for undo: newest first,
+// with what each did per file and whether it can still be undone.
+import { EditError } from '../errors.js'
+import type { JournalFs } from './fs.js'
+import { txnDir, type Layout } from './layout.js'
+import { listEntries, readManifest } from './recover.js'
+import type { TransactionInfo } from './types.js'
+
+export async function describeTransactions(
+  fs: JournalFs,
+  layout: Layout,
+): Promise<TransactionInfo[]> {
+  const entries = (await listEntries(fs, layout)).sort((a, b) => (a.id < b.id ? 1 : -1))
+  const infos: TransactionInfo[] = []
+  for (const entry of entries) {
+    let manifest
+    try {
+      manifest = await readManifest(fs, txnDir(layout, entry.id, entry.status), entry.id)
+    } catch (error) {
+      // Pruned or cleaned up while we were reading, or a pending one without a manifest yet.
+      if (error instanceof EditError && error.code === 'JOURNAL_CORRUPT') {
+        if (entry.status === 'committed' || entry.status === 'conflict') {
+          infos.push({
+            id: entry.id,
+            status: entry.status === 'committed' ? 'conflict' : entry.status,
+            kind: 'apply',
+            createdAt: '',
+            files: [],
+            additions: 0,
+            deletions: 0,
+            undoable: false,
+          })
+        }
+        continue
+      }
+      throw error
+    }
+    const { summary } = manifest
+    infos.push({
+      id: entry.id,
+      status: entry.status,
+      kind: summary.kind,
+      createdAt: manifest.createdAt,
+      ...(summary.undoes === undefined ? {} : { undoes: summary.undoes }),
+      files: summary.files,
+      additions: summary.files.reduce((n, f) => n + f.additions, 0),
+      deletions: summary.files.reduce((n, f) => n + f.deletions, 0),
+      undoable: entry.status === 'committed',
+    })
+  }
+  // An undo that committed marks what it undid.
+  const undoneBy = new Map<string, string>()
+  for (const info of infos)
+    if (info.status === 'committed' && info.undoes !== undefined && !undoneBy.has(info.undoes))
+      undoneBy.set(info.undoes, info.id)
+  return infos.map((info) => {
+    const by = undoneBy.get(info.id)
+    return by === undefined ? info : { ...info, undoneBy: by, undoable: false }
+  })
+}

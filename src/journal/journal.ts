@@ -1,0 +1,218 @@
+// The journal of one workspace: commit, recover, undo and list transactions, each under the
+// workspace lock. Recovery of interrupted transactions runs before the first thing this journal
+// does, and again whenever a commit finds a transaction left pending (a crashed process, or a
+// rollback that failed earlier).
+import path from 'node:path'
+import { EditError } from '../errors.js'
+import { errnoOf, nodeJournalFs, type JournalFs } from './fs.js'
+import { codeForErrno, reasonOf } from './fs-errors.js'
+import { describeTransactions } from './history.js'
+import { layoutFor, STATE_DIR, txnDir, type Layout } from './layout.js'
+import { acquireLock, type WorkspaceLock } from './lock.js'
+import { newTransactionId } from './manifest.js'
+import { listEntries, recoverAll } from './recover.js'
+import { runTransaction } from './transaction.js'
+import { planUndo } from './undo.js'
+import type {
+  CommitStep,
+  Durability,
+  JournalHooks,
+  RecoveryReport,
+  TransactionInfo,
+  TransactionSummary,
+  UndoResult,
+} from './types.js'
+
+export interface JournalOptions {
+  /** The workspace root, already resolved with realpath. */
+  readonly rootReal: string
+  readonly durability: Durability
+  /** Committed transactions whose backups are kept for undo; older ones are pruned. */
+  readonly keep: number
+  /** How long to wait for another process's commit before JOURNAL_LOCKED. */
+  readonly lockTimeoutMs: number
+  readonly fs?: JournalFs
+  readonly hooks?: JournalHooks
+  /** Told about conflicts an automatic recovery found (the engine logs them). */
+  readonly onRecovered?: (report: RecoveryReport) => void
+}
+
+const GITIGNORE = '# patchloom staging journal and lock: never commit these.\n*\n'
+
+export class Journal {
+  readonly #layout: Layout
+  readonly #fs: JournalFs
+  readonly #options: JournalOptions
+  #recoveredOnOpen: Promise<void> | undefined
+
+  constructor(options: JournalOptions) {
+    this.#options = options
+    this.#layout = layoutFor(options.rootReal)
+    this.#fs = options.fs ?? nodeJournalFs
+  }
+
+  get layout(): Layout {
+    return this.#layout
+  }
+
+  /**
+   * Recovers interrupted transactions once, on first use. Cheap when there is nothing to do: one
+   * readdir, no lock, nothing created.
+   */
+  open(): Promise<void> {
+    this.#recoveredOnOpen ??= (async () => {
+      const entries = await listEntries(this.#fs, this.#layout)
+      if (!entries.some((e) => e.status === 'pending')) return
+      await this.#locked(async () => {
+        const report = await recoverAll(this.#ctx(), false)
+        if (report.rolledBack.length + report.conflicted.length > 0)
+          this.#options.onRecovered?.(report)
+      })
+    })().catch((error: unknown) => {
+      this.#recoveredOnOpen = undefined
+      throw error
+    })
+    return this.#recoveredOnOpen
+  }
+
+  /** Commits `steps` all-or-nothing; returns the transaction id, or undefined for no steps. */
+  async commit(
+    steps: readonly CommitStep[],
+    summary: TransactionSummary,
+  ): Promise<string | undefined> {
+    if (steps.length === 0) return undefined
+    await this.open()
+    return this.#locked(() => this.#commitLocked(steps, summary))
+  }
+
+  /** `patchloom recover`: rolls back unfinished transactions and retries earlier conflicts. */
+  async recover(): Promise<RecoveryReport> {
+    const entries = await listEntries(this.#fs, this.#layout)
+    if (!entries.some((e) => e.status !== 'committed'))
+      return { rolledBack: [], conflicted: [], conflicts: [] }
+    return this.#locked(() => recoverAll(this.#ctx(), true))
+  }
+
+  /** Restores the before state of a committed transaction (the newest undoable one by default). */
+  async undo(id?: string): Promise<UndoResult> {
+    await this.open()
+    return this.#locked(async () => {
+      const infos = await describeTransactions(this.#fs, this.#layout)
+      const plan = await planUndo(this.#fs, this.#layout, infos, id)
+      const transaction = await this.#commitLocked(plan.steps, plan.summary)
+      if (transaction === undefined) throw new Error('journal: an undo always has steps')
+      return { transaction, undone: plan.undone, files: plan.files }
+    })
+  }
+
+  /** Transactions newest first. */
+  async list(): Promise<TransactionInfo[]> {
+    return describeTransactions(this.#fs, this.#layout)
+  }
+
+  async #commitLocked(
+    steps: readonly CommitStep[],
+    summary: TransactionSummary,
+  ): Promise<string | undefined> {
+    if (steps.length === 0) return undefined
+    // A transaction left pending by a process that died (or a failed rollback) comes first: its
+    // files must be back in their before state before anything else is checked against them.
+    const entries = await listEntries(this.#fs, this.#layout)
+    if (entries.some((e) => e.status === 'pending')) {
+      const report = await recoverAll(this.#ctx(), false)
+      this.#options.onRecovered?.(report)
+    }
+    const id = newTransactionId(new Date())
+    await runTransaction(this.#ctx(), id, steps, summary)
+    await this.#prune().catch(() => undefined) // the commit stands; pruning retries next time
+    this.#options.hooks?.at?.('cleaned', 0)
+    return id
+  }
+
+  /** Drops the oldest committed transactions beyond `keep`; pending and conflicts stay. */
+  async #prune(): Promise<void> {
+    const committed = (await listEntries(this.#fs, this.#layout))
+      .filter((e) => e.status === 'committed')
+      .map((e) => e.id)
+      .sort()
+    const excess = committed.length - this.#options.keep
+    for (const id of committed.slice(0, Math.max(0, excess)))
+      await this.#fs.removeTree(txnDir(this.#layout, id, 'committed'))
+  }
+
+  async #locked<T>(run: () => Promise<T>): Promise<T> {
+    await this.#ensureStateDir()
+    const lock: WorkspaceLock = await acquireLock(
+      this.#layout.lockPath,
+      this.#options.lockTimeoutMs,
+    ).catch((error: unknown) => {
+      throw error instanceof EditError ? error : fsError(error, 'taking the workspace lock')
+    })
+    try {
+      return await run()
+    } finally {
+      await lock.release().catch(() => undefined)
+    }
+  }
+
+  /** Creates .patchloom/journal with a .gitignore that keeps it out of git. */
+  async #ensureStateDir(): Promise<void> {
+    const fs = this.#fs
+    const { stateDir, journalDir, root } = this.#layout
+    try {
+      await fs.lstat(journalDir)
+      return
+    } catch (error) {
+      if (errnoOf(error) !== 'ENOENT') throw fsError(error, `opening ${STATE_DIR}/journal`)
+    }
+    try {
+      let created = false
+      try {
+        await fs.mkdir(stateDir)
+        created = true
+      } catch (error) {
+        if (errnoOf(error) !== 'EEXIST') throw error
+      }
+      if (created) {
+        await fs
+          .writeNew(
+            path.join(stateDir, '.gitignore'),
+            new TextEncoder().encode(GITIGNORE),
+            0o644,
+            false,
+          )
+          .catch((error: unknown) => {
+            if (errnoOf(error) !== 'EEXIST') throw error
+          })
+      }
+      try {
+        await fs.mkdir(journalDir)
+      } catch (error) {
+        if (errnoOf(error) !== 'EEXIST') throw error
+      }
+      if (this.#options.durability === 'full') {
+        await fs.syncDir(stateDir)
+        if (created) await fs.syncDir(root)
+      }
+    } catch (error) {
+      throw fsError(error, `creating ${STATE_DIR}/journal`)
+    }
+  }
+
+  #ctx() {
+    return {
+      fs: this.#fs,
+      layout: this.#layout,
+      durability: this.#options.durability,
+      hooks: this.#options.hooks ?? {},
+    }
+  }
+}
+
+function fsError(error: unknown, doing: string): EditError {
+  return new EditError(
+    codeForErrno(error),
+    `Could not commit: ${doing} failed (${reasonOf(error)}); nothing was changed.`,
+    { cause: error },
+  )
+}

@@ -1,0 +1,52 @@
+// Where the journal keeps its files inside a workspace. One directory per transaction, whose
+// name carries its state: `<id>.pending` while it runs (recovery rolls it back), `<id>` once
+// committed (backups kept for undo), `<id>.conflict` when recovery had to leave files alone.
+import path from 'node:path'
+import { isTransactionId } from './manifest.js'
+import type { TransactionStatus } from './types.js'
+
+export const STATE_DIR = '.patchloom'
+
+export interface Layout {
+  readonly root: string
+  readonly stateDir: string
+  readonly journalDir: string
+  readonly lockPath: string
+}
+
+export function layoutFor(rootReal: string): Layout {
+  const stateDir = path.join(rootReal, STATE_DIR)
+  return {
+    root: rootReal,
+    stateDir,
+    journalDir: path.join(stateDir, 'journal'),
+    lockPath: path.join(stateDir, 'lock'),
+  }
+}
+
+const SUFFIX: Record<TransactionStatus, string> = {
+  committed: '',
+  pending: '.pending',
+  conflict: '.conflict',
+}
+
+export function txnDir(layout: Layout, id: string, status: TransactionStatus): string {
+  return path.join(layout.journalDir, id + SUFFIX[status])
+}
+
+/** Parses a journal directory entry name; undefined for anything that is not a transaction. */
+export function parseEntry(name: string): { id: string; status: TransactionStatus } | undefined {
+  for (const status of ['pending', 'conflict', 'committed'] as const) {
+    const suffix = SUFFIX[status]
+    const id = suffix === '' ? name : name.endsWith(suffix) ? name.slice(0, -suffix.length) : ''
+    if (isTransactionId(id)) return { id, status }
+  }
+  return undefined
+}
+
+export const MANIFEST = 'manifest.json'
+export const CONFLICTS = 'conflicts.json'
+/** Staged new contents, named by step index. */
+export const NEW_DIR = 'new'
+/** Before-state backups (hard links where possible), named by step index. */
+export const OLD_DIR = 'old'

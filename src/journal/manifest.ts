@@ -1,0 +1,106 @@
+// The manifest of one transaction: every step with its before and after state, written (and
+// fsynced) before any target is touched. Recovery and undo trust nothing else, so a manifest is
+// validated strictly on reading: a path that could leave the workspace makes it corrupt.
+import type { FileState, TransactionSummary } from './types.js'
+
+export const MANIFEST_VERSION = 1
+
+export interface ManifestStep {
+  readonly kind: 'write' | 'remove'
+  /** Relative to the workspace root, '/'-separated. */
+  readonly path: string
+  readonly before: FileState | null
+  /** null for a remove. */
+  readonly after: FileState | null
+  /** Directories (relative) this step creates for a new file, outermost first. */
+  readonly createdDirs: readonly string[]
+}
+
+export interface Manifest {
+  readonly version: typeof MANIFEST_VERSION
+  readonly id: string
+  readonly createdAt: string
+  readonly durability: 'full' | 'fast'
+  readonly summary: TransactionSummary
+  readonly steps: readonly ManifestStep[]
+}
+
+export function encodeManifest(manifest: Manifest): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(manifest, null, 1) + '\n')
+}
+
+/** Parses and validates a manifest; returns a reason string when it cannot be trusted. */
+export function decodeManifest(bytes: Uint8Array): Manifest | string {
+  let value: unknown
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+  } catch (error) {
+    return `not valid JSON (${(error as Error).message})`
+  }
+  if (!isRecord(value)) return 'not a JSON object'
+  if (value['version'] !== MANIFEST_VERSION) return `unknown version ${String(value['version'])}`
+  const { id, createdAt, durability, summary, steps } = value
+  if (typeof id !== 'string' || !isTransactionId(id)) return 'bad id'
+  if (typeof createdAt !== 'string') return 'bad createdAt'
+  if (durability !== 'full' && durability !== 'fast') return 'bad durability'
+  if (!isRecord(summary) || (summary['kind'] !== 'apply' && summary['kind'] !== 'undo'))
+    return 'bad summary'
+  if (!Array.isArray(summary['files'])) return 'bad summary files'
+  if (!Array.isArray(steps)) return 'bad steps'
+  for (const [i, step] of steps.entries()) {
+    const problem = stepProblem(step)
+    if (problem !== undefined) return `step ${i}: ${problem}`
+  }
+  return value as unknown as Manifest
+}
+
+function stepProblem(step: unknown): string | undefined {
+  if (!isRecord(step)) return 'not an object'
+  const { kind, path, before, after, createdDirs } = step
+  if (kind !== 'write' && kind !== 'remove') return 'bad kind'
+  if (typeof path !== 'string' || !isSafeRelative(path)) return `unsafe path ${String(path)}`
+  if (before !== null && !isState(before)) return 'bad before state'
+  if (kind === 'write' ? !isState(after) : after !== null || before === null)
+    return 'bad after state'
+  if (
+    !Array.isArray(createdDirs) ||
+    !createdDirs.every((d) => typeof d === 'string' && isSafeRelative(d))
+  )
+    return 'bad createdDirs'
+  return undefined
+}
+
+function isState(value: unknown): value is FileState {
+  return (
+    isRecord(value) &&
+    typeof value['hash'] === 'string' &&
+    Number.isInteger(value['permissions']) &&
+    (value['permissions'] as number) >= 0 &&
+    (value['permissions'] as number) <= 0o7777
+  )
+}
+
+/** A non-empty relative path with no '.', '..' or empty segment and no NUL or backslash. */
+export function isSafeRelative(p: string): boolean {
+  if (p === '' || p.startsWith('/') || p.includes('\0') || p.includes('\\')) return false
+  return p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..')
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+const ID_PATTERN = /^\d{8}T\d{9}Z-[0-9a-z]{6}$/
+
+/** Transaction ids sort by creation time: 20261130T143109123Z-k3x9q2. */
+export function isTransactionId(id: string): boolean {
+  return ID_PATTERN.test(id)
+}
+
+export function newTransactionId(now: Date, random: () => number = Math.random): string {
+  const stamp = now.toISOString().replace(/[-:.]/g, '') // 20261130T143109123Z
+  let suffix = ''
+  for (let i = 0; i < 6; i++)
+    suffix += '0123456789abcdefghijklmnopqrstuvwxyz'[Math.floor(random() * 36)]
+  return `${stamp}-${suffix}`
+}

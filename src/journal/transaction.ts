@@ -1,0 +1,345 @@
+// One transaction through the write-ahead journal, run while the workspace lock is held:
+//   prepare: stage every new content under <id>.pending/new, keep every old content under old/
+//            (a hard link, else a copy), check both against the verified hashes, write the
+//            manifest; with durability 'full' fsync all of it. No target has been touched yet.
+//   replace: in step order, re-check each target and rename the staged file over it (or unlink it).
+//   mark:    fsync the touched directories, then rename <id>.pending to <id>: committed.
+// Any failure before the mark rolls back with the same code recovery uses (recover.ts), so a
+// failed commit and a crashed one end the same way.
+import path from 'node:path'
+import { EditError } from '../errors.js'
+import { codeForErrno, reasonOf } from './fs-errors.js'
+import { errnoOf, type JournalFs, type JournalStat } from './fs.js'
+import { hashBytes } from './hash.js'
+import { MANIFEST, NEW_DIR, OLD_DIR, txnDir, type Layout } from './layout.js'
+import { encodeManifest, type Manifest, type ManifestStep } from './manifest.js'
+import { rollBack } from './recover.js'
+import type { CommitStep, Durability, JournalHooks, TransactionSummary } from './types.js'
+
+export interface TransactionContext {
+  readonly fs: JournalFs
+  readonly layout: Layout
+  readonly durability: Durability
+  readonly hooks: JournalHooks
+}
+
+/** Files staged or backed up at once; bounded so a large change cannot exhaust fds (EMFILE). */
+const CONCURRENCY = 16
+
+/** How a target was captured at prepare time, to re-check it cheaply just before replacing it. */
+type Captured =
+  | { readonly kind: 'absent' }
+  /** A hard link: the target is unchanged while it is still this inode with this stat. */
+  | { readonly kind: 'linked'; readonly stat: JournalStat }
+  /** A copy: the target must be re-read and hashed. */
+  | { readonly kind: 'copied'; readonly hash: string }
+
+/** Runs one transaction; returns when it is committed. The caller holds the workspace lock. */
+export async function runTransaction(
+  ctx: TransactionContext,
+  id: string,
+  steps: readonly CommitStep[],
+  summary: TransactionSummary,
+): Promise<void> {
+  const { fs, layout, hooks } = ctx
+  const sync = ctx.durability === 'full'
+  const dir = txnDir(layout, id, 'pending')
+  hooks.at?.('locked', 0)
+  const manifestSteps: ManifestStep[] = []
+  let captured: Captured[]
+  try {
+    await fs.mkdir(dir)
+    await fs.mkdir(path.join(dir, NEW_DIR))
+    await fs.mkdir(path.join(dir, OLD_DIR))
+    await forEachLimited(steps, async (step, i) => {
+      if (step.kind !== 'write') return
+      await fs.writeNew(path.join(dir, NEW_DIR, String(i)), step.bytes, step.permissions, sync)
+      hooks.at?.('staged', i)
+    })
+    captured = await captureAll(ctx, dir, steps)
+    for (const step of steps) {
+      manifestSteps.push({
+        kind: step.kind,
+        path: step.rel,
+        before: step.before,
+        after:
+          step.kind === 'write'
+            ? { hash: hashBytes(step.bytes), permissions: step.permissions }
+            : null,
+        createdDirs:
+          step.kind === 'write' && step.before === null ? await missingDirs(ctx, step.abs) : [],
+      })
+    }
+    const manifest: Manifest = {
+      version: 1,
+      id,
+      createdAt: new Date().toISOString(),
+      durability: ctx.durability,
+      summary,
+      steps: manifestSteps,
+    }
+    // Written aside and renamed: a manifest is either absent (nothing was touched) or whole.
+    const manifestTemp = path.join(dir, MANIFEST + '.tmp')
+    await fs.writeNew(manifestTemp, encodeManifest(manifest), 0o644, sync)
+    await fs.rename(manifestTemp, path.join(dir, MANIFEST))
+    if (sync) {
+      for (const d of [path.join(dir, NEW_DIR), path.join(dir, OLD_DIR), dir, layout.journalDir])
+        await fs.syncDir(d)
+    }
+  } catch (error) {
+    // Nothing in the workspace has been touched: drop the staging directory and report.
+    await fs.removeTree(dir).catch(() => undefined)
+    throw asCommitError(error, 'nothing was changed')
+  }
+  hooks.at?.('prepared', 0)
+
+  const touchedDirs = new Set<string>()
+  // Steps begun; a step that failed half-way (say, after creating its directories) is rolled back too.
+  let started = 0
+  try {
+    for (const [i, step] of steps.entries()) {
+      started = i + 1
+      await recheck(ctx, step, captured[i] as Captured)
+      if (step.kind === 'write') {
+        for (const rel of (manifestSteps[i] as ManifestStep).createdDirs) {
+          const abs = path.join(layout.root, rel)
+          await fs.mkdir(abs)
+          touchedDirs.add(path.dirname(abs))
+        }
+        await fs.rename(path.join(dir, NEW_DIR, String(i)), step.abs)
+      } else {
+        await fs.unlink(step.abs)
+        for (const pruned of await pruneEmptyDirs(fs, path.dirname(step.abs), layout.root))
+          touchedDirs.add(path.dirname(pruned))
+      }
+      touchedDirs.add(path.dirname(step.abs))
+      hooks.at?.('replaced', i)
+    }
+    await fs.rmdir(path.join(dir, NEW_DIR))
+    if (sync) {
+      for (const d of touchedDirs) await syncIfPresent(fs, d)
+      await fs.syncDir(dir)
+    }
+    hooks.at?.('synced', 0)
+    await fs.rename(dir, txnDir(layout, id, 'committed'))
+    if (sync) await fs.syncDir(layout.journalDir)
+  } catch (error) {
+    const outcome = await rollBackFailed(ctx, id, dir, started)
+    if (outcome.ok) throw asCommitError(error, 'the change was rolled back; no file was changed')
+    const first = outcome.conflicts[0]
+    throw new EditError(
+      'JOURNAL_ROLLBACK_FAILED',
+      `Committing failed (${describe(error)}) and rolling back failed too: ${outcome.reason} The transaction ${id} stays in .patchloom/journal; run \`patchloom recover\` once the cause is fixed.`,
+      { ...(first === undefined ? {} : { path: first }), cause: error },
+    )
+  }
+  hooks.at?.('marked', 0)
+}
+
+/** Links (or copies) every before-state into old/ and checks it against the verified hash. */
+async function captureAll(
+  ctx: TransactionContext,
+  dir: string,
+  steps: readonly CommitStep[],
+): Promise<Captured[]> {
+  const out: Captured[] = new Array<Captured>(steps.length)
+  await forEachLimited(steps, async (step, i) => {
+    out[i] = await capture(ctx, path.join(dir, OLD_DIR, String(i)), step)
+    ctx.hooks.at?.('backed-up', i)
+  })
+  return out
+}
+
+async function capture(
+  ctx: TransactionContext,
+  backup: string,
+  step: CommitStep,
+): Promise<Captured> {
+  const { fs } = ctx
+  const current = await lstatOrNull(fs, step.abs)
+  if (step.before === null) {
+    if (current !== null)
+      throw changed(step, current.kind === 'dir' ? 'became a directory' : 'was created')
+    return { kind: 'absent' }
+  }
+  if (current === null) throw changed(step, 'was removed')
+  if (current.kind !== 'file')
+    throw changed(step, `became a ${current.kind === 'dir' ? 'directory' : current.kind}`)
+  let linked = false
+  // A file with other hard links may be edited in place through them, which would change a
+  // linked backup too; copy those. Link where the filesystem allows, else copy.
+  if (current.nlink === 1) {
+    try {
+      await fs.link(step.abs, backup)
+      linked = true
+    } catch (error) {
+      if (!['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK'].includes(errnoOf(error) ?? ''))
+        throw error
+    }
+  }
+  if (!linked) await fs.copyNew(step.abs, backup, current.permissions, ctx.durability === 'full')
+  const bytes = await fs.readFile(backup)
+  const hash = hashBytes(bytes)
+  if (hash !== step.before.hash) {
+    throw new EditError(
+      'FILE_CHANGED',
+      `${step.rel} changed after it was verified; nothing was changed.`,
+      {
+        path: step.rel,
+        currentHash: hash,
+      },
+    )
+  }
+  return linked ? { kind: 'linked', stat: await fs.lstat(backup) } : { kind: 'copied', hash }
+}
+
+/** The last check before a target is replaced: it must still be what prepare captured. */
+async function recheck(
+  ctx: TransactionContext,
+  step: CommitStep,
+  captured: Captured,
+): Promise<void> {
+  const current = await lstatOrNull(ctx.fs, step.abs)
+  if (captured.kind === 'absent') {
+    if (current !== null)
+      throw changed(step, current.kind === 'dir' ? 'became a directory' : 'was created')
+    return
+  }
+  if (current === null) throw changed(step, 'was removed')
+  if (current.kind !== 'file')
+    throw changed(step, `became a ${current.kind === 'dir' ? 'directory' : current.kind}`)
+  if (captured.kind === 'linked' && sameInode(current, captured.stat)) return
+  // PERF: only a copied backup, or a target whose stat moved, pays for a read and a hash.
+  const hash = hashBytes(await ctx.fs.readFile(step.abs))
+  // Same content and bits (possibly rewritten identically, or under a new inode): still the file
+  // that was verified.
+  if (hash === step.before?.hash && current.permissions === step.before.permissions) return
+  throw new EditError(
+    'FILE_CHANGED',
+    `${step.rel} changed after it was verified; nothing was changed.`,
+    { path: step.rel, currentHash: hash },
+  )
+}
+
+function sameInode(a: JournalStat, b: JournalStat): boolean {
+  return (
+    a.ino === b.ino &&
+    a.size === b.size &&
+    a.mtimeNs === b.mtimeNs &&
+    a.ctimeNs === b.ctimeNs &&
+    a.permissions === b.permissions
+  )
+}
+
+function changed(step: CommitStep, detail: string): EditError {
+  return new EditError(
+    'FILE_CHANGED',
+    `${step.rel} ${detail} after it was verified; nothing was changed.`,
+    {
+      path: step.rel,
+    },
+  )
+}
+
+/** Directories that must be created for a new file at `abs`, outermost first, relative to root. */
+async function missingDirs(ctx: TransactionContext, abs: string): Promise<string[]> {
+  const missing: string[] = []
+  let dir = path.dirname(abs)
+  while (dir !== ctx.layout.root && dir.startsWith(ctx.layout.root + path.sep)) {
+    const st = await lstatOrNull(ctx.fs, dir)
+    if (st !== null) break
+    missing.unshift(path.relative(ctx.layout.root, dir).split(path.sep).join('/'))
+    dir = path.dirname(dir)
+  }
+  return missing
+}
+
+/** Removes `dir` and its ancestors below `stopAt` while they are empty, as git apply does. */
+async function pruneEmptyDirs(fs: JournalFs, dir: string, stopAt: string): Promise<string[]> {
+  const removed: string[] = []
+  let current = dir
+  while (current !== stopAt && current.startsWith(stopAt + path.sep)) {
+    try {
+      await fs.rmdir(current)
+    } catch {
+      break // not empty, or not ours to remove: the removal itself succeeded
+    }
+    removed.push(current)
+    current = path.dirname(current)
+  }
+  return removed
+}
+
+async function rollBackFailed(
+  ctx: TransactionContext,
+  id: string,
+  dir: string,
+  started: number,
+): Promise<{ ok: true } | { ok: false; reason: string; conflicts: string[] }> {
+  try {
+    const result = await rollBack(ctx, id, dir, started)
+    if (result.conflicts.length === 0) {
+      await ctx.fs.removeTree(dir).catch(() => undefined)
+      return { ok: true }
+    }
+    return {
+      ok: false,
+      reason: result.conflicts.map((c) => `${c.path}: ${c.reason}`).join(' '),
+      conflicts: result.conflicts.map((c) => c.path),
+    }
+  } catch (error) {
+    return { ok: false, reason: `${describe(error)}.`, conflicts: [] }
+  }
+}
+
+function asCommitError(error: unknown, outcome: string): EditError {
+  if (error instanceof EditError) return error
+  const code = codeForErrno(error)
+  const where = (error as NodeJS.ErrnoException).path
+  const what = where === undefined ? '' : ` on ${where}`
+  return new EditError(code, `Commit failed (${reasonOf(error)}${what}); ${outcome}.`, {
+    cause: error,
+  })
+}
+
+function describe(error: unknown): string {
+  return error instanceof EditError ? error.message : reasonOf(error)
+}
+
+async function lstatOrNull(fs: JournalFs, p: string): Promise<JournalStat | null> {
+  try {
+    return await fs.lstat(p)
+  } catch (error) {
+    const code = errnoOf(error)
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null
+    throw error
+  }
+}
+
+async function syncIfPresent(fs: JournalFs, dir: string): Promise<void> {
+  try {
+    await fs.syncDir(dir)
+  } catch (error) {
+    if (errnoOf(error) !== 'ENOENT') throw error // pruned after a removal: nothing to sync
+  }
+}
+
+async function forEachLimited<T>(
+  items: readonly T[],
+  run: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0
+  let failure: { error: unknown } | undefined
+  const worker = async (): Promise<void> => {
+    while (failure === undefined && next < items.length) {
+      const index = next++
+      try {
+        await run(items[index] as T, index)
+      } catch (error) {
+        failure ??= { error }
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker))
+  if (failure !== undefined) throw failure.error
+}

@@ -1,0 +1,128 @@
+// The staging journal's contract: what a commit is asked to do (CommitStep), what it records
+// (the manifest, see manifest.ts) and what recovery, undo and the log report. Plain data only,
+// so the CLI and tests depend on these shapes without loading the implementation.
+
+/**
+ * `full`: fsync staged files, backups, the manifest, every touched directory and the commit mark,
+ * in an order that survives a power cut. `fast`: no fsync; atomic against a killed process (the
+ * kernel still holds every write), not against a power cut or kernel crash.
+ */
+export type Durability = 'full' | 'fast'
+
+/** A file as the journal knows it: content hash and permission bits (e.g. 0o644). */
+export interface FileState {
+  readonly hash: string
+  readonly permissions: number
+}
+
+/** One change to one path. Steps run in array order; a move is a write followed by a remove. */
+export type CommitStep =
+  | {
+      readonly kind: 'write'
+      /** Absolute path inside the workspace (already resolved and checked). */
+      readonly abs: string
+      /** Path relative to the workspace root, '/'-separated: what the manifest and errors name. */
+      readonly rel: string
+      readonly bytes: Uint8Array
+      readonly permissions: number
+      /** What the target must still be just before it is replaced; null: it must not exist. */
+      readonly before: FileState | null
+    }
+  | {
+      readonly kind: 'remove'
+      readonly abs: string
+      readonly rel: string
+      readonly before: FileState
+    }
+
+/** One line of `patchloom log`: what a transaction did to one file. */
+export interface TransactionFile {
+  readonly path: string
+  /** As in FileResult.op, plus what an undo does: 'restore' (file back) and 'remove'. */
+  readonly op: string
+  readonly from?: string
+  readonly additions: number
+  readonly deletions: number
+}
+
+/** Describes a transaction for the log; stored in its manifest. */
+export interface TransactionSummary {
+  readonly kind: 'apply' | 'undo'
+  /** For an undo: the transaction it reverted. */
+  readonly undoes?: string
+  readonly files: readonly TransactionFile[]
+}
+
+/**
+ * committed: finished, backups kept for undo (until pruned). pending: interrupted, recovery will
+ * roll it back. conflict: recovery found files changed by someone else and left them alone.
+ */
+export type TransactionStatus = 'committed' | 'pending' | 'conflict'
+
+export interface TransactionInfo {
+  readonly id: string
+  readonly status: TransactionStatus
+  readonly kind: 'apply' | 'undo'
+  /** ISO 8601 time the transaction was prepared. */
+  readonly createdAt: string
+  readonly undoes?: string
+  /** A later committed undo of this transaction, if any. */
+  readonly undoneBy?: string
+  readonly files: readonly TransactionFile[]
+  readonly additions: number
+  readonly deletions: number
+  /** True while the before-state backups are kept (undo is possible). */
+  readonly undoable: boolean
+}
+
+/** A file recovery or undo would not overwrite, and why. */
+export interface JournalConflict {
+  readonly transaction: string
+  readonly path: string
+  /** One sentence: what the file is now and what recovery expected. */
+  readonly reason: string
+  /** Absolute path of the kept before-state copy, when there is one. */
+  readonly backup?: string
+}
+
+export interface RecoveryReport {
+  /** Interrupted transactions put back to their before state. */
+  readonly rolledBack: readonly string[]
+  /** Transactions recovery could only partly roll back; see conflicts. */
+  readonly conflicted: readonly string[]
+  readonly conflicts: readonly JournalConflict[]
+}
+
+export interface UndoResult {
+  /** The new transaction that performed the undo (itself recorded in the log). */
+  readonly transaction: string
+  /** The transaction that was undone. */
+  readonly undone: string
+  readonly files: readonly {
+    readonly path: string
+    /** restore: the file is back with its old content; remove: a file the change created is gone. */
+    readonly op: 'restore' | 'remove'
+    readonly beforeHash: string | null
+    readonly afterHash: string | null
+  }[]
+}
+
+/**
+ * Instrumented points of a commit and of recovery, in order. The crash harness kills the
+ * process at one of them (`index` is the step's position, or 0 for once-per-transaction points).
+ */
+export type JournalPoint =
+  | 'locked'
+  | 'staged'
+  | 'backed-up'
+  | 'prepared'
+  | 'replaced'
+  | 'synced'
+  | 'marked'
+  | 'cleaned'
+  | 'recovery-restored'
+
+export interface JournalHooks {
+  /** Called synchronously at each instrumented point; used only by tests and the crash harness. */
+  readonly at?: (point: JournalPoint, index: number) => void
+}

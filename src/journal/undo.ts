@@ -1,0 +1,137 @@
+// Planning an undo: the steps that put a committed transaction's files back to their before
+// state, checked first against the files as they are now. Any file changed since the transaction
+// makes the whole undo refuse with UNDO_CONFLICT, naming every such file; nothing is written.
+// The undo then commits as a transaction of its own, with the same guarantees as any other.
+import path from 'node:path'
+import { EditError } from '../errors.js'
+import type { JournalFs } from './fs.js'
+import { hashBytes } from './hash.js'
+import { OLD_DIR, txnDir, type Layout } from './layout.js'
+import { currentState, describeCurrent, readManifest, sameState } from './recover.js'
+import type {
+  CommitStep,
+  TransactionFile,
+  TransactionInfo,
+  TransactionSummary,
+  UndoResult,
+} from './types.js'
+
+export interface UndoPlan {
+  readonly undone: string
+  readonly steps: CommitStep[]
+  readonly summary: TransactionSummary
+  readonly files: UndoResult['files'][number][]
+}
+
+export async function planUndo(
+  fs: JournalFs,
+  layout: Layout,
+  infos: readonly TransactionInfo[],
+  id: string | undefined,
+): Promise<UndoPlan> {
+  const info =
+    id === undefined
+      ? infos.find(
+          (t) => t.status === 'committed' && t.kind === 'apply' && t.undoneBy === undefined,
+        )
+      : infos.find((t) => t.id === id)
+  if (info === undefined) {
+    throw new EditError(
+      'UNDO_NOT_FOUND',
+      id === undefined
+        ? 'There is no committed change left to undo in this workspace.'
+        : `No transaction ${id} in this workspace's journal (it may have been pruned).`,
+    )
+  }
+  if (info.undoneBy !== undefined)
+    throw new EditError(
+      'UNDO_UNAVAILABLE',
+      `Transaction ${info.id} was already undone by ${info.undoneBy}.`,
+    )
+  if (info.status !== 'committed') {
+    throw new EditError(
+      'UNDO_UNAVAILABLE',
+      `Transaction ${info.id} did not commit (it is ${info.status}); run \`patchloom recover\` instead.`,
+    )
+  }
+  const dir = txnDir(layout, info.id, 'committed')
+  const manifest = await readManifest(fs, dir, info.id)
+  const changed: string[] = []
+  for (const step of manifest.steps) {
+    const current = await currentState(fs, path.join(layout.root, ...step.path.split('/')))
+    if (!sameState(current, step.after)) changed.push(`${step.path} (${describeCurrent(current)})`)
+  }
+  if (changed.length > 0) {
+    const shown = changed.slice(0, 10).join(', ')
+    const more = changed.length > 10 ? ` and ${changed.length - 10} more` : ''
+    throw new EditError(
+      'UNDO_CONFLICT',
+      `Cannot undo ${info.id}: ${changed.length === 1 ? 'a file has' : `${changed.length} files have`} changed since it committed: ${shown}${more}. Nothing was written.`,
+      {
+        path:
+          manifest.steps.find((s) => changed.some((c) => c.startsWith(s.path + ' ')))?.path ?? '',
+      },
+    )
+  }
+  const steps: CommitStep[] = []
+  const files: UndoPlan['files'] = []
+  // Reverse order: a move (write destination, remove source) is undone by restoring the source
+  // before removing the destination.
+  for (let i = manifest.steps.length - 1; i >= 0; i--) {
+    const step = manifest.steps[i]!
+    const abs = path.join(layout.root, ...step.path.split('/'))
+    const afterHash = step.after?.hash ?? null
+    if (step.before === null) {
+      if (step.after === null) continue
+      steps.push({ kind: 'remove', abs, rel: step.path, before: step.after })
+      files.push({ path: step.path, op: 'remove', beforeHash: afterHash, afterHash: null })
+      continue
+    }
+    const bytes = await fs.readFile(path.join(dir, OLD_DIR, String(i))).catch(() => null)
+    if (bytes === null || hashBytes(bytes) !== step.before.hash) {
+      throw new EditError(
+        'UNDO_UNAVAILABLE',
+        `Cannot undo ${info.id}: the kept copy of ${step.path} is ${bytes === null ? 'missing' : 'damaged'}.`,
+        { path: step.path },
+      )
+    }
+    steps.push({
+      kind: 'write',
+      abs,
+      rel: step.path,
+      bytes,
+      permissions: step.before.permissions,
+      before: step.after,
+    })
+    files.push({
+      path: step.path,
+      op: 'restore',
+      beforeHash: afterHash,
+      afterHash: step.before.hash,
+    })
+  }
+  return {
+    undone: info.id,
+    steps,
+    summary: { kind: 'undo', undoes: info.id, files: manifest.summary.files.map(invert) },
+    files,
+  }
+}
+
+/** What undoing one file's change does, for the log. */
+function invert(file: TransactionFile): TransactionFile {
+  const swapped = { additions: file.deletions, deletions: file.additions }
+  switch (file.op) {
+    case 'add':
+    case 'copy':
+      return { path: file.path, op: 'delete', ...swapped }
+    case 'delete':
+      return { path: file.path, op: 'add', ...swapped }
+    case 'move':
+      return file.from === undefined
+        ? { path: file.path, op: 'update', ...swapped }
+        : { path: file.from, op: 'move', from: file.path, ...swapped }
+    default:
+      return { path: file.path, op: file.op, ...swapped }
+  }
+}
