@@ -209,8 +209,8 @@ export const ERROR_CODES = {
   },
   JOURNAL_CORRUPT: {
     meaning:
-      'A transaction in .patchloom/journal has a missing or invalid manifest and cannot be trusted for recovery or undo.',
-    hint: 'Inspect the transaction directory named in the message; remove it once the files are as you want them.',
+      'The journal cannot be trusted: a transaction in .patchloom/journal has a missing or invalid manifest, or .patchloom itself is not a real directory (a symlink, say).',
+    hint: 'Inspect the path named in the message; remove it once the files are as you want them.',
     retryable: false,
   },
   UNDO_NOT_FOUND: {

@@ -159,11 +159,22 @@ export class Journal {
   async #ensureStateDir(): Promise<void> {
     const fs = this.#fs
     const { stateDir, journalDir, root } = this.#layout
-    try {
-      await fs.lstat(journalDir)
-      return
-    } catch (error) {
-      if (errnoOf(error) !== 'ENOENT') throw fsError(error, `opening ${STATE_DIR}/journal`)
+    // A .patchloom that is a symlink (say, committed to the repository) could send the journal's
+    // writes outside the workspace: only real directories are used.
+    for (const dir of [stateDir, journalDir]) {
+      let kind: string | undefined
+      try {
+        kind = (await fs.lstat(dir)).kind
+      } catch (error) {
+        if (errnoOf(error) !== 'ENOENT') throw fsError(error, `opening ${STATE_DIR}/journal`)
+      }
+      if (kind !== undefined && kind !== 'dir') {
+        throw new EditError(
+          'JOURNAL_CORRUPT',
+          `${path.relative(root, dir)} is a ${kind}, not a directory; patchloom will not keep its journal there. Nothing was changed.`,
+        )
+      }
+      if (kind === 'dir' && dir === journalDir) return
     }
     try {
       let created = false

@@ -89,7 +89,7 @@ export async function runTransaction(
   } catch (error) {
     // Nothing in the workspace has been touched: drop the staging directory and report.
     await fs.removeTree(dir).catch(() => undefined)
-    throw asCommitError(error, 'nothing was changed')
+    throw asCommitError(error, 'nothing was changed', layout.root)
   }
   hooks.at?.('prepared', 0)
 
@@ -125,7 +125,8 @@ export async function runTransaction(
     if (sync) await fs.syncDir(layout.journalDir)
   } catch (error) {
     const outcome = await rollBackFailed(ctx, id, dir, started)
-    if (outcome.ok) throw asCommitError(error, 'the change was rolled back; no file was changed')
+    if (outcome.ok)
+      throw asCommitError(error, 'the change was rolled back; no file was changed', layout.root)
     const first = outcome.conflicts[0]
     throw new EditError(
       'JOURNAL_ROLLBACK_FAILED',
@@ -165,6 +166,8 @@ async function capture(
   if (current === null) throw changed(step, 'was removed')
   if (current.kind !== 'file')
     throw changed(step, `became a ${current.kind === 'dir' ? 'directory' : current.kind}`)
+  if (current.permissions !== step.before.permissions)
+    throw changed(step, `had its mode changed to ${current.permissions.toString(8)}`)
   let linked = false
   // A file with other hard links may be edited in place through them, which would change a
   // linked backup too; copy those. Link where the filesystem allows, else copy.
@@ -292,14 +295,23 @@ async function rollBackFailed(
   }
 }
 
-function asCommitError(error: unknown, outcome: string): EditError {
+function asCommitError(error: unknown, outcome: string, root: string): EditError {
   if (error instanceof EditError) return error
   const code = codeForErrno(error)
   const where = (error as NodeJS.ErrnoException).path
-  const what = where === undefined ? '' : ` on ${where}`
+  const rel = where === undefined ? undefined : workspaceRelative(root, where)
+  const what = rel === undefined ? '' : ` on ${rel}`
   return new EditError(code, `Commit failed (${reasonOf(error)}${what}); ${outcome}.`, {
+    ...(rel === undefined ? {} : { path: rel }),
     cause: error,
   })
+}
+
+/** `abs` relative to the workspace, '/'-separated; undefined outside it. */
+function workspaceRelative(root: string, abs: string): string | undefined {
+  const rel = path.relative(root, abs)
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined
+  return rel.split(path.sep).join('/')
 }
 
 function describe(error: unknown): string {
