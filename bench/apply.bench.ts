@@ -86,6 +86,8 @@ interface Setup {
   readonly unified: string
   readonly codex: string
   readonly engine: Engine
+  /** The same workspace with durability 'fast' (no fsync). */
+  readonly fastEngine: Engine
   /** Writes every workspace file back to its generated content. */
   readonly reset: () => void
 }
@@ -110,9 +112,10 @@ async function prepare(size: Size, scratch: string, index: number): Promise<Setu
     for (const [file, text] of contents) writeFileSync(file, text)
   }
   const engine = createEngine({ root, pool: { minThreads: 2, maxThreads: 2 } })
+  const fastEngine = createEngine({ root, pool: false, durability: 'fast' })
   // Start the threads before timing, as a long-running engine would have them.
   await engine.check(unified, { route: 'pool' })
-  return { size, root, ws, unifiedFile, codexFile, unified, codex, engine, reset }
+  return { size, root, ws, unifiedFile, codexFile, unified, codex, engine, fastEngine, reset }
 }
 
 async function treeHash(s: Setup): Promise<string> {
@@ -130,6 +133,7 @@ async function sameResultAsGit(s: Setup): Promise<string[]> {
     ['patch -p1', async () => run('patch', ['-p1', '-s', '-i', s.unifiedFile], s.root)],
     ['engine unified', () => s.engine.apply(s.unified, { format: 'unified' })],
     ['engine codex', () => s.engine.apply(s.codex, { format: 'codex' })],
+    ['engine unified fast', () => s.fastEngine.apply(s.unified, { format: 'unified' })],
     [
       'CLI unified',
       async () =>
@@ -214,6 +218,8 @@ const APPLY_ROWS = [
   'engine.apply unified, inline',
   'engine.apply unified, pool',
   'engine.apply codex, inline',
+  'engine.apply unified, inline, durability fast',
+  'CLI apply --format unified --durability fast',
 ] as const
 
 /** Actual writes: every iteration starts from the generated files (reset outside the timing). */
@@ -239,6 +245,14 @@ function applyBench(s: Setup): Bench {
   bench.add(APPLY_ROWS[4], apply(s.unified, 'unified', 'inline'), { ...ASYNC, beforeEach })
   bench.add(APPLY_ROWS[5], apply(s.unified, 'unified', 'pool'), { ...ASYNC, beforeEach })
   bench.add(APPLY_ROWS[6], apply(s.codex, 'codex', 'inline'), { ...ASYNC, beforeEach })
+  bench.add(
+    APPLY_ROWS[7],
+    async () => {
+      await s.fastEngine.apply(s.unified, { format: 'unified', route: 'inline' })
+    },
+    { ...ASYNC, beforeEach },
+  )
+  bench.add(APPLY_ROWS[8], cli('--durability', 'fast'), { ...SYNC, beforeEach })
   return bench
 }
 
@@ -313,7 +327,7 @@ export async function main(): Promise<void> {
     for (const bench of applies) printFailures(bench)
     console.log(`\n${loadLine()}`)
   } finally {
-    for (const s of setups) await s.engine.close()
+    for (const s of setups) await Promise.all([s.engine.close(), s.fastEngine.close()])
     await rm(scratch, { recursive: true, force: true, maxRetries: 3 })
   }
 }
