@@ -1,11 +1,13 @@
 // Hand-written argv parsing for the `patchloom` command: argv in, a plain command description
 // (or a USAGE_INVALID failure) out. No I/O and no defaults that need the environment: the root
 // stays null here and main.ts resolves it against the caller's cwd. Accepts `--flag value` and
-// `--flag=value`; `--` ends the flags.
+// `--flag=value`; `--` ends the flags. The journal commands (undo, log, recover) refuse flags
+// that belong to apply, so `undo --dry-run` cannot silently undo for real.
 import { errorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import type { FormatOption } from '../types.js'
 import type { LimitOptions } from '../coordinator/engine-types.js'
+import type { Durability } from '../journal/types.js'
 import { FORMAT_OPTIONS } from '../config.js'
 
 export { FORMAT_OPTIONS }
@@ -30,6 +32,34 @@ export interface RunCommand {
   readonly diagnostics: boolean
   /** --max-patch-bytes, --max-file-bytes, --max-files; absent keys keep the engine defaults. */
   readonly limits: LimitOptions
+  /** --durability: whether the commit fsyncs (full, the default) or not (fast). */
+  readonly durability: Durability
+}
+
+/** `patchloom recover`: roll back interrupted transactions, retry earlier conflicts. */
+export interface RecoverCommand {
+  readonly kind: 'recover'
+  readonly root: string | null
+  readonly json: boolean
+}
+
+/** `patchloom undo [TXN]`: restore a committed transaction's before state. */
+export interface UndoCommand {
+  readonly kind: 'undo'
+  /** The transaction id as given, or null for the newest change not yet undone. */
+  readonly transaction: string | null
+  readonly root: string | null
+  readonly json: boolean
+  readonly durability: Durability
+}
+
+/** `patchloom log`: the workspace journal, newest first. */
+export interface LogCommand {
+  readonly kind: 'log'
+  readonly root: string | null
+  readonly json: boolean
+  /** -n / --limit: at most this many transactions. */
+  readonly limit: number
 }
 
 /** `patchloom diagnostics FILE...`: a standalone language-server check. */
@@ -45,15 +75,25 @@ export type CliCommand =
   | { readonly kind: 'version' }
   | { readonly kind: 'demo' }
   | DiagnosticsCommand
+  | RecoverCommand
+  | UndoCommand
+  | LogCommand
   | RunCommand
+
+/** Transactions `patchloom log` shows without -n. */
+export const DEFAULT_LOG_LIMIT = 20
 
 export const HELP_TEXT = `patchloom: verify and apply a patch to a workspace, all or nothing.
 
 Usage:
   patchloom apply [FILE|-] [--root DIR] [--format FORMAT] [--dry-run] [--json] [--no-workers]
                   [--deny GLOB]... [--max-patch-bytes N] [--max-file-bytes N] [--max-files N]
+                  [--durability full|fast]
   patchloom check [FILE|-] [--root DIR] [--format FORMAT] [--parse-only] [--json] [--no-workers]
                   [--deny GLOB]... [--max-patch-bytes N] [--max-file-bytes N] [--max-files N]
+  patchloom undo [TXN] [--root DIR] [--json] [--durability full|fast]
+  patchloom log [--root DIR] [--json] [-n N | --limit N]
+  patchloom recover [--root DIR] [--json]
   patchloom diagnostics FILE... [--root DIR] [--json]
   patchloom demo
   patchloom help | --help | -h
@@ -62,6 +102,13 @@ Usage:
 Commands:
   apply         Parse, verify and write the change (nothing is written if any part fails).
   check         Same as apply --dry-run: verify and report, write nothing.
+  undo          Put back the files a committed change touched (TXN, default: the newest change
+                not yet undone), as a change of its own. Refused with UNDO_CONFLICT, writing
+                nothing, if any of them has changed since.
+  log           Recent changes in the workspace journal (.patchloom/journal), newest first: id,
+                time, status, files and +/- lines.
+  recover       Roll back changes a crash interrupted (also done before every apply) and retry
+                earlier conflicts. Exit 1 while a file is left in conflict.
   diagnostics   Language-server errors in FILE... as they are on disk.
   demo          Apply one change per format to a scratch workspace in the temp directory.
 
@@ -79,12 +126,36 @@ Options:
   --max-patch-bytes N  Refuse a patch over N bytes (default 33554432, 32 MiB).
   --max-file-bytes N   Refuse to read or produce a file over N bytes (default 67108864, 64 MiB).
   --max-files N        Refuse a change to more than N files (default 10000).
+  --durability D  (apply, undo) full (default): fsync the commit, so it survives a power cut
+                whole or not at all. fast: no fsync; still all or nothing if the process is
+                killed, but a power cut may lose or partly lose the last change.
+  TXN           (undo) A transaction id as printed by apply and log.
+  -n, --limit N (log) Show at most N transactions (default 20).
 
-Exit status: 0 applied (or would apply), 1 rejected, 64 usage, 70 internal error,
-75 retryable (resend unchanged).
+Exit status: 0 applied (or would apply; undone; recovered), 1 rejected (or a recover conflict
+remains), 64 usage, 70 internal error, 75 retryable (resend unchanged).
 `
 
-const COMMANDS = new Set(['apply', 'check', 'diagnostics', 'demo', 'help'])
+const COMMANDS = new Set([
+  'apply',
+  'check',
+  'undo',
+  'log',
+  'recover',
+  'diagnostics',
+  'demo',
+  'help',
+])
+const COMMAND_LIST = 'apply, check, undo, log, recover, diagnostics, demo or help'
+
+/** Flags each journal command accepts; any other flag is a usage error there. */
+const JOURNAL_FLAGS: Readonly<Record<string, ReadonlySet<string>>> = {
+  undo: new Set(['--root', '--json', '--durability']),
+  log: new Set(['--root', '--json', '-n', '--limit']),
+  recover: new Set(['--root', '--json']),
+}
+
+const DURABILITIES: readonly Durability[] = ['full', 'fast']
 
 const LIMIT_FLAGS: Readonly<Record<string, keyof LimitOptions>> = {
   '--max-patch-bytes': 'maxPatchBytes',
@@ -101,6 +172,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
   let command: string | null = null
   let file: string | null = null
   let fileSeen = false
+  let transaction: string | null = null
   let root: string | null = null
   let format: FormatOption = 'auto'
   let dryRun = false
@@ -111,8 +183,11 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
   let version = false
   let flagsDone = false
   let diagnostics = false
+  let durability: Durability | null = null
+  let limit: number | null = null
   const deny: string[] = []
   const files: string[] = []
+  const flags: string[] = []
   const limits: { -readonly [K in keyof LimitOptions]: number } = {}
 
   for (let index = 0; index < argv.length; index++) {
@@ -126,7 +201,13 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
       const name = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg
       const inline = arg.startsWith('--') && eq !== -1 ? arg.slice(eq + 1) : null
       const takesValue =
-        name === '--root' || name === '--format' || name === '--deny' || name in LIMIT_FLAGS
+        name === '--root' ||
+        name === '--format' ||
+        name === '--deny' ||
+        name === '--durability' ||
+        name === '--limit' ||
+        name === '-n' ||
+        name in LIMIT_FLAGS
       if (!takesValue && inline !== null) return usage(`Flag ${name} takes no value.`)
       let value = inline
       if (takesValue && value === null) {
@@ -137,6 +218,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
         value = next
         index++
       }
+      flags.push(name)
       switch (name) {
         case '--help':
         case '-h':
@@ -158,6 +240,13 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
           format = match
           break
         }
+        case '--durability': {
+          const match = DURABILITIES.find((d) => d === value)
+          if (match === undefined)
+            return usage(`Unknown durability '${value ?? ''}'; use full or fast.`)
+          durability = match
+          break
+        }
         case '--deny':
           if (value === '' || value === null) return usage('Flag --deny needs a glob.')
           deny.push(value)
@@ -177,11 +266,19 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
         case '--parse-only':
           parseOnly = true
           break
+        case '-n':
+        case '--limit': {
+          const count = positiveCount(value)
+          if (count === null)
+            return usage(`Flag ${name} needs a positive whole number; got '${value ?? ''}'.`)
+          limit = count
+          break
+        }
         case '--max-patch-bytes':
         case '--max-file-bytes':
         case '--max-files': {
-          const count = value === null || !/^[1-9][0-9]*$/.test(value) ? NaN : Number(value)
-          if (!Number.isSafeInteger(count))
+          const count = positiveCount(value)
+          if (count === null)
             return usage(`Flag ${name} needs a positive whole number; got '${value ?? ''}'.`)
           limits[LIMIT_FLAGS[name] as keyof LimitOptions] = count
           break
@@ -192,8 +289,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
       continue
     }
     if (command === null) {
-      if (!COMMANDS.has(arg))
-        return usage(`Unknown command '${arg}'; use apply, check, diagnostics, demo or help.`)
+      if (!COMMANDS.has(arg)) return usage(`Unknown command '${arg}'; use ${COMMAND_LIST}.`)
       command = arg
       continue
     }
@@ -201,6 +297,14 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
       files.push(arg)
       continue
     }
+    if (command === 'undo') {
+      if (transaction !== null)
+        return usage(`Unexpected argument '${arg}'; give at most one transaction id.`)
+      transaction = arg
+      continue
+    }
+    if (command === 'log' || command === 'recover')
+      return usage(`Unexpected argument '${arg}'; ${command} takes no arguments.`)
     if (fileSeen) return usage(`Unexpected argument '${arg}'; give at most one patch FILE.`)
     fileSeen = true
     file = arg === '-' ? null : arg
@@ -209,15 +313,27 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
   // --help wins over everything else on the line, as most CLIs do, so `apply --help` helps.
   if (help || command === 'help') return ok({ kind: 'help' })
   if (version) return ok({ kind: 'version' })
-  if (command === null)
-    return usage('No command given; use apply, check, diagnostics, demo or help.')
+  if (command === null) return usage(`No command given; use ${COMMAND_LIST}.`)
   if (command === 'demo') return ok({ kind: 'demo' })
   if (command === 'diagnostics') {
     if (files.length === 0) return usage('diagnostics needs at least one FILE.')
     return ok({ kind: 'diagnostics', files, root, json })
   }
+  const allowed = JOURNAL_FLAGS[command]
+  if (allowed !== undefined) {
+    const stray = flags.find((f) => !allowed.has(f))
+    if (stray !== undefined) return usage(`Flag ${stray} is not valid with ${command}.`)
+  }
+  if (command === 'recover') return ok({ kind: 'recover', root, json })
+  if (command === 'undo')
+    return ok({ kind: 'undo', transaction, root, json, durability: durability ?? 'full' })
+  if (command === 'log') return ok({ kind: 'log', root, json, limit: limit ?? DEFAULT_LOG_LIMIT })
+  if (limit !== null)
+    return usage(`Flag ${flags.includes('-n') ? '-n' : '--limit'} is only valid with log.`)
   if (diagnostics && command !== 'apply') return usage('--diagnostics is only valid with apply.')
   if (parseOnly && command !== 'check') return usage('--parse-only is only valid with check.')
+  if (durability !== null && command !== 'apply')
+    return usage('--durability is only valid with apply and undo.')
   const kind = command === 'check' ? 'check' : 'apply'
   return ok({
     kind,
@@ -231,5 +347,12 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
     deny,
     diagnostics,
     limits,
+    durability: durability ?? 'full',
   })
+}
+
+/** A positive whole number from a flag value, or null. */
+function positiveCount(value: string | null): number | null {
+  const count = value === null || !/^[1-9][0-9]*$/.test(value) ? NaN : Number(value)
+  return Number.isSafeInteger(count) ? count : null
 }
