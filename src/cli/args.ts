@@ -314,6 +314,10 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
   if (help || command === 'help') return ok({ kind: 'help' })
   if (version) return ok({ kind: 'version' })
   if (command === null) return usage(`No command given; use ${COMMAND_LIST}.`)
+  if (limit !== null && command !== 'log')
+    return usage(`Flag ${flags.includes('-n') ? '-n' : '--limit'} is only valid with log.`)
+  if (durability !== null && command !== 'apply' && command !== 'undo')
+    return usage('--durability is only valid with apply and undo.')
   if (command === 'demo') return ok({ kind: 'demo' })
   if (command === 'diagnostics') {
     if (files.length === 0) return usage('diagnostics needs at least one FILE.')
@@ -328,12 +332,8 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
   if (command === 'undo')
     return ok({ kind: 'undo', transaction, root, json, durability: durability ?? 'full' })
   if (command === 'log') return ok({ kind: 'log', root, json, limit: limit ?? DEFAULT_LOG_LIMIT })
-  if (limit !== null)
-    return usage(`Flag ${flags.includes('-n') ? '-n' : '--limit'} is only valid with log.`)
   if (diagnostics && command !== 'apply') return usage('--diagnostics is only valid with apply.')
   if (parseOnly && command !== 'check') return usage('--parse-only is only valid with check.')
-  if (durability !== null && command !== 'apply')
-    return usage('--durability is only valid with apply and undo.')
   const kind = command === 'check' ? 'check' : 'apply'
   return ok({
     kind,

@@ -57,7 +57,15 @@ export async function runTransaction(
       hooks.at?.('staged', i)
     })
     captured = await captureAll(ctx, dir, steps)
+    // A directory two new files share is created (and removed on rollback) by the first step
+    // only: listed twice, the second mkdir would fail with EEXIST.
+    const claimedDirs = new Set<string>()
     for (const step of steps) {
+      const createdDirs =
+        step.kind === 'write' && step.before === null
+          ? (await missingDirs(ctx, step.abs)).filter((d) => !claimedDirs.has(d))
+          : []
+      for (const d of createdDirs) claimedDirs.add(d)
       manifestSteps.push({
         kind: step.kind,
         path: step.rel,
@@ -66,8 +74,7 @@ export async function runTransaction(
           step.kind === 'write'
             ? { hash: hashBytes(step.bytes), permissions: step.permissions }
             : null,
-        createdDirs:
-          step.kind === 'write' && step.before === null ? await missingDirs(ctx, step.abs) : [],
+        createdDirs,
       })
     }
     const manifest: Manifest = {
@@ -94,6 +101,7 @@ export async function runTransaction(
   hooks.at?.('prepared', 0)
 
   const touchedDirs = new Set<string>()
+  const emptied: string[] = []
   // Steps begun; a step that failed half-way (say, after creating its directories) is rolled back too.
   let started = 0
   try {
@@ -109,12 +117,16 @@ export async function runTransaction(
         await fs.rename(path.join(dir, NEW_DIR, String(i)), step.abs)
       } else {
         await fs.unlink(step.abs)
-        for (const pruned of await pruneEmptyDirs(fs, path.dirname(step.abs), layout.root))
-          touchedDirs.add(path.dirname(pruned))
+        emptied.push(path.dirname(step.abs))
       }
       touchedDirs.add(path.dirname(step.abs))
       hooks.at?.('replaced', i)
     }
+    // Pruned only once every step is in place: a later step may write into the directory a
+    // removal emptied (delete d/a, add d/b), and its manifest expects that directory to exist.
+    for (const d of emptied)
+      for (const pruned of await pruneEmptyDirs(fs, d, layout.root))
+        touchedDirs.add(path.dirname(pruned))
     await fs.rmdir(path.join(dir, NEW_DIR))
     if (sync) {
       for (const d of touchedDirs) await syncIfPresent(fs, d)
