@@ -8,7 +8,7 @@ import { errnoOf, nodeJournalFs, type JournalFs } from './fs.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
 import { describeTransactions } from './history.js'
 import { layoutFor, STATE_DIR, txnDir, type Layout } from './layout.js'
-import { acquireLock, type WorkspaceLock } from './lock.js'
+import { acquireLock, acquirePaths, type WorkspaceLock } from './lock.js'
 import { newTransactionId } from './manifest.js'
 import { listEntries, recoverAll } from './recover.js'
 import { runTransaction } from './transaction.js'
@@ -82,7 +82,13 @@ export class Journal {
   ): Promise<string | undefined> {
     if (steps.length === 0) return undefined
     await this.open()
-    return this.#locked(() => this.#commitLocked(steps, summary))
+    // Files first, then the workspace lock, always in this order (see acquirePaths).
+    const releasePaths = await acquirePaths(steps.map((s) => s.abs))
+    try {
+      return await this.#locked(() => this.#commitLocked(steps, summary))
+    } finally {
+      releasePaths()
+    }
   }
 
   /** `patchloom recover`: rolls back unfinished transactions and retries earlier conflicts. */

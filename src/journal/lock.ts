@@ -188,3 +188,30 @@ function processStart(pid: number): string | null {
 export function lockPathFor(stateDir: string): string {
   return path.join(stateDir, 'lock')
 }
+
+const pathTails = new Map<string, Promise<void>>()
+
+/**
+ * Orders commits per file inside this process: waits for every earlier holder of any of `paths`,
+ * then holds them all until the returned release is called. This matters for engines whose roots
+ * nest (each has its own workspace lock, yet both may write one file). All keys are claimed in
+ * one synchronous step, so two claimants can never wait on each other.
+ */
+export async function acquirePaths(paths: readonly string[]): Promise<() => void> {
+  let release!: () => void
+  const mine = new Promise<void>((resolve) => (release = resolve))
+  const waits: Promise<void>[] = []
+  const claimed: [string, Promise<void>][] = []
+  for (const key of new Set(paths)) {
+    const previous = pathTails.get(key)
+    if (previous !== undefined) waits.push(previous)
+    const tail = (previous ?? Promise.resolve()).then(() => mine)
+    pathTails.set(key, tail)
+    claimed.push([key, tail])
+  }
+  await Promise.all(waits)
+  return () => {
+    release()
+    for (const [key, tail] of claimed) if (pathTails.get(key) === tail) pathTails.delete(key)
+  }
+}

@@ -1,6 +1,16 @@
 // The engine's side of the journal: transaction ids in results, undo and the log through the
 // engine, recovery before the first request, and the durability and journal options.
-import { chmod, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -172,6 +182,35 @@ describe('engine and journal', () => {
     expect(await readdir(elsewhere)).toEqual([])
     await engine.close()
     await rm(elsewhere, { recursive: true, force: true })
+  })
+
+  it('orders commits to one file across engines whose roots nest', async () => {
+    await mkdir(path.join(root, 'sub'))
+    await writeFile(path.join(root, 'sub/x.txt'), 'x\n')
+    const events: string[] = []
+    const hooks = (name: string) => ({
+      journalHooks: {
+        at: (point: string) => {
+          if (point === 'locked' || point === 'marked') events.push(`${name} ${point}`)
+        },
+      },
+    })
+    const outer = createEngineWithInternals({ root, pool: false }, hooks('outer'))
+    const inner = createEngineWithInternals(
+      { root: path.join(root, 'sub'), pool: false },
+      hooks('inner'),
+    )
+    const outcomes = await Promise.allSettled([
+      outer.apply(patch('x', 'outer', 'sub/x.txt')),
+      inner.apply(patch('x', 'inner', 'x.txt')),
+    ])
+    // Both verified against 'x'; the second to commit finds the file changed.
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected'])
+    const rejected = outcomes.find((o) => o.status === 'rejected')
+    expect(rejected?.reason).toMatchObject({ code: 'FILE_CHANGED' })
+    const first = events[0]?.split(' ')[0]
+    expect(events.slice(0, 2)).toEqual([`${first} locked`, `${first} marked`])
+    await Promise.all([outer.close(), inner.close()])
   })
 
   it('validates durability and journal options', () => {
