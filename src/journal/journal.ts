@@ -9,7 +9,7 @@ import { codeForErrno, reasonOf } from './fs-errors.js'
 import { describeTransactions } from './history.js'
 import { layoutFor, STATE_DIR, txnDir, type Layout } from './layout.js'
 import { acquireLock, acquirePaths, type WorkspaceLock } from './lock.js'
-import { newTransactionId } from './manifest.js'
+import { newTransactionId, transactionTime } from './manifest.js'
 import { listEntries, recoverAll } from './recover.js'
 import { runTransaction } from './transaction.js'
 import { planUndo } from './undo.js'
@@ -128,7 +128,13 @@ export class Journal {
       const report = await recoverAll(this.#ctx(), false)
       this.#options.onRecovered?.(report)
     }
-    const id = newTransactionId(new Date())
+    // Ids order the log, undo's default and pruning, so each sorts after every id in the journal:
+    // also for two commits in one millisecond, or after the clock stepped back.
+    const newest = entries.reduce((max, e) => (e.id > max ? e.id : max), '')
+    const now = Date.now()
+    const id = newTransactionId(
+      new Date(newest === '' ? now : Math.max(now, transactionTime(newest) + 1)),
+    )
     await runTransaction(this.#ctx(), id, steps, summary)
     await this.#prune().catch(() => undefined) // the commit stands; pruning retries next time
     this.#options.hooks?.at?.('cleaned', 0)
@@ -190,18 +196,17 @@ export class Journal {
       } catch (error) {
         if (errnoOf(error) !== 'EEXIST') throw error
       }
-      if (created) {
-        await fs
-          .writeNew(
-            path.join(stateDir, '.gitignore'),
-            new TextEncoder().encode(GITIGNORE),
-            0o644,
-            false,
-          )
-          .catch((error: unknown) => {
-            if (errnoOf(error) !== 'EEXIST') throw error
-          })
-      }
+      // Also when .patchloom already existed: an earlier attempt may have failed before writing it.
+      await fs
+        .writeNew(
+          path.join(stateDir, '.gitignore'),
+          new TextEncoder().encode(GITIGNORE),
+          0o644,
+          false,
+        )
+        .catch((error: unknown) => {
+          if (errnoOf(error) !== 'EEXIST') throw error
+        })
       try {
         await fs.mkdir(journalDir)
       } catch (error) {

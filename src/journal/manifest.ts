@@ -97,6 +97,15 @@ export function isTransactionId(id: string): boolean {
   return ID_PATTERN.test(id)
 }
 
+/** The creation time (ms since the epoch) an id carries. */
+export function transactionTime(id: string): number {
+  const iso = id.replace(
+    /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)(\d{3})Z-.*$/,
+    '$1-$2-$3T$4:$5:$6.$7Z',
+  )
+  return Date.parse(iso)
+}
+
 export function newTransactionId(now: Date, random: () => number = Math.random): string {
   const stamp = now.toISOString().replace(/[-:.]/g, '') // 20261130T143109123Z
   let suffix = ''

@@ -53,7 +53,12 @@ export async function rollBack(
       continue
     }
     const current = await currentState(fs, abs)
-    if (sameState(current, step.before)) continue
+    if (sameState(current, step.before)) {
+      // A recovery killed between removing a new file and removing the directories made for it
+      // leaves them behind; removing them again is a no-op when they are already gone.
+      if (step.before === null) await removeCreatedDirs(fs, layout.root, step)
+      continue
+    }
     if (!sameState(current, step.after)) {
       conflicts.push({
         transaction: id,
@@ -113,13 +118,23 @@ export async function recoverAll(
       await ctx.fs.removeTree(dir)
       continue
     }
+    // A conflict names the directory (and backups) where they stay: the .conflict one.
+    const kept = txnDir(ctx.layout, entry.id, 'conflict')
     let found: JournalConflict[]
     try {
-      found = (await rollBack(ctx, entry.id, dir)).conflicts
+      found = (await rollBack(ctx, entry.id, dir)).conflicts.map((c) =>
+        c.backup === undefined
+          ? c
+          : { ...c, backup: path.join(kept, path.relative(dir, c.backup)) },
+      )
     } catch (error) {
       if (!(error instanceof EditError) || error.code !== 'JOURNAL_CORRUPT') throw error
       found = [
-        { transaction: entry.id, path: path.relative(ctx.layout.root, dir), reason: error.message },
+        {
+          transaction: entry.id,
+          path: path.relative(ctx.layout.root, kept),
+          reason: error.message,
+        },
       ]
     }
     if (found.length === 0) {

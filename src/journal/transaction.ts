@@ -102,18 +102,19 @@ export async function runTransaction(
 
   const touchedDirs = new Set<string>()
   const emptied: string[] = []
-  // Steps begun; a step that failed half-way (say, after creating its directories) is rolled back too.
+  // Steps begun; a step that failed half-way (after creating its directories) is rolled back too.
+  // A step whose re-check or directory creation failed has touched nothing: what it found there is
+  // someone else's change, which rollback would otherwise report as a conflict or remove.
   let started = 0
   try {
     for (const [i, step] of steps.entries()) {
-      started = i + 1
       await recheck(ctx, step, captured[i] as Captured)
       if (step.kind === 'write') {
-        for (const rel of (manifestSteps[i] as ManifestStep).createdDirs) {
-          const abs = path.join(layout.root, rel)
-          await fs.mkdir(abs)
-          touchedDirs.add(path.dirname(abs))
-        }
+        const made = await makeDirs(ctx, step, (manifestSteps[i] as ManifestStep).createdDirs)
+        for (const abs of made) touchedDirs.add(path.dirname(abs))
+      }
+      started = i + 1
+      if (step.kind === 'write') {
         await fs.rename(path.join(dir, NEW_DIR, String(i)), step.abs)
       } else {
         await fs.unlink(step.abs)
@@ -134,7 +135,6 @@ export async function runTransaction(
     }
     hooks.at?.('synced', 0)
     await fs.rename(dir, txnDir(layout, id, 'committed'))
-    if (sync) await fs.syncDir(layout.journalDir)
   } catch (error) {
     const outcome = await rollBackFailed(ctx, id, dir, started)
     if (outcome.ok)
@@ -146,6 +146,10 @@ export async function runTransaction(
       { ...(first === undefined ? {} : { path: first }), cause: error },
     )
   }
+  // Committed: nothing after the mark may roll back (the pending directory is gone). A mark whose
+  // directory sync failed can only be lost to a power cut, after which recovery rolls the whole
+  // change back: still all-or-nothing.
+  if (sync) await fs.syncDir(layout.journalDir).catch(() => undefined)
   hooks.at?.('marked', 0)
 }
 
@@ -256,6 +260,31 @@ function changed(step: CommitStep, detail: string): EditError {
   )
 }
 
+/**
+ * Creates a new file's missing directories (outermost first). On failure it removes the ones it
+ * made, so the step has touched nothing; one that appeared since prepare is someone else's.
+ */
+async function makeDirs(
+  ctx: TransactionContext,
+  step: CommitStep,
+  dirs: readonly string[],
+): Promise<string[]> {
+  const made: string[] = []
+  for (const rel of dirs) {
+    const abs = path.join(ctx.layout.root, rel)
+    try {
+      await ctx.fs.mkdir(abs)
+    } catch (error) {
+      for (const ours of made.reverse()) await ctx.fs.rmdir(ours).catch(() => undefined)
+      if (errnoOf(error) === 'EEXIST')
+        throw changed(step, `needs directory ${rel}, which was created`)
+      throw error
+    }
+    made.push(abs)
+  }
+  return made
+}
+
 /** Directories that must be created for a new file at `abs`, outermost first, relative to root. */
 async function missingDirs(ctx: TransactionContext, abs: string): Promise<string[]> {
   const missing: string[] = []
@@ -276,8 +305,11 @@ async function pruneEmptyDirs(fs: JournalFs, dir: string, stopAt: string): Promi
   while (current !== stopAt && current.startsWith(stopAt + path.sep)) {
     try {
       await fs.rmdir(current)
-    } catch {
-      break // not empty, or not ours to remove: the removal itself succeeded
+    } catch (error) {
+      // Not empty (or gone, or a mount point): it stays, as it should. Any other failure would
+      // leave an empty directory the change removes, so it fails (and rolls back) the commit.
+      if (['ENOTEMPTY', 'EEXIST', 'ENOENT', 'EBUSY'].includes(errnoOf(error) ?? '')) break
+      throw error
     }
     removed.push(current)
     current = path.dirname(current)

@@ -49,6 +49,14 @@ export async function planUndo(
       `Transaction ${info.id} was already undone by ${info.undoneBy}.`,
     )
   if (info.status !== 'committed') {
+    // The log lists a committed transaction whose manifest is unreadable as a conflict: recovery
+    // cannot help there, so name the real cause (JOURNAL_CORRUPT).
+    const committedDir = txnDir(layout, info.id, 'committed')
+    const corrupt = await fs.lstat(committedDir).then(
+      () => true,
+      () => false,
+    )
+    if (corrupt) await readManifest(fs, committedDir, info.id)
     throw new EditError(
       'UNDO_UNAVAILABLE',
       `Transaction ${info.id} did not commit (it is ${info.status}); run \`patchloom recover\` instead.`,

@@ -1,0 +1,386 @@
+// Recovery of transactions a crash left pending. A "crash" is simulated precisely: a hook throws
+// at an instrumented point and from then on every filesystem call fails, so nothing (not even the
+// in-process rollback) runs after it. Recovery must then roll back, be idempotent (also when it
+// is itself interrupted), leave files someone changed since alone, drop transactions that never
+// finished preparing, and never act on a manifest it cannot trust.
+import { existsSync } from 'node:fs'
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { hashBytes } from '../../../src/journal/hash.js'
+import { layoutFor } from '../../../src/journal/layout.js'
+import { encodeManifest, newTransactionId, type Manifest } from '../../../src/journal/manifest.js'
+import { recoverAll } from '../../../src/journal/recover.js'
+import { runTransaction } from '../../../src/journal/transaction.js'
+import type { JournalPoint, RecoveryReport } from '../../../src/journal/types.js'
+import { journalEntries } from '../../helpers/tree.js'
+import {
+  contextFor,
+  editError,
+  enc,
+  journalFor,
+  recordingFs,
+  standardSteps,
+  STANDARD_AFTER,
+  STANDARD_SUMMARY,
+  tempWorkspace,
+  treeState,
+  writeStandardFiles,
+  type FsCall,
+} from './fixtures.js'
+
+const STEPS = 7
+const EMPTY: RecoveryReport = { rolledBack: [], conflicted: [], conflicts: [] }
+
+interface Crashed {
+  readonly root: string
+  readonly parent: string
+  readonly id: string
+  readonly before: Record<string, unknown>[]
+  /** a.txt's inode before the commit. */
+  readonly aInode: number
+}
+
+/**
+ * Commits the standard change with runTransaction and "crashes" at `point`/`index` (or at the
+ * first call `crashOn` picks): the hook throws, and every later filesystem call fails.
+ */
+async function crashDuring(
+  point: JournalPoint | undefined,
+  index = 0,
+  crashOn?: (call: FsCall) => boolean,
+): Promise<Crashed> {
+  const { root, parent } = await tempWorkspace()
+  await writeStandardFiles(root)
+  const before = await treeState(root)
+  const aInode = (await stat(path.join(root, 'a.txt'))).ino
+  const steps = standardSteps(root)
+  await mkdir(path.join(root, '.patchloom/journal'), { recursive: true })
+  let crashed = false
+  const rec = recordingFs({
+    fail: (call) => {
+      if (!crashed && crashOn?.(call) === true) crashed = true
+      if (crashed) throw new Error('crashed')
+      return undefined
+    },
+  })
+  const ctx = contextFor(root, rec.fs, {
+    at: (p, i) => {
+      if (crashed || p !== point || i !== index) return
+      crashed = true
+      throw new Error('crashed')
+    },
+  })
+  const id = newTransactionId(new Date())
+  await expect(runTransaction(ctx, id, steps, STANDARD_SUMMARY)).rejects.toThrow()
+  expect(crashed).toBe(true)
+  return { root, parent, id, before, aInode }
+}
+
+/** The crash after k of the n steps replaced their targets (k = 0: just after prepare). */
+const afterSteps = (k: number) =>
+  k === 0 ? crashDuring('prepared') : crashDuring('replaced', k - 1)
+
+describe('recoverAll', () => {
+  for (let k = 0; k <= STEPS; k++) {
+    it(`rolls back a transaction interrupted after ${k} of ${STEPS} steps, and a second run changes nothing`, async () => {
+      const { root, id, before } = await afterSteps(k)
+      expect(await journalEntries(root)).toEqual([`${id}.pending`])
+      expect(await recoverAll(contextFor(root), false)).toEqual({ ...EMPTY, rolledBack: [id] })
+      expect(await treeState(root)).toEqual(before)
+      expect(await journalEntries(root)).toEqual([])
+      expect(await recoverAll(contextFor(root), false)).toEqual(EMPTY)
+      expect(await treeState(root)).toEqual(before)
+    })
+  }
+
+  it('rolls back a transaction interrupted after its targets were synced but before the mark', async () => {
+    const { root, id, before } = await crashDuring('synced')
+    expect(await recoverAll(contextFor(root), false)).toEqual({ ...EMPTY, rolledBack: [id] })
+    expect(await treeState(root)).toEqual(before)
+  })
+
+  it('restores the original inodes from hard-linked backups', async () => {
+    const { root, aInode } = await crashDuring('synced')
+    expect((await stat(path.join(root, 'a.txt'))).ino).not.toBe(aInode)
+    await recoverAll(contextFor(root), false)
+    expect((await stat(path.join(root, 'a.txt'))).ino).toBe(aInode)
+  })
+
+  it('leaves a transaction that reached its mark committed', async () => {
+    const { root, id } = await crashDuring('marked')
+    expect(await journalEntries(root)).toEqual([id])
+    expect(await recoverAll(contextFor(root), true)).toEqual(EMPTY)
+    expect(await treeState(root)).toEqual(STANDARD_AFTER)
+    expect(await journalEntries(root)).toEqual([id])
+  })
+
+  const PREPARE_CRASHES: [string, () => Promise<Crashed>][] = [
+    ['while staging', () => crashDuring('staged', 2)],
+    ['while backing up', () => crashDuring('backed-up', 0)],
+    [
+      'before the manifest was renamed into place',
+      () =>
+        crashDuring(
+          undefined,
+          0,
+          (c) => c.method === 'rename' && String(c.args[1]).endsWith('manifest.json'),
+        ),
+    ],
+  ]
+  for (const [when, crash] of PREPARE_CRASHES) {
+    it(`removes a transaction that crashed ${when} (no manifest: nothing was touched)`, async () => {
+      const { root, id, before } = await crash()
+      expect(await journalEntries(root)).toEqual([`${id}.pending`])
+      expect(
+        existsSync(path.join(root, '.patchloom/journal', `${id}.pending`, 'manifest.json')),
+      ).toBe(false)
+      expect(await recoverAll(contextFor(root), false)).toEqual(EMPTY)
+      expect(await treeState(root)).toEqual(before)
+      expect(await journalEntries(root)).toEqual([])
+    })
+  }
+})
+
+describe('recoverAll interrupted', () => {
+  for (let k = 1; k <= STEPS; k++) {
+    it(`ends as before however often recovery of a transaction stopped after ${k} steps is itself interrupted`, async () => {
+      // Count the restores a clean recovery makes from this state.
+      const probe = await afterSteps(k)
+      let restores = 0
+      await recoverAll(
+        contextFor(probe.root, undefined, {
+          at: (p) => (p === 'recovery-restored' ? restores++ : 0),
+        }),
+        false,
+      )
+      expect(restores).toBeGreaterThan(0)
+      for (let m = 1; m <= restores; m++) {
+        const { root, id, before } = await afterSteps(k)
+        let seen = 0
+        const interrupting = contextFor(root, undefined, {
+          at: (p) => {
+            if (p === 'recovery-restored' && ++seen === m) throw new Error('recovery killed')
+          },
+        })
+        await expect(recoverAll(interrupting, false)).rejects.toThrow('recovery killed')
+        expect(await journalEntries(root)).toEqual([`${id}.pending`])
+        expect(await recoverAll(contextFor(root), false)).toEqual({ ...EMPTY, rolledBack: [id] })
+        expect(await treeState(root)).toEqual(before)
+        expect(await recoverAll(contextFor(root), false)).toEqual(EMPTY)
+      }
+    })
+  }
+
+  it('makes progress when every run is killed after its first restore', async () => {
+    const { root, id, before } = await crashDuring('synced')
+    const killFirst = contextFor(root, undefined, {
+      at: (p) => {
+        if (p === 'recovery-restored') throw new Error('recovery killed')
+      },
+    })
+    let runs = 0
+    for (;;) {
+      runs++
+      const outcome = await recoverAll(killFirst, false).catch(() => undefined)
+      if (outcome !== undefined) {
+        expect(outcome).toEqual({ ...EMPTY, rolledBack: [id] })
+        break
+      }
+      expect(runs).toBeLessThan(20)
+    }
+    // One killed run per step that had to be undone, then one that finished.
+    expect(runs).toBe(STEPS + 1)
+    expect(await treeState(root)).toEqual(before)
+  })
+})
+
+describe('recovery conflicts', () => {
+  it('leaves a file changed after the crash alone, reports it with its backup, and retries once it is restored', async () => {
+    const { root, id, before } = await crashDuring('synced')
+    await writeFile(path.join(root, 'a.txt'), 'mine\n')
+    const report = await recoverAll(contextFor(root), false)
+    const conflictDir = path.join(root, '.patchloom/journal', `${id}.conflict`)
+    expect(report).toEqual({
+      rolledBack: [],
+      conflicted: [id],
+      conflicts: [
+        {
+          transaction: id,
+          path: 'a.txt',
+          reason: expect.stringContaining(`neither the state before nor after transaction ${id}`),
+          backup: path.join(conflictDir, 'old/0'),
+        },
+      ],
+    })
+    expect(await readFile(report.conflicts[0]?.backup as string, 'utf8')).toBe('alpha\n')
+    expect(JSON.parse(await readFile(path.join(conflictDir, 'conflicts.json'), 'utf8'))).toEqual(
+      report.conflicts,
+    )
+    expect(await journalEntries(root)).toEqual([`${id}.conflict`])
+    // Every other file is back; a.txt keeps the other writer's content.
+    const expected = before.map((e) =>
+      e['path'] === 'a.txt' ? { ...e, content: 'text:mine\n' } : e,
+    )
+    expect(await treeState(root)).toEqual(expected)
+
+    // Automatic recovery (on open) does not retry conflicts; recover() does, and still refuses.
+    expect(await recoverAll(contextFor(root), false)).toEqual(EMPTY)
+    const journal = journalFor(root)
+    expect((await journal.recover()).conflicted).toEqual([id])
+    expect(await treeState(root)).toEqual(expected)
+    expect(await journalEntries(root)).toEqual([`${id}.conflict`])
+
+    // The user puts the file back in its after state: recover() now finishes the rollback.
+    await writeFile(path.join(root, 'a.txt'), 'ALPHA\n')
+    expect(await journal.recover()).toEqual({ ...EMPTY, rolledBack: [id] })
+    expect(await treeState(root)).toEqual(before)
+    expect(await journalEntries(root)).toEqual([])
+  })
+
+  it('reports a recreated removed file with its backup and a changed new file without one', async () => {
+    const { root, id } = await crashDuring('synced')
+    await mkdir(path.join(root, 'gone'))
+    await writeFile(path.join(root, 'gone/only.txt'), 'again\n')
+    await writeFile(path.join(root, 'lib/deep/c.txt'), 'edited\n')
+    const report = await recoverAll(contextFor(root), false)
+    const conflictDir = path.join(root, '.patchloom/journal', `${id}.conflict`)
+    expect(report.conflicts.map((c) => [c.path, c.backup])).toEqual([
+      ['gone/only.txt', path.join(conflictDir, 'old/3')],
+      ['lib/deep/c.txt', undefined],
+    ])
+    expect(await readFile(path.join(conflictDir, 'old/3'), 'utf8')).toBe('bye\n')
+    expect(await readFile(path.join(root, 'gone/only.txt'), 'utf8')).toBe('again\n')
+    expect(await readFile(path.join(root, 'lib/deep/c.txt'), 'utf8')).toBe('edited\n')
+  })
+
+  it('treats a mode change as a change', async () => {
+    const { root, id } = await crashDuring('synced')
+    await chmod(path.join(root, 'run.sh'), 0o700)
+    const report = await recoverAll(contextFor(root), false)
+    expect(report.conflicted).toEqual([id])
+    expect(report.conflicts[0]).toMatchObject({
+      path: 'run.sh',
+      reason: expect.stringContaining('mode 700'),
+    })
+  })
+})
+
+describe('recovery of an untrustworthy manifest', () => {
+  const CORRUPTIONS: [string, (m: Manifest, parent: string) => Uint8Array, string][] = [
+    ['bad JSON', () => enc('{"version": 1, "steps": ['), 'not valid JSON'],
+    [
+      "a path with '..'",
+      (m) =>
+        encodeManifest({
+          ...m,
+          steps: m.steps.map((s, i) => (i === 0 ? { ...s, path: '../outside.txt' } : s)),
+        }),
+      'unsafe path ../outside.txt',
+    ],
+    [
+      'an absolute path',
+      (m, parent) =>
+        encodeManifest({
+          ...m,
+          steps: m.steps.map((s, i) =>
+            i === 0 ? { ...s, path: path.join(parent, 'outside.txt') } : s,
+          ),
+        }),
+      'unsafe path /',
+    ],
+    [
+      "a created directory with '..'",
+      (m) =>
+        encodeManifest({
+          ...m,
+          steps: m.steps.map((s, i) => (i === 2 ? { ...s, createdDirs: ['..'] } : s)),
+        }),
+      'bad createdDirs',
+    ],
+    [
+      'another id',
+      (m) => encodeManifest({ ...m, id: newTransactionId(new Date(0)) }),
+      'id does not match',
+    ],
+  ]
+  for (const [what, corrupt, reason] of CORRUPTIONS) {
+    it(`never acts on a manifest with ${what}, and reports it`, async () => {
+      const { root, parent, id } = await crashDuring('synced')
+      // Outside the workspace, a file in step 0's after state: acting on the manifest would
+      // "restore" it from old/0.
+      await writeFile(path.join(parent, 'outside.txt'), 'ALPHA\n')
+      await chmod(path.join(parent, 'outside.txt'), 0o644)
+      const dir = path.join(root, '.patchloom/journal', `${id}.pending`)
+      const manifestPath = path.join(dir, 'manifest.json')
+      const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as Manifest
+      await writeFile(manifestPath, corrupt(manifest, parent))
+      const crashedTree = await treeState(root)
+
+      const report = await journalFor(root).recover()
+      expect(report.rolledBack).toEqual([])
+      expect(report.conflicted).toEqual([id])
+      expect(report.conflicts).toHaveLength(1)
+      expect(report.conflicts[0]?.reason).toContain(reason)
+      expect(report.conflicts[0]?.path).toBe(`.patchloom/journal/${id}.conflict`)
+      expect(await treeState(root)).toEqual(crashedTree)
+      expect(await readFile(path.join(parent, 'outside.txt'), 'utf8')).toBe('ALPHA\n')
+      expect(await journalEntries(root)).toEqual([`${id}.conflict`])
+      expect(existsSync(path.join(root, '.patchloom/journal', `${id}.conflict`, 'old/0'))).toBe(
+        true,
+      )
+    })
+  }
+
+  it('fails undo of a committed transaction whose manifest is corrupt with JOURNAL_CORRUPT', async () => {
+    const { root } = await tempWorkspace()
+    await writeStandardFiles(root)
+    const journal = journalFor(root)
+    const id = (await journal.commit(standardSteps(root), STANDARD_SUMMARY)) as string
+    const manifestPath = path.join(root, '.patchloom/journal', id, 'manifest.json')
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as Manifest
+    await writeFile(
+      manifestPath,
+      encodeManifest({ ...manifest, steps: [{ ...manifest.steps[0]!, path: '/etc/passwd' }] }),
+    )
+    const error = await editError(journal.undo(id))
+    expect(error.code).toBe('JOURNAL_CORRUPT')
+    expect(error.message).toContain(id)
+    expect(await treeState(root)).toEqual(STANDARD_AFTER)
+  })
+})
+
+describe('Journal recovery on open', () => {
+  it('rolls back a crashed transaction before the first commit and reports it', async () => {
+    const { root, id, before } = await crashDuring('replaced', 3)
+    const reports: RecoveryReport[] = []
+    const journal = journalFor(root, { onRecovered: (r) => reports.push(r) })
+    const next = await journal.commit(
+      [
+        {
+          kind: 'write',
+          abs: path.join(root, 'a.txt'),
+          rel: 'a.txt',
+          bytes: enc('third\n'),
+          permissions: 0o644,
+          before: { hash: hashBytes(enc('alpha\n')), permissions: 0o644 },
+        },
+      ],
+      STANDARD_SUMMARY,
+    )
+    expect(reports).toEqual([{ ...EMPTY, rolledBack: [id] }])
+    expect(await journalEntries(root)).toEqual([next])
+    const expected = before.map((e) =>
+      e['path'] === 'a.txt' ? { ...e, content: 'text:third\n' } : e,
+    )
+    expect(await treeState(root)).toEqual(expected)
+  })
+
+  it('does nothing, and creates nothing, in a workspace without a journal', async () => {
+    const { root } = await tempWorkspace()
+    await journalFor(root).open()
+    expect(existsSync(layoutFor(root).stateDir)).toBe(false)
+    expect(await journalFor(root).recover()).toEqual(EMPTY)
+    expect(existsSync(layoutFor(root).stateDir)).toBe(false)
+  })
+})

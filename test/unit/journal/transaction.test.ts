@@ -1,0 +1,370 @@
+// One transaction end to end through Journal.commit: the exact after tree, what the committed
+// transaction keeps (manifest, backups as hard links or copies), and targets that another
+// writer replaces or changes between verification and commit (JournalHooks make the change at
+// exactly the instrumented moment).
+import { lstatSync, mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { lstat, readdir, readFile, stat } from 'node:fs/promises'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { nodeJournalFs } from '../../../src/journal/fs.js'
+import { hashBytes } from '../../../src/journal/hash.js'
+import { decodeManifest, type Manifest } from '../../../src/journal/manifest.js'
+import type { JournalPoint } from '../../../src/journal/types.js'
+import { journalEntries } from '../../helpers/tree.js'
+import {
+  editError,
+  enc,
+  journalFor,
+  recordingFs,
+  standardSteps,
+  STANDARD_AFTER,
+  STANDARD_BEFORE,
+  STANDARD_SUMMARY,
+  tempWorkspace,
+  treeState,
+  writeStandardFiles,
+  writeStep,
+} from './fixtures.js'
+
+async function manifestOf(root: string, id: string): Promise<Manifest> {
+  const decoded = decodeManifest(
+    await readFile(path.join(root, '.patchloom/journal', id, 'manifest.json')),
+  )
+  if (typeof decoded === 'string') throw new Error(decoded)
+  return decoded
+}
+
+describe('Journal.commit', () => {
+  it('gives exactly the after tree and keeps a committed transaction with manifest and backups', async () => {
+    const { root } = await tempWorkspace()
+    await writeStandardFiles(root)
+    expect(await treeState(root)).toEqual(STANDARD_BEFORE)
+    const steps = standardSteps(root)
+    const inodes = new Map<string, number>()
+    for (const rel of ['a.txt', 'run.sh', 'gone/only.txt', 'src/from.txt', 'linked.txt'])
+      inodes.set(rel, (await stat(path.join(root, rel))).ino)
+
+    // The real filesystem, fsync and all, once.
+    const id = await journalFor(root, { fs: nodeJournalFs }).commit(steps, STANDARD_SUMMARY)
+
+    expect(id).toMatch(/^\d{8}T\d{9}Z-[0-9a-z]{6}$/)
+    expect(await treeState(root)).toEqual(STANDARD_AFTER)
+    expect((await readdir(path.join(root, '.patchloom'))).sort()).toEqual(['.gitignore', 'journal'])
+    expect(await journalEntries(root)).toEqual([id])
+    const dir = path.join(root, '.patchloom/journal', id as string)
+    expect((await readdir(dir)).sort()).toEqual(['manifest.json', 'old'])
+    expect((await readdir(path.join(dir, 'old'))).sort()).toEqual(['0', '1', '3', '5', '6'])
+    // Hard links keep the original inode (nlink was 1); linked.txt had a second link: a copy.
+    for (const [i, rel] of [
+      [0, 'a.txt'],
+      [1, 'run.sh'],
+      [3, 'gone/only.txt'],
+      [5, 'src/from.txt'],
+    ] as const)
+      expect((await stat(path.join(dir, 'old', String(i)))).ino).toBe(inodes.get(rel))
+    const copy = await stat(path.join(dir, 'old/6'))
+    expect(copy.ino).not.toBe(inodes.get('linked.txt'))
+    expect(await readFile(path.join(dir, 'old/6'), 'utf8')).toBe('linked v1\n')
+    expect(await readFile(path.join(dir, 'old/1'), 'utf8')).toBe('#!/bin/sh\necho hi\n')
+  })
+
+  it('records every step with its before and after hash and mode, and the created directories', async () => {
+    const { root } = await tempWorkspace()
+    await writeStandardFiles(root)
+    const steps = standardSteps(root)
+    const id = (await journalFor(root).commit(steps, STANDARD_SUMMARY)) as string
+    const manifest = await manifestOf(root, id)
+    const h = (text: string) => hashBytes(enc(text))
+    expect(manifest).toMatchObject({
+      version: 1,
+      id,
+      durability: 'full',
+      summary: STANDARD_SUMMARY,
+    })
+    expect(Date.parse(manifest.createdAt)).not.toBeNaN()
+    expect(manifest.steps).toEqual([
+      {
+        kind: 'write',
+        path: 'a.txt',
+        before: { hash: h('alpha\n'), permissions: 0o644 },
+        after: { hash: h('ALPHA\n'), permissions: 0o644 },
+        createdDirs: [],
+      },
+      {
+        kind: 'write',
+        path: 'run.sh',
+        before: { hash: h('#!/bin/sh\necho hi\n'), permissions: 0o644 },
+        after: { hash: h('#!/bin/sh\necho hi\n'), permissions: 0o755 },
+        createdDirs: [],
+      },
+      {
+        kind: 'write',
+        path: 'lib/deep/c.txt',
+        before: null,
+        after: { hash: h('created\n'), permissions: 0o644 },
+        createdDirs: ['lib', 'lib/deep'],
+      },
+      {
+        kind: 'remove',
+        path: 'gone/only.txt',
+        before: { hash: h('bye\n'), permissions: 0o644 },
+        after: null,
+        createdDirs: [],
+      },
+      {
+        kind: 'write',
+        path: 'dst/moved.txt',
+        before: null,
+        after: { hash: h('moving\n'), permissions: 0o644 },
+        createdDirs: ['dst'],
+      },
+      {
+        kind: 'remove',
+        path: 'src/from.txt',
+        before: { hash: h('moving\n'), permissions: 0o644 },
+        after: null,
+        createdDirs: [],
+      },
+      {
+        kind: 'write',
+        path: 'linked.txt',
+        before: { hash: h('linked v1\n'), permissions: 0o644 },
+        after: { hash: h('linked v2\n'), permissions: 0o644 },
+        createdDirs: [],
+      },
+    ])
+  })
+
+  it('falls back to copies when hard links fail with EXDEV', async () => {
+    const { root } = await tempWorkspace()
+    await writeStandardFiles(root)
+    const steps = standardSteps(root)
+    const origin = (await stat(path.join(root, 'a.txt'))).ino
+    const rec = recordingFs({ fail: (c) => (c.method === 'link' ? 'EXDEV' : undefined) })
+    const id = (await journalFor(root, { fs: rec.fs }).commit(steps, STANDARD_SUMMARY)) as string
+    expect(rec.failed.length).toBe(4)
+    expect(rec.calls.copyNew).toBe(5)
+    expect(await treeState(root)).toEqual(STANDARD_AFTER)
+    const backup = path.join(root, '.patchloom/journal', id, 'old/0')
+    expect((await stat(backup)).ino).not.toBe(origin)
+    expect(await readFile(backup, 'utf8')).toBe('alpha\n')
+  })
+
+  it('passes every instrumented point in order', async () => {
+    const { root } = await tempWorkspace()
+    await writeStandardFiles(root)
+    const points: string[] = []
+    const journal = journalFor(root, { hooks: { at: (p, i) => points.push(`${p} ${i}`) } })
+    await journal.commit(standardSteps(root), STANDARD_SUMMARY)
+    const staged = points.filter((p) => p.startsWith('staged')).sort()
+    const backedUp = points.filter((p) => p.startsWith('backed-up')).sort()
+    expect(staged).toEqual(['staged 0', 'staged 1', 'staged 2', 'staged 4', 'staged 6'])
+    expect(backedUp).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => `backed-up ${i}`))
+    expect(points[0]).toBe('locked 0')
+    expect(points.slice(1 + staged.length + backedUp.length)).toEqual([
+      'prepared 0',
+      ...[0, 1, 2, 3, 4, 5, 6].map((i) => `replaced ${i}`),
+      'synced 0',
+      'marked 0',
+      'cleaned 0',
+    ])
+  })
+
+  it('syncs staged files and directories with durability full, and nothing with fast', async () => {
+    for (const durability of ['full', 'fast'] as const) {
+      const { root } = await tempWorkspace()
+      await writeStandardFiles(root)
+      const synced: boolean[] = []
+      const rec = recordingFs({
+        fail: (call) => {
+          if (call.method === 'writeNew' || call.method === 'copyNew')
+            synced.push(call.args[3] === true)
+          return undefined
+        },
+      })
+      await journalFor(root, { fs: rec.fs, durability }).commit(
+        standardSteps(root),
+        STANDARD_SUMMARY,
+      )
+      expect(await treeState(root)).toEqual(STANDARD_AFTER)
+      if (durability === 'fast') {
+        expect(rec.calls.syncDir).toBe(0)
+        expect(synced.every((s) => !s)).toBe(true)
+      } else {
+        expect(rec.calls.syncDir).toBeGreaterThan(5)
+        // The .gitignore is the one file written without a sync.
+        expect(synced.filter((s) => !s)).toHaveLength(1)
+      }
+    }
+  })
+
+  it('gives a new file the requested mode whatever the umask', async () => {
+    const { root } = await tempWorkspace()
+    const steps = [
+      await writeStep(root, 'bin/tool', 'x\n', 0o750),
+      await writeStep(root, 'k', 'k\n', 0o600),
+    ]
+    await journalFor(root).commit(steps, STANDARD_SUMMARY)
+    expect(((await lstat(path.join(root, 'bin/tool'))).mode & 0o7777).toString(8)).toBe('750')
+    expect(((await lstat(path.join(root, 'k'))).mode & 0o7777).toString(8)).toBe('600')
+  })
+
+  it('writes a file whose name is close to the 255-byte limit (staging names are step numbers)', async () => {
+    const { root } = await tempWorkspace()
+    const name = 'A'.repeat(250)
+    await journalFor(root).commit([await writeStep(root, name, 'x\n')], STANDARD_SUMMARY)
+    expect(await readFile(path.join(root, name), 'utf8')).toBe('x\n')
+  })
+
+  it('returns undefined and creates nothing for an empty change', async () => {
+    const { root } = await tempWorkspace()
+    expect(await journalFor(root).commit([], STANDARD_SUMMARY)).toBeUndefined()
+    expect(await readdir(root)).toEqual([])
+  })
+})
+
+/** Another writer's moves, each made synchronously at the instrumented moment. */
+const RACES = {
+  'replaces a.txt by a directory': (root: string) => {
+    rmSync(path.join(root, 'a.txt'))
+    mkdirSync(path.join(root, 'a.txt'))
+  },
+  'replaces a.txt by a symlink': (root: string) => {
+    rmSync(path.join(root, 'a.txt'))
+    symlinkSync('untouched.txt', path.join(root, 'a.txt'))
+  },
+  'edits a.txt in place': (root: string) => writeFileSync(path.join(root, 'a.txt'), 'theirs\n'),
+  'edits linked.txt (backed up by a copy) in place': (root: string) =>
+    writeFileSync(path.join(root, 'linked.txt'), 'theirs\n'),
+  'replaces src/from.txt (a removal) by a directory': (root: string) => {
+    unlinkSync(path.join(root, 'src/from.txt'))
+    mkdirSync(path.join(root, 'src/from.txt'))
+  },
+  'edits src/from.txt (a removal) in place': (root: string) =>
+    writeFileSync(path.join(root, 'src/from.txt'), 'theirs\n'),
+  'creates lib/deep/c.txt (a new file) as a directory': (root: string) =>
+    mkdirSync(path.join(root, 'lib/deep/c.txt'), { recursive: true }),
+  'creates dst/moved.txt (a move target) as a symlink': (root: string) => {
+    mkdirSync(path.join(root, 'dst'))
+    symlinkSync('../a.txt', path.join(root, 'dst/moved.txt'))
+  },
+} as const
+
+const TARGET_STEP: Record<keyof typeof RACES, number> = {
+  'replaces a.txt by a directory': 0,
+  'replaces a.txt by a symlink': 0,
+  'edits a.txt in place': 0,
+  'edits linked.txt (backed up by a copy) in place': 6,
+  'replaces src/from.txt (a removal) by a directory': 5,
+  'edits src/from.txt (a removal) in place': 5,
+  'creates lib/deep/c.txt (a new file) as a directory': 2,
+  'creates dst/moved.txt (a move target) as a symlink': 4,
+}
+
+/** Windows between verification and the replacement of step `target`. */
+function windowsFor(target: number): [JournalPoint, number][] {
+  const windows: [JournalPoint, number][] = [
+    ['staged', 0],
+    ['prepared', 0],
+  ]
+  for (let i = 0; i < target; i++) windows.push(['replaced', i])
+  return windows
+}
+
+describe('Journal.commit with another writer', () => {
+  for (const [race, change] of Object.entries(RACES)) {
+    const target = TARGET_STEP[race as keyof typeof RACES]
+    for (const [point, index] of windowsFor(target)) {
+      it(`fails FILE_CHANGED when another writer ${race} at ${point} ${index}, keeping that change`, async () => {
+        const { root } = await tempWorkspace()
+        await writeStandardFiles(root)
+        const steps = standardSteps(root)
+        // What the tree must be: before, plus the other writer's change.
+        const { root: expectedRoot } = await tempWorkspace()
+        await writeStandardFiles(expectedRoot)
+        change(expectedRoot)
+        const expected = await treeState(expectedRoot)
+        const journal = journalFor(root, {
+          hooks: { at: (p, i) => (p === point && i === index ? change(root) : undefined) },
+        })
+        const error = await editError(journal.commit(steps, STANDARD_SUMMARY))
+        expect(error.code).toBe('FILE_CHANGED')
+        expect(error.retryable).toBe(true)
+        expect(error.path).toBe(steps[target]?.rel)
+        expect(await treeState(root)).toEqual(expected)
+        expect(await journalEntries(root)).toEqual([])
+        expect(
+          lstatSync(path.join(root, '.patchloom/lock'), { throwIfNoEntry: false }),
+        ).toBeUndefined()
+      })
+    }
+  }
+
+  for (const [point, index] of windowsFor(2).filter(([p]) => p !== 'staged')) {
+    it(`fails FILE_CHANGED and keeps the directory when another writer creates a new file's parent at ${point} ${index}`, async () => {
+      const { root } = await tempWorkspace()
+      await writeStandardFiles(root)
+      const journal = journalFor(root, {
+        hooks: {
+          at: (p, i) =>
+            p === point && i === index ? mkdirSync(path.join(root, 'lib')) : undefined,
+        },
+      })
+      const error = await editError(journal.commit(standardSteps(root), STANDARD_SUMMARY))
+      expect(error.code).toBe('FILE_CHANGED')
+      expect(error.path).toBe('lib/deep/c.txt')
+      expect(error.message).toContain('needs directory lib')
+      expect(await treeState(root)).toEqual(
+        [...STANDARD_BEFORE, { path: 'lib', kind: 'dir' }].sort((a, b) =>
+          a.path < b.path ? -1 : 1,
+        ),
+      )
+      expect(await journalEntries(root)).toEqual([])
+    })
+  }
+
+  it('keeps a nested directory another writer created inside one the commit had just made', async () => {
+    const { root } = await tempWorkspace()
+    await writeStandardFiles(root)
+    const deep = path.join(root, 'lib/deep')
+    const rec = recordingFs({
+      fail: (call) => {
+        if (call.method !== 'mkdir' || call.args[0] !== deep) return undefined
+        mkdirSync(deep) // they win the race for lib/deep
+        return 'EEXIST'
+      },
+    })
+    const error = await editError(
+      journalFor(root, { fs: rec.fs }).commit(standardSteps(root), STANDARD_SUMMARY),
+    )
+    expect(error.code).toBe('FILE_CHANGED')
+    const tree = await treeState(root)
+    expect(tree.filter((e) => String(e['path']).startsWith('lib'))).toEqual([
+      { path: 'lib', kind: 'dir' },
+      { path: 'lib/deep', kind: 'dir' },
+    ])
+  })
+
+  it("reports a rollback conflict, and keeps the writer's change, when an already replaced file is edited before a later step fails", async () => {
+    const { root } = await tempWorkspace()
+    await writeStandardFiles(root)
+    const steps = standardSteps(root)
+    const journal = journalFor(root, {
+      hooks: {
+        at: (p, i) => {
+          if (p !== 'replaced' || i !== 0) return
+          writeFileSync(path.join(root, 'a.txt'), 'theirs\n') // after our replacement
+          rmSync(path.join(root, 'run.sh'))
+          mkdirSync(path.join(root, 'run.sh')) // the next step then fails
+        },
+      },
+    })
+    const error = await editError(journal.commit(steps, STANDARD_SUMMARY))
+    expect(error.code).toBe('JOURNAL_ROLLBACK_FAILED')
+    expect(error.path).toBe('a.txt')
+    expect(error.message).toContain('run.sh became a directory')
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('theirs\n')
+    const [pending] = await journalEntries(root)
+    expect(pending).toMatch(/\.pending$/)
+  })
+})
