@@ -107,8 +107,8 @@ Commands:
                 nothing, if any of them has changed since.
   log           Recent changes in the workspace journal (.patchloom/journal), newest first: id,
                 time, status, files and +/- lines.
-  recover       Roll back changes a crash interrupted (also done before every apply) and retry
-                earlier conflicts. Exit 1 while a file is left in conflict.
+  recover       Roll back changes a crash interrupted (also done automatically before apply and
+                undo) and retry earlier conflicts. Exit 1 while a file is left in conflict.
   diagnostics   Language-server errors in FILE... as they are on disk.
   demo          Apply one change per format to a scratch workspace in the temp directory.
 
@@ -126,9 +126,9 @@ Options:
   --max-patch-bytes N  Refuse a patch over N bytes (default 33554432, 32 MiB).
   --max-file-bytes N   Refuse to read or produce a file over N bytes (default 67108864, 64 MiB).
   --max-files N        Refuse a change to more than N files (default 10000).
-  --durability D  (apply, undo) full (default): fsync the commit, so it survives a power cut
-                whole or not at all. fast: no fsync; still all or nothing if the process is
-                killed, but a power cut may lose or partly lose the last change.
+  --durability D       (apply, undo) full (default): fsync the commit, so it survives a power
+                       cut whole or not at all. fast: no fsync; still all or nothing if the
+                       process is killed, but a power cut may lose or partly lose the last change.
   TXN           (undo) A transaction id as printed by apply and log.
   -n, --limit N (log) Show at most N transactions (default 20).
 

@@ -1,6 +1,7 @@
 // The CLI's composition root: argv -> command -> engine -> output, and every outcome -> an exit
-// status (0 applied, 1 rejected, 75 retryable, 64 usage, 70 internal). Runs in-process against
-// a CliIo so tests need no child process; bin/patchloom.js wires it to the real process.
+// status (0 applied, 1 rejected, 75 retryable, 64 usage, 70 internal; recover: 1 while a
+// conflict remains). Runs in-process against a CliIo so tests need no child process;
+// bin/patchloom.js wires it to the real process.
 // With --json, stdout carries exactly one JSON line whatever happens.
 import { readFile } from 'node:fs/promises'
 import { createEngine } from '../coordinator/engine.js'
@@ -11,6 +12,9 @@ import { runApply } from './commands/apply.js'
 import { runCheck } from './commands/check.js'
 import { runDemo } from './commands/demo.js'
 import { runDiagnostics } from './commands/diagnostics.js'
+import { runLog } from './commands/log.js'
+import { runRecover } from './commands/recover.js'
+import { runUndo } from './commands/undo.js'
 import {
   EXIT,
   exitCodeFor,
@@ -76,6 +80,12 @@ export async function main(
         return await runApply(command, io, deps)
       case 'check':
         return await runCheck(command, io, deps)
+      case 'undo':
+        return await runUndo(command, io, deps)
+      case 'log':
+        return await runLog(command, io, deps)
+      case 'recover':
+        return await runRecover(command, io, deps)
     }
   } catch (err) {
     if (isEditError(err)) return report(err.toData())

@@ -1,7 +1,14 @@
-// Pure rendering for the CLI: results, parse-only summaries and errors as human text or as the
-// one JSON line agents read, plus the exit status each outcome maps to. No I/O here: main.ts
-// and the commands decide where the strings go (stdout for results, stderr for human errors).
+// Pure rendering for the CLI: results, parse-only summaries, journal reports (undo, log,
+// recover) and errors as human text or as the one JSON line agents read, plus the exit status
+// each outcome maps to. No I/O here: main.ts and the commands decide where the strings go
+// (stdout for results, stderr for human errors).
 import { errorData, type EditErrorData } from '../errors.js'
+import type {
+  RecoveryReport,
+  TransactionFile,
+  TransactionInfo,
+  UndoResult,
+} from '../journal/types.js'
 import type { PlanFileSummary } from '../parse/summary.js'
 import type { DiagnosticsReport, FileDiagnostic } from '../lsp/types.js'
 import type { ApplyResult, FailedResult, FileMode, PatchFormat, ResultOp } from '../types.js'
@@ -37,8 +44,33 @@ export interface ParseOnlyResult {
   readonly files: readonly PlanFileSummary[]
 }
 
+/** An ApplyResult as the CLI prints it: with the command that undoes its transaction, if any. */
+export interface CliApplyResult extends ApplyResult {
+  readonly undoCommand?: string
+}
+
+/** `patchloom recover --json`: the engine's RecoveryReport, flat. */
+export interface RecoverResult extends RecoveryReport {
+  readonly ok: true
+}
+
+/** `patchloom undo --json`: the engine's UndoResult, flat. */
+export interface UndoOutput extends UndoResult {
+  readonly ok: true
+}
+
+/** `patchloom log --json`: newest first; `omitted` counts older ones left out by the limit. */
+export interface LogResult {
+  readonly ok: true
+  readonly transactions: readonly TransactionInfo[]
+  readonly omitted?: number
+}
+
+export type CliJsonResult =
+  CliApplyResult | FailedResult | ParseOnlyResult | RecoverResult | UndoOutput | LogResult
+
 /** Exactly one line of JSON, newline-terminated. */
-export function renderJsonLine(value: ApplyResult | FailedResult | ParseOnlyResult): string {
+export function renderJsonLine(value: CliJsonResult): string {
   return `${JSON.stringify(value)}\n`
 }
 
@@ -99,13 +131,34 @@ export function renderFileLine(file: FileLineFacts): string {
   return line
 }
 
+/** Quotes `word` for a POSIX shell when it needs it, so a printed command can be pasted. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
+}
+
+/** The command that undoes `transaction`; with --root when the user gave one. */
+export function undoCommandFor(transaction: string, root: string | null): string {
+  const rootFlag = root === null ? '' : ` --root ${shellQuote(root)}`
+  return `patchloom undo ${transaction}${rootFlag}`
+}
+
+/** Adds undoCommand to a result whose change committed as a transaction. */
+export function withUndoCommand(result: ApplyResult, root: string | null): CliApplyResult {
+  if (result.transaction === undefined) return result
+  return { ...result, undoCommand: undoCommandFor(result.transaction, root) }
+}
+
 /** Human report of an apply or dry run, for stdout. */
-export function renderApplyHuman(result: ApplyResult): string {
+export function renderApplyHuman(result: CliApplyResult): string {
   const lines = result.files.map((file) => renderFileLine(file))
   // Warning messages name their path and patch line themselves (house style), so no suffix.
   for (const warning of result.warnings) lines.push(`warning ${warning.code}: ${warning.message}`)
   if (result.files.length === 0) lines.unshift('no changes')
   if (result.dryRun) lines.push('dry run: nothing written')
+  if (result.transaction !== undefined) {
+    const undo = result.undoCommand ?? undoCommandFor(result.transaction, null)
+    lines.push(`transaction ${result.transaction} (undo: ${undo})`)
+  }
   if (result.diagnostics !== undefined)
     lines.push(...diagnosticsLines(result.diagnostics, 'change'))
   return `${lines.join('\n')}\n`
@@ -175,5 +228,66 @@ export function renderErrorHuman(error: EditErrorData): string {
     const preview = candidate.preview.replace(/\r?\n|\r/g, '\\n')
     lines.push(`  line ${candidate.fileLine} (score ${candidate.score.toFixed(2)}): ${preview}`)
   }
+  return `${lines.join('\n')}\n`
+}
+
+/** Human report of `patchloom recover`, for stdout (conflicts included: they are the report). */
+export function renderRecoverHuman(report: RecoveryReport): string {
+  const lines: string[] = []
+  for (const id of report.rolledBack)
+    lines.push(`rolled back ${id}: it was interrupted; its files are as they were before it`)
+  for (const c of report.conflicts) {
+    lines.push(`conflict in ${c.transaction}: ${c.path}: ${c.reason}`)
+    if (c.backup !== undefined) lines.push(`  its content before the change: ${c.backup}`)
+  }
+  if (report.conflicts.length > 0) {
+    const files = report.conflicts.length === 1 ? '1 file' : `${report.conflicts.length} files`
+    lines.push(
+      `${files} left in conflict: put each back as you want it (the copies above hold the content before the change), then run \`patchloom recover\` again.`,
+    )
+  }
+  if (lines.length === 0) lines.push('nothing to recover: no change was left half-done')
+  return `${lines.join('\n')}\n`
+}
+
+/** Human report of `patchloom undo`, for stdout. */
+export function renderUndoHuman(result: UndoResult): string {
+  const lines = [`undid ${result.undone} (as transaction ${result.transaction})`]
+  for (const file of result.files)
+    lines.push(`${file.op === 'restore' ? 'restored' : 'removed'} ${file.path}`)
+  return `${lines.join('\n')}\n`
+}
+
+/** What a log line says about a transaction's state: committed, undone by X, undo of X, ... */
+export function transactionStatus(info: TransactionInfo): string {
+  if (info.status !== 'committed') return info.status
+  const parts: string[] = []
+  if (info.undoes !== undefined) parts.push(`undo of ${info.undoes}`)
+  if (info.undoneBy !== undefined) parts.push(`undone by ${info.undoneBy}`)
+  return parts.length === 0 ? 'committed' : parts.join(', ')
+}
+
+function transactionFileLine(file: TransactionFile): string {
+  const target = file.from === undefined ? file.path : `${file.from} -> ${file.path}`
+  return `  ${file.op} ${target} (+${file.additions} -${file.deletions})`
+}
+
+/**
+ * Human `patchloom log`, for stdout: one line per transaction (id, ISO time in UTC, status,
+ * files, +/- lines), its files indented below.
+ */
+export function renderLogHuman(result: LogResult): string {
+  const lines: string[] = []
+  for (const info of result.transactions) {
+    const files = info.files.length === 1 ? '1 file' : `${info.files.length} files`
+    const time = info.createdAt === '' ? 'unknown time' : info.createdAt
+    const status = transactionStatus(info)
+    lines.push(`${info.id}  ${time}  ${status}  ${files}  +${info.additions} -${info.deletions}`)
+    for (const file of info.files) lines.push(transactionFileLine(file))
+  }
+  if (result.transactions.length === 0) lines.push('no transactions in the journal')
+  const omitted = result.omitted ?? 0
+  if (omitted > 0)
+    lines.push(`... ${omitted} older transaction${omitted === 1 ? '' : 's'} (see more with -n N)`)
   return `${lines.join('\n')}\n`
 }

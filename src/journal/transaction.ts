@@ -358,8 +358,12 @@ function workspaceRelative(root: string, abs: string): string | undefined {
   return rel.split(path.sep).join('/')
 }
 
+/** The cause of a failed commit in a few words, without the "nothing was changed" outcome. */
 function describe(error: unknown): string {
-  return error instanceof EditError ? error.message : reasonOf(error)
+  if (error instanceof EditError)
+    return error.path === undefined ? error.code : `${error.code} on ${error.path}`
+  const where = (error as NodeJS.ErrnoException).path
+  return where === undefined ? reasonOf(error) : `${reasonOf(error)} on ${where}`
 }
 
 async function lstatOrNull(fs: JournalFs, p: string): Promise<JournalStat | null> {

@@ -94,7 +94,10 @@ describe('patchloom CLI', () => {
     await writeFile(join(ws, 'greet.txt'), 'hello\nworld\n')
     const run = await runCli(['apply', '--root', ws], { stdin: CODEX_UPDATE })
     expect(run.code).toBe(0)
-    expect(run.stdout).toBe('M greet.txt (+1 -1)\nA notes/new.md\n')
+    // The last line names the journal transaction and how to undo it (cli-journal.test.ts).
+    expect(run.stdout).toMatch(
+      /^M greet\.txt \(\+1 -1\)\nA notes\/new\.md\ntransaction (\S+) \(undo: patchloom undo \1 --root \S+\)\n$/,
+    )
     expect(run.stderr).toBe('')
   })
 

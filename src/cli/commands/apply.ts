@@ -8,7 +8,7 @@ import { resolve } from 'node:path'
 import { EditError } from '../../errors.js'
 import type { RunCommand } from '../args.js'
 import type { CliDeps, CliIo } from '../main.js'
-import { EXIT, renderApplyHuman, renderJsonLine } from '../render.js'
+import { EXIT, renderApplyHuman, renderJsonLine, withUndoCommand } from '../render.js'
 
 /**
  * Reads the patch text from `file` (relative to io.cwd), or from stdin when file is null, and
@@ -55,12 +55,14 @@ export async function runApply(cmd: RunCommand, io: CliIo, deps: CliDeps): Promi
     ...(cmd.deny.length === 0 ? {} : { denyGlobs: [...DEFAULT_DENY_GLOBS, ...cmd.deny] }),
     ...(cmd.diagnostics ? { diagnostics: true } : {}),
     ...(Object.keys(cmd.limits).length === 0 ? {} : { limits: cmd.limits }),
+    durability: cmd.durability,
   })
   try {
     const result = cmd.dryRun
       ? await engine.check(input, { format: cmd.format })
       : await engine.apply(input, { format: cmd.format })
-    io.stdout(cmd.json ? renderJsonLine(result) : renderApplyHuman(result))
+    const shown = withUndoCommand(result, cmd.root)
+    io.stdout(cmd.json ? renderJsonLine(shown) : renderApplyHuman(shown))
     return EXIT.OK
   } finally {
     await engine.close()

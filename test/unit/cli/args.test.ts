@@ -19,6 +19,7 @@ describe('parseArgs', () => {
       '--dry-run',
       '--json',
       '--no-workers',
+      '--durability=fast',
     ])
     expect(parsed).toEqual({
       ok: true,
@@ -34,6 +35,7 @@ describe('parseArgs', () => {
         deny: [],
         diagnostics: false,
         limits: {},
+        durability: 'fast',
       },
     })
   })
@@ -53,6 +55,7 @@ describe('parseArgs', () => {
         deny: [],
         diagnostics: false,
         limits: {},
+        durability: 'full',
       },
     })
   })
@@ -156,7 +159,7 @@ describe('parseArgs', () => {
 
   it('rejects an unknown command', () => {
     expect(usageMessage(['aply'])).toBe(
-      "Unknown command 'aply'; use apply, check, diagnostics, demo or help.",
+      "Unknown command 'aply'; use apply, check, undo, log, recover, diagnostics, demo or help.",
     )
   })
 
@@ -186,5 +189,125 @@ describe('parseArgs', () => {
 
   it('rejects --parse-only outside check', () => {
     expect(usageMessage(['apply', '--parse-only'])).toMatch(/only valid with check/)
+  })
+
+  it('rejects --durability outside apply and undo, and an unknown durability', () => {
+    expect(usageMessage(['check', '--durability', 'fast'])).toBe(
+      '--durability is only valid with apply and undo.',
+    )
+    expect(usageMessage(['recover', '--durability=full'])).toMatch(/only valid with apply/)
+    expect(usageMessage(['apply', '--durability', 'paranoid'])).toBe(
+      "Unknown durability 'paranoid'; use full or fast.",
+    )
+    expect(usageMessage(['apply', '--durability'])).toMatch(/--durability needs a value/)
+  })
+
+  it('documents the journal commands and their flags in the help text', () => {
+    for (const text of [
+      'patchloom undo [TXN]',
+      'patchloom log [--root DIR] [--json] [-n N | --limit N]',
+      'patchloom recover [--root DIR] [--json]',
+      '--durability full|fast',
+      '-n, --limit N',
+    ]) {
+      expect(HELP_TEXT).toContain(text)
+    }
+  })
+})
+
+describe('parseArgs journal commands', () => {
+  it('parses undo with a transaction id and every flag it takes', () => {
+    const parsed = parseArgs([
+      'undo',
+      '20261130T143109123Z-k3x9q2',
+      '--root=ws',
+      '--json',
+      '--durability',
+      'fast',
+    ])
+    expect(parsed).toEqual({
+      ok: true,
+      value: {
+        kind: 'undo',
+        transaction: '20261130T143109123Z-k3x9q2',
+        root: 'ws',
+        json: true,
+        durability: 'fast',
+      },
+    })
+  })
+
+  it('defaults undo to the newest change, the cwd root and full durability', () => {
+    expect(parseArgs(['undo'])).toEqual({
+      ok: true,
+      value: { kind: 'undo', transaction: null, root: null, json: false, durability: 'full' },
+    })
+  })
+
+  it('parses log with its default limit of 20, and -n / --limit in every spelling', () => {
+    expect(parseArgs(['log'])).toEqual({
+      ok: true,
+      value: { kind: 'log', root: null, json: false, limit: 20 },
+    })
+    for (const argv of [
+      ['log', '-n', '5'],
+      ['log', '--limit', '5'],
+      ['log', '--limit=5'],
+      ['-n', '5', 'log'],
+    ]) {
+      expect(parseArgs(argv)).toEqual({
+        ok: true,
+        value: { kind: 'log', root: null, json: false, limit: 5 },
+      })
+    }
+    const json = parseArgs(['log', '--json', '--root', 'ws'])
+    expect(json.ok && json.value).toEqual({ kind: 'log', root: 'ws', json: true, limit: 20 })
+  })
+
+  it('parses recover with --root and --json', () => {
+    expect(parseArgs(['recover', '--root', 'ws', '--json'])).toEqual({
+      ok: true,
+      value: { kind: 'recover', root: 'ws', json: true },
+    })
+    expect(parseArgs(['recover'])).toEqual({
+      ok: true,
+      value: { kind: 'recover', root: null, json: false },
+    })
+  })
+
+  it('rejects a limit that is not a positive whole number, or -n outside log', () => {
+    for (const bad of ['0', '-1', '2.5', 'all', '']) {
+      expect(usageMessage(['log', `--limit=${bad}`])).toBe(
+        `Flag --limit needs a positive whole number; got '${bad}'.`,
+      )
+    }
+    expect(usageMessage(['log', '-n'])).toBe('Flag -n needs a value.')
+    expect(usageMessage(['log', '-n', 'x'])).toMatch(/-n needs a positive whole number/)
+    expect(usageMessage(['apply', '-n', '3'])).toBe('Flag -n is only valid with log.')
+    expect(usageMessage(['undo', '--limit', '3'])).toBe('Flag --limit is only valid with log.')
+  })
+
+  it("refuses apply's flags on the journal commands, so undo --dry-run cannot undo", () => {
+    expect(usageMessage(['undo', '--dry-run'])).toBe('Flag --dry-run is not valid with undo.')
+    expect(usageMessage(['log', '--format', 'codex'])).toBe('Flag --format is not valid with log.')
+    expect(usageMessage(['recover', '--no-workers'])).toBe(
+      'Flag --no-workers is not valid with recover.',
+    )
+    expect(usageMessage(['undo', '--max-files=3'])).toBe('Flag --max-files is not valid with undo.')
+  })
+
+  it('rejects extra arguments: a second transaction id, or any for log and recover', () => {
+    expect(usageMessage(['undo', 'a', 'b'])).toBe(
+      "Unexpected argument 'b'; give at most one transaction id.",
+    )
+    expect(usageMessage(['log', 'x'])).toBe("Unexpected argument 'x'; log takes no arguments.")
+    expect(usageMessage(['recover', 'x'])).toBe(
+      "Unexpected argument 'x'; recover takes no arguments.",
+    )
+  })
+
+  it('still gives help for a journal command with --help', () => {
+    for (const cmd of ['undo', 'log', 'recover'])
+      expect(parseArgs([cmd, '--help'])).toEqual({ ok: true, value: { kind: 'help' } })
   })
 })

@@ -6,6 +6,7 @@ import { HELP_TEXT } from '../../../src/cli/args.js'
 import { main, type CliDeps, type CliIo } from '../../../src/cli/main.js'
 import type { ApplyOptions, Engine, EngineOptions } from '../../../src/coordinator/engine-types.js'
 import { EditError } from '../../../src/errors.js'
+import type { RecoveryReport, TransactionInfo, UndoResult } from '../../../src/journal/types.js'
 import type { ApplyResult } from '../../../src/types.js'
 
 interface Captured {
@@ -50,15 +51,26 @@ const RESULT: ApplyResult = {
 interface FakeEngine {
   deps: CliDeps
   calls: { method: 'apply' | 'check'; input: string; options: ApplyOptions | undefined }[]
+  /** Journal calls: ['undo', id] / ['recover'] / ['transactions']. */
+  journalCalls: unknown[][]
   created: EngineOptions[]
   closed: () => number
+}
+
+/** Scripted answers for the journal methods; a missing one rejects as unscripted. */
+interface JournalScript {
+  undo?: (id: string | undefined) => UndoResult
+  recover?: () => RecoveryReport
+  transactions?: () => TransactionInfo[]
 }
 
 /** An engine that records its calls and answers with `outcome` (a result, or a thrown value). */
 function fakeEngine(
   outcome: (dryRun: boolean) => ApplyResult = (dryRun) => ({ ...RESULT, dryRun }),
+  script: JournalScript = {},
 ): FakeEngine {
   const calls: FakeEngine['calls'] = []
+  const journalCalls: unknown[][] = []
   const created: EngineOptions[] = []
   let closed = 0
   const deps: CliDeps = {
@@ -71,9 +83,26 @@ function fakeEngine(
           return Promise.resolve().then(() => outcome(opts?.dryRun === true))
         },
         diagnostics: () => Promise.reject(new Error('fake engine: diagnostics not scripted')),
-        undo: () => Promise.reject(new Error('fake engine: undo not scripted')),
-        recover: () => Promise.reject(new Error('fake engine: recover not scripted')),
-        transactions: () => Promise.reject(new Error('fake engine: transactions not scripted')),
+        undo: (id) => {
+          journalCalls.push(['undo', id])
+          const run = script.undo
+          if (run === undefined) return Promise.reject(new Error('fake engine: undo not scripted'))
+          return Promise.resolve().then(() => run(id))
+        },
+        recover: () => {
+          journalCalls.push(['recover'])
+          const run = script.recover
+          if (run === undefined)
+            return Promise.reject(new Error('fake engine: recover not scripted'))
+          return Promise.resolve().then(run)
+        },
+        transactions: () => {
+          journalCalls.push(['transactions'])
+          const run = script.transactions
+          if (run === undefined)
+            return Promise.reject(new Error('fake engine: transactions not scripted'))
+          return Promise.resolve().then(run)
+        },
         check: (input, opts) => {
           calls.push({ method: 'check', input, options: opts })
           return Promise.resolve().then(() => outcome(true))
@@ -86,7 +115,7 @@ function fakeEngine(
       return engine
     },
   }
-  return { deps, calls, created, closed: () => closed }
+  return { deps, calls, journalCalls, created, closed: () => closed }
 }
 
 const NO_ENGINE: CliDeps = {
@@ -133,7 +162,7 @@ describe('main', () => {
     const fake = fakeEngine()
     const c = capture('PATCH', '/ws')
     expect(await main(['apply', '--root', 'sub', '--format', 'codex'], c.io, fake.deps)).toBe(0)
-    expect(fake.created).toEqual([{ root: '/ws/sub' }])
+    expect(fake.created).toEqual([{ root: '/ws/sub', durability: 'full' }])
     expect(fake.calls).toEqual([{ method: 'apply', input: 'PATCH', options: { format: 'codex' } }])
     expect(c.out()).toBe('M a.txt (+1 -1)\n')
     expect(fake.closed()).toBe(1)
@@ -142,7 +171,7 @@ describe('main', () => {
   it('turns off the worker pool with --no-workers', async () => {
     const fake = fakeEngine()
     await main(['apply', '-', '--no-workers'], capture('P').io, fake.deps)
-    expect(fake.created).toEqual([{ root: '/ws', pool: false }])
+    expect(fake.created).toEqual([{ root: '/ws', pool: false, durability: 'full' }])
   })
 
   it('prints the ApplyResult as one JSON line with --json', async () => {
@@ -296,7 +325,9 @@ describe('main with the real engine (inline)', () => {
     await writeFile(join(dir, 'fix.patch'), UPDATE)
     const c = capture('', dir)
     expect(await main(['apply', 'fix.patch', '--no-workers'], c.io)).toBe(0)
-    expect(c.out()).toBe('M a.txt (+1 -1)\n')
+    expect(c.out()).toMatch(
+      /^M a\.txt \(\+1 -1\)\ntransaction (\S+) \(undo: patchloom undo \1\)\n$/,
+    )
     expect(await readFile(join(dir, 'a.txt'), 'utf8')).toBe('one\nTWO\nthree\n')
   })
 
@@ -317,5 +348,205 @@ describe('main with the real engine (inline)', () => {
       files: [{ path: 'a.txt', op: 'update' }],
     })
     expect(await readFile(join(dir, 'a.txt'), 'utf8')).toBe('one\ntwo\n')
+  })
+})
+
+describe('main journal commands', () => {
+  const TXN = '20261130T143109123Z-k3x9q2'
+  const UNDO_TXN = '20261130T150000000Z-aaaaaa'
+  const UNDONE: UndoResult = {
+    transaction: UNDO_TXN,
+    undone: TXN,
+    files: [
+      { path: 'new.txt', op: 'remove', beforeHash: 'sha256:2', afterHash: null },
+      { path: 'a.txt', op: 'restore', beforeHash: 'sha256:2', afterHash: 'sha256:1' },
+    ],
+  }
+  const INFO: TransactionInfo = {
+    id: TXN,
+    status: 'committed',
+    kind: 'apply',
+    createdAt: '2026-11-30T14:31:09.123Z',
+    files: [{ path: 'a.txt', op: 'update', additions: 1, deletions: 1 }],
+    additions: 1,
+    deletions: 1,
+    undoable: true,
+  }
+
+  it('passes --durability to the engine and prints the undo command with the root', async () => {
+    const fake = fakeEngine(() => ({ ...RESULT, transaction: TXN }))
+    const human = capture('P')
+    const argv = ['apply', '--durability', 'fast', '--root', 'my ws']
+    expect(await main(argv, human.io, fake.deps)).toBe(0)
+    expect(fake.created).toEqual([{ root: '/ws/my ws', durability: 'fast' }])
+    expect(human.out()).toBe(
+      `M a.txt (+1 -1)\ntransaction ${TXN} (undo: patchloom undo ${TXN} --root 'my ws')\n`,
+    )
+    const json = capture('P')
+    expect(await main(['apply', '--json'], json.io, fake.deps)).toBe(0)
+    expect(JSON.parse(json.out())).toEqual({
+      ...RESULT,
+      transaction: TXN,
+      undoCommand: `patchloom undo ${TXN}`,
+    })
+  })
+
+  it('undoes the given transaction on an engine without workers and lists each file', async () => {
+    const fake = fakeEngine(undefined, { undo: () => UNDONE })
+    const c = capture()
+    expect(await main(['undo', TXN, '--root', 'sub'], c.io, fake.deps)).toBe(0)
+    expect(fake.created).toEqual([{ root: '/ws/sub', pool: false, durability: 'full' }])
+    expect(fake.journalCalls).toEqual([['undo', TXN]])
+    expect(c.out()).toBe(
+      `undid ${TXN} (as transaction ${UNDO_TXN})\nremoved new.txt\nrestored a.txt\n`,
+    )
+    expect(c.err()).toBe('')
+    expect(fake.closed()).toBe(1)
+  })
+
+  it('undoes the newest change when no id is given, as one JSON line', async () => {
+    const fake = fakeEngine(undefined, { undo: () => UNDONE })
+    const c = capture()
+    expect(await main(['undo', '--json', '--durability=fast'], c.io, fake.deps)).toBe(0)
+    expect(fake.journalCalls).toEqual([['undo', undefined]])
+    expect(fake.created[0]).toMatchObject({ durability: 'fast' })
+    expect(c.out().split('\n')).toHaveLength(2)
+    expect(JSON.parse(c.out())).toEqual({ ok: true, ...UNDONE })
+  })
+
+  it('prints an undo refusal like an apply error, with its exit status', async () => {
+    const conflict = fakeEngine(undefined, {
+      undo: () => {
+        throw new EditError('UNDO_CONFLICT', `Cannot undo ${TXN}: a file has changed since.`, {
+          path: 'a.txt',
+        })
+      },
+    })
+    const human = capture()
+    expect(await main(['undo', TXN], human.io, conflict.deps)).toBe(1)
+    expect(human.out()).toBe('')
+    expect(human.err()).toBe(
+      `error UNDO_CONFLICT: Cannot undo ${TXN}: a file has changed since.\n` +
+        'hint: Undo the later changes first, or restore those files by hand.\n',
+    )
+    expect(conflict.closed()).toBe(1)
+    const locked = fakeEngine(undefined, {
+      undo: () => {
+        throw new EditError('JOURNAL_LOCKED', 'The workspace lock is held by pid 1.')
+      },
+    })
+    const json = capture()
+    expect(await main(['undo', '--json'], json.io, locked.deps)).toBe(75)
+    expect(JSON.parse(json.out())).toMatchObject({
+      ok: false,
+      error: { code: 'JOURNAL_LOCKED', retryable: true },
+    })
+  })
+
+  it('lists at most --limit transactions and counts the rest', async () => {
+    const infos = [
+      { ...INFO, id: '20261130T143109125Z-cccccc' },
+      { ...INFO, id: '20261130T143109124Z-bbbbbb' },
+      INFO,
+    ]
+    const fake = fakeEngine(undefined, { transactions: () => infos })
+    const c = capture()
+    expect(await main(['log', '-n', '2', '--json'], c.io, fake.deps)).toBe(0)
+    expect(fake.created).toEqual([{ root: '/ws', pool: false }])
+    expect(JSON.parse(c.out())).toEqual({ ok: true, transactions: infos.slice(0, 2), omitted: 1 })
+    const all = capture()
+    expect(await main(['log', '--json'], all.io, fake.deps)).toBe(0)
+    expect(JSON.parse(all.out())).toEqual({ ok: true, transactions: infos })
+    const human = capture()
+    expect(await main(['log', '--limit=1'], human.io, fake.deps)).toBe(0)
+    expect(human.out()).toBe(
+      [
+        '20261130T143109125Z-cccccc  2026-11-30T14:31:09.123Z  committed  1 file  +1 -1',
+        '  update a.txt (+1 -1)',
+        '... 2 older transactions (see more with -n N)',
+        '',
+      ].join('\n'),
+    )
+    expect(fake.closed()).toBe(3)
+  })
+
+  it('exits 0 from recover when everything was rolled back', async () => {
+    const fake = fakeEngine(undefined, {
+      recover: () => ({ rolledBack: [TXN], conflicted: [], conflicts: [] }),
+    })
+    const c = capture()
+    expect(await main(['recover', '--root', '/abs'], c.io, fake.deps)).toBe(0)
+    expect(fake.created).toEqual([{ root: '/abs', pool: false }])
+    expect(c.out()).toBe(
+      `rolled back ${TXN}: it was interrupted; its files are as they were before it\n`,
+    )
+    const json = capture()
+    expect(await main(['recover', '--json'], json.io, fake.deps)).toBe(0)
+    expect(JSON.parse(json.out())).toEqual({
+      ok: true,
+      rolledBack: [TXN],
+      conflicted: [],
+      conflicts: [],
+    })
+  })
+
+  it('exits 1 from recover while a conflict remains, and reports it on stdout', async () => {
+    const report: RecoveryReport = {
+      rolledBack: [],
+      conflicted: [TXN],
+      conflicts: [
+        {
+          transaction: TXN,
+          path: 'a.txt',
+          reason: 'it has content sha256:9… and mode 644, neither the state before nor after.',
+          backup: `/ws/.patchloom/journal/${TXN}.conflict/old/0`,
+        },
+      ],
+    }
+    const fake = fakeEngine(undefined, { recover: () => report })
+    const c = capture()
+    expect(await main(['recover'], c.io, fake.deps)).toBe(1)
+    expect(c.out()).toContain(`conflict in ${TXN}: a.txt: it has content sha256:9…`)
+    expect(c.out()).toContain(`  its content before the change: /ws/.patchloom/journal/${TXN}`)
+    expect(c.err()).toBe('')
+    const json = capture()
+    expect(await main(['recover', '--json'], json.io, fake.deps)).toBe(1)
+    expect(JSON.parse(json.out())).toEqual({ ok: true, ...report })
+  })
+})
+
+describe('main journal commands with the real engine', () => {
+  let dir = ''
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'patchloom-cli-journal-'))
+  })
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('applies, logs, undoes and logs again in one workspace', async () => {
+    await writeFile(join(dir, 'a.txt'), 'one\ntwo\n')
+    const patch = '*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n*** End Patch\n'
+    const applied = capture(patch, dir)
+    expect(await main(['apply', '--no-workers', '--json'], applied.io)).toBe(0)
+    const { transaction } = JSON.parse(applied.out()) as { transaction: string }
+    expect(await readFile(join(dir, 'a.txt'), 'utf8')).toBe('one\nTWO\n')
+
+    const undone = capture('', dir)
+    expect(await main(['undo'], undone.io)).toBe(0)
+    expect(undone.out()).toMatch(new RegExp(`^undid ${transaction} \\(as transaction \\S+\\)\n`))
+    expect(await readFile(join(dir, 'a.txt'), 'utf8')).toBe('one\ntwo\n')
+
+    const log = capture('', dir)
+    expect(await main(['log', '--json'], log.io)).toBe(0)
+    const { transactions } = JSON.parse(log.out()) as { transactions: TransactionInfo[] }
+    expect(transactions.map((t) => [t.kind, t.status, t.undoes, t.undoneBy])).toEqual([
+      ['undo', 'committed', transaction, undefined],
+      ['apply', 'committed', undefined, transactions[0]?.id],
+    ])
+
+    const recovered = capture('', dir)
+    expect(await main(['recover'], recovered.io)).toBe(0)
+    expect(recovered.out()).toBe('nothing to recover: no change was left half-done\n')
   })
 })

@@ -10,10 +10,31 @@ import {
   renderErrorHuman,
   renderFileLine,
   renderJsonLine,
+  renderLogHuman,
   renderParseOnlyHuman,
+  renderRecoverHuman,
+  renderUndoHuman,
+  shellQuote,
+  transactionStatus,
+  undoCommandFor,
+  withUndoCommand,
 } from '../../../src/cli/render.js'
 import { errorData } from '../../../src/errors.js'
+import type { TransactionInfo } from '../../../src/journal/types.js'
 import type { ApplyResult, FileResult } from '../../../src/types.js'
+
+const TXN = '20261130T143109123Z-k3x9q2'
+
+const INFO: TransactionInfo = {
+  id: TXN,
+  status: 'committed',
+  kind: 'apply',
+  createdAt: '2026-11-30T14:31:09.123Z',
+  files: [{ path: 'a.txt', op: 'update', additions: 1, deletions: 1 }],
+  additions: 1,
+  deletions: 1,
+  undoable: true,
+}
 
 function file(over: Partial<FileResult> & Pick<FileResult, 'path' | 'op'>): FileResult {
   const hashes = { beforeHash: 'sha256:a', afterHash: 'sha256:b' }
@@ -112,6 +133,151 @@ describe('renderApplyHuman', () => {
 
   it('says when there is nothing to change', () => {
     expect(renderApplyHuman({ ...result, files: [], warnings: [] })).toBe('no changes\n')
+  })
+
+  it('names the transaction and the command that undoes it, after warnings', () => {
+    const committed = withUndoCommand({ ...result, transaction: TXN }, 'ws')
+    expect(renderApplyHuman(committed)).toBe(
+      'A a.txt\nM b.txt (+1 -2)\nwarning match.lenient: b.txt: patch line 5 matched leniently.\n' +
+        `transaction ${TXN} (undo: patchloom undo ${TXN} --root ws)\n`,
+    )
+    // Built without withUndoCommand (no root known): the plain command.
+    expect(renderApplyHuman({ ...result, warnings: [], transaction: TXN })).toBe(
+      `A a.txt\nM b.txt (+1 -2)\ntransaction ${TXN} (undo: patchloom undo ${TXN})\n`,
+    )
+  })
+})
+
+describe('withUndoCommand', () => {
+  it('adds undoCommand only when a transaction committed', () => {
+    const result: ApplyResult = { ok: true, format: 'codex', dryRun: true, files: [], warnings: [] }
+    expect(withUndoCommand(result, 'ws')).toBe(result)
+    expect(withUndoCommand({ ...result, dryRun: false, transaction: TXN }, null)).toEqual({
+      ...result,
+      dryRun: false,
+      transaction: TXN,
+      undoCommand: `patchloom undo ${TXN}`,
+    })
+  })
+})
+
+describe('undoCommandFor and shellQuote', () => {
+  it('adds --root only when one was given, quoted for a POSIX shell when it needs it', () => {
+    expect(undoCommandFor(TXN, null)).toBe(`patchloom undo ${TXN}`)
+    expect(undoCommandFor(TXN, '../repo')).toBe(`patchloom undo ${TXN} --root ../repo`)
+    expect(undoCommandFor(TXN, "it's here")).toBe(`patchloom undo ${TXN} --root 'it'\\''s here'`)
+  })
+
+  it('leaves plain words alone and single-quotes anything else', () => {
+    expect(shellQuote('/tmp/ws-1_a.b')).toBe('/tmp/ws-1_a.b')
+    expect(shellQuote('a b')).toBe("'a b'")
+    expect(shellQuote('$HOME')).toBe("'$HOME'")
+    expect(shellQuote('')).toBe("''")
+  })
+})
+
+describe('renderUndoHuman', () => {
+  it('names the undone and the new transaction, then each file', () => {
+    expect(
+      renderUndoHuman({
+        transaction: 'T2',
+        undone: TXN,
+        files: [
+          { path: 'new.txt', op: 'remove', beforeHash: 'sha256:b', afterHash: null },
+          { path: 'a.txt', op: 'restore', beforeHash: 'sha256:b', afterHash: 'sha256:a' },
+        ],
+      }),
+    ).toBe(`undid ${TXN} (as transaction T2)\nremoved new.txt\nrestored a.txt\n`)
+  })
+})
+
+describe('renderRecoverHuman', () => {
+  it('says when there was nothing to recover', () => {
+    expect(renderRecoverHuman({ rolledBack: [], conflicted: [], conflicts: [] })).toBe(
+      'nothing to recover: no change was left half-done\n',
+    )
+  })
+
+  it('lists rolled-back transactions, then each conflict with its backup', () => {
+    const out = renderRecoverHuman({
+      rolledBack: ['T1'],
+      conflicted: ['T2'],
+      conflicts: [
+        {
+          transaction: 'T2',
+          path: 'a.txt',
+          reason: 'it is missing; left as it is.',
+          backup: '/b/0',
+        },
+        { transaction: 'T2', path: 'new.txt', reason: 'it is now a directory; left as it is.' },
+      ],
+    })
+    expect(out).toBe(
+      [
+        'rolled back T1: it was interrupted; its files are as they were before it',
+        'conflict in T2: a.txt: it is missing; left as it is.',
+        '  its content before the change: /b/0',
+        'conflict in T2: new.txt: it is now a directory; left as it is.',
+        '2 files left in conflict: put each back as you want it (the copies above hold the content before the change), then run `patchloom recover` again.',
+        '',
+      ].join('\n'),
+    )
+  })
+})
+
+describe('transactionStatus', () => {
+  it('says committed, undone by, undo of, pending or conflict', () => {
+    expect(transactionStatus(INFO)).toBe('committed')
+    expect(transactionStatus({ ...INFO, undoneBy: 'T9', undoable: false })).toBe('undone by T9')
+    expect(transactionStatus({ ...INFO, kind: 'undo', undoes: 'T0' })).toBe('undo of T0')
+    expect(transactionStatus({ ...INFO, kind: 'undo', undoes: 'T0', undoneBy: 'T9' })).toBe(
+      'undo of T0, undone by T9',
+    )
+    expect(transactionStatus({ ...INFO, status: 'pending', undoable: false })).toBe('pending')
+    expect(transactionStatus({ ...INFO, status: 'conflict', undoable: false })).toBe('conflict')
+  })
+})
+
+describe('renderLogHuman', () => {
+  it('prints one line per transaction with its files indented below', () => {
+    const undo: TransactionInfo = {
+      ...INFO,
+      id: '20261130T150000000Z-bbbbbb',
+      createdAt: '2026-11-30T15:00:00.000Z',
+      kind: 'undo',
+      undoes: TXN,
+      files: [
+        { path: 'old.txt', op: 'move', from: 'new.txt', additions: 1, deletions: 2 },
+        { path: 'gone.txt', op: 'add', additions: 3, deletions: 0 },
+      ],
+      additions: 4,
+      deletions: 2,
+    }
+    expect(renderLogHuman({ ok: true, transactions: [undo, { ...INFO, undoneBy: undo.id }] })).toBe(
+      [
+        `20261130T150000000Z-bbbbbb  2026-11-30T15:00:00.000Z  undo of ${TXN}  2 files  +4 -2`,
+        '  move new.txt -> old.txt (+1 -2)',
+        '  add gone.txt (+3 -0)',
+        `${TXN}  2026-11-30T14:31:09.123Z  undone by 20261130T150000000Z-bbbbbb  1 file  +1 -1`,
+        '  update a.txt (+1 -1)',
+        '',
+      ].join('\n'),
+    )
+  })
+
+  it('says when the journal is empty, when some were left out, and when a time is unknown', () => {
+    expect(renderLogHuman({ ok: true, transactions: [] })).toBe('no transactions in the journal\n')
+    const corrupt: TransactionInfo = { ...INFO, status: 'conflict', createdAt: '', files: [] }
+    expect(renderLogHuman({ ok: true, transactions: [corrupt], omitted: 1 })).toBe(
+      `${TXN}  unknown time  conflict  0 files  +1 -1\n... 1 older transaction (see more with -n N)\n`,
+    )
+  })
+
+  it('renders as one JSON line with --json', () => {
+    const line = renderJsonLine({ ok: true, transactions: [INFO], omitted: 3 })
+    expect(line.endsWith('\n')).toBe(true)
+    expect(line.trimEnd()).not.toContain('\n')
+    expect(JSON.parse(line)).toEqual({ ok: true, transactions: [INFO], omitted: 3 })
   })
 })
 
