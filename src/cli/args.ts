@@ -107,8 +107,8 @@ Commands:
                 nothing, if any of them has changed since.
   log           Recent changes in the workspace journal (.patchloom/journal), newest first: id,
                 time, status, files and +/- lines.
-  recover       Roll back changes a crash interrupted (also done automatically before apply and
-                undo) and retry earlier conflicts. Exit 1 while a file is left in conflict.
+  recover       Roll back changes a crash interrupted (also done automatically before apply, check
+                and undo) and retry earlier conflicts. Exit 1 while a file is left in conflict.
   diagnostics   Language-server errors in FILE... as they are on disk.
   demo          Apply one change per format to a scratch workspace in the temp directory.
 
