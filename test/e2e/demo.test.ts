@@ -11,6 +11,9 @@ describe('patchloom demo', () => {
     expect(stdout).toMatch(
       /\+ src\/greet\.ts:2:3 error TS2322: .*\n  1 introduced, 0 resolved \(typescript settled via pull/,
     )
+    expect(stdout).toMatch(
+      /undid \d{8}T\d{9}Z-\w{6} as transaction \S+\n  restore src\/greet\.ts\n/,
+    )
     expect(stdout).toContain('refused with MATCH_NOT_FOUND')
     expect(stdout).toContain('nothing was written')
   })

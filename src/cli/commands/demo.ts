@@ -149,7 +149,11 @@ export async function runDemo(io: DemoIo): Promise<number> {
         `  ${report.introduced.length} introduced, ${report.resolved.length} resolved (${how}; ${(performance.now() - started).toFixed(0)} ms incl. server start)\n`,
       )
     }
-    await engine.apply(greetReturns('name.length', GREETING)) // undo it for the next step
+
+    io.stdout('\n== Undo: every change is a journal transaction; put that one back\n')
+    const undone = await engine.undo(checked.transaction)
+    io.stdout(`undid ${undone.undone} as transaction ${undone.transaction}\n`)
+    for (const file of undone.files) io.stdout(`  ${file.op} ${file.path}\n`)
 
     io.stdout('\n== A 3-file Codex patch whose last hunk does not match: all or nothing\n')
     const before = await readFile(path.join(root, 'src/greet.ts'), 'utf8')
