@@ -122,14 +122,19 @@ export function resolveConfig(options: EngineOptions): ResolvedConfig {
   }
 }
 
+/** An options group must be a plain object with only the keys its defaults name. */
+function checkGroup(name: string, value: object, defaults: object): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    invalid(`${name} must be an object`)
+  const known = Object.keys(defaults)
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) invalid(`${name}.${key} is unknown; use ${known.join(', ')}`)
+  }
+}
+
 function resolveLimits(limits: LimitOptions | undefined): Required<LimitOptions> {
   if (limits === undefined) return DEFAULT_LIMITS
-  if (typeof limits !== 'object' || limits === null || Array.isArray(limits))
-    invalid('limits must be an object')
-  const known = Object.keys(DEFAULT_LIMITS)
-  for (const key of Object.keys(limits)) {
-    if (!known.includes(key)) invalid(`limits.${key} is unknown; use ${known.join(', ')}`)
-  }
+  checkGroup('limits', limits, DEFAULT_LIMITS)
   const resolved = { ...DEFAULT_LIMITS }
   for (const key of Object.keys(DEFAULT_LIMITS) as (keyof LimitOptions)[]) {
     const value = limits[key]
@@ -143,12 +148,7 @@ function resolveLimits(limits: LimitOptions | undefined): Required<LimitOptions>
 
 function resolveJournal(journal: JournalOptions | undefined): Required<JournalOptions> {
   if (journal === undefined) return DEFAULT_JOURNAL
-  if (typeof journal !== 'object' || journal === null || Array.isArray(journal))
-    invalid('journal must be an object')
-  const known = Object.keys(DEFAULT_JOURNAL)
-  for (const key of Object.keys(journal)) {
-    if (!known.includes(key)) invalid(`journal.${key} is unknown; use ${known.join(', ')}`)
-  }
+  checkGroup('journal', journal, DEFAULT_JOURNAL)
   const { keep = DEFAULT_JOURNAL.keep, lockTimeoutMs = DEFAULT_JOURNAL.lockTimeoutMs } = journal
   if (!Number.isSafeInteger(keep) || keep < 0)
     invalid(`journal.keep must be a non-negative integer; got ${String(keep)}`)
