@@ -7,8 +7,19 @@ export type {
   Engine,
   EngineDiagnosticsOptions,
   EngineOptions,
+  JournalOptions,
+  LimitOptions,
   PoolOptions,
 } from './coordinator/engine-types.js'
+export type {
+  Durability,
+  JournalConflict,
+  RecoveryReport,
+  TransactionFile,
+  TransactionInfo,
+  TransactionStatus,
+  UndoResult,
+} from './journal/types.js'
 export type {
   DiagnosticSeverity,
   DiagnosticsOptions,

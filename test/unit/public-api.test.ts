@@ -8,6 +8,9 @@ import type {
   Engine,
   EngineOptions,
   FileResult,
+  RecoveryReport,
+  TransactionInfo,
+  UndoResult,
 } from '../../src/index.js'
 
 describe('public API', () => {
@@ -31,5 +34,10 @@ describe('public API', () => {
     expectTypeOf<FileResult['beforeHash']>().toEqualTypeOf<string | null>()
     expectTypeOf<EditErrorData['code']>().toEqualTypeOf<api.ErrorCode>()
     expectTypeOf<api.EditError>().toMatchTypeOf<Error>()
+    expectTypeOf<Engine['undo']>().returns.toEqualTypeOf<Promise<UndoResult>>()
+    expectTypeOf<Engine['recover']>().returns.toEqualTypeOf<Promise<RecoveryReport>>()
+    expectTypeOf<Engine['transactions']>().returns.toEqualTypeOf<Promise<TransactionInfo[]>>()
+    expectTypeOf<ApplyResult['transaction']>().toEqualTypeOf<string | undefined>()
+    expectTypeOf<EngineOptions['durability']>().toEqualTypeOf<'full' | 'fast' | undefined>()
   })
 })
