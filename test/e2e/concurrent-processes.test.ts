@@ -1,0 +1,90 @@
+// Several patchloom processes committing to one workspace at once, through the built CLI: the
+// workspace lock lets one commit at a time, and a change verified against a file another process
+// has since replaced fails whole (FILE_CHANGED or MATCH_NOT_FOUND) instead of landing half-way.
+import { existsSync } from 'node:fs'
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { jsonLine, runCli } from '../helpers/run-cli.js'
+import { journalEntries, makeTempDir } from '../helpers/tree.js'
+
+const PROCESSES = 6
+
+let ws = ''
+beforeEach(async () => {
+  ws = await makeTempDir('patchloom-e2e-concurrent-')
+  await writeFile(join(ws, 'counter.txt'), '0\n')
+})
+afterEach(async () => {
+  await rm(ws, { recursive: true, force: true })
+})
+
+/** Each process's change: claim the counter (which all saw as 0) and add a file of its own. */
+function claim(k: number): string {
+  return [
+    '*** Begin Patch',
+    '*** Update File: counter.txt',
+    '@@',
+    '-0',
+    `+${k + 1}`, // never 0: an unchanged counter would not conflict
+    `*** Add File: p${k}.txt`,
+    `+written by process ${k}`,
+    '*** End Patch',
+    '',
+  ].join('\n')
+}
+
+function addOnly(k: number): string {
+  return `*** Begin Patch\n*** Add File: own/p${k}.txt\n+process ${k}\n*** End Patch\n`
+}
+
+async function applyAll(patch: (k: number) => string) {
+  const files = await Promise.all(
+    Array.from({ length: PROCESSES }, async (_, k) => {
+      const file = join(ws, '..', `${ws.split('/').pop() ?? ''}-patch-${k}.txt`)
+      await writeFile(file, patch(k))
+      return file
+    }),
+  )
+  try {
+    return await Promise.all(
+      files.map((file) => runCli(['apply', file, '--root', ws, '--json', '--no-workers'])),
+    )
+  } finally {
+    await Promise.all(files.map((f) => rm(f, { force: true })))
+  }
+}
+
+describe('several processes on one workspace', () => {
+  it('lets exactly one of several conflicting changes land, whole', async () => {
+    const runs = await applyAll(claim)
+    const winners = runs.flatMap((run, k) => (run.code === 0 ? [k] : []))
+    expect(winners).toHaveLength(1)
+    const winner = winners[0] as number
+    for (const [k, run] of runs.entries()) {
+      if (k === winner) continue
+      // Verified before the winner committed: FILE_CHANGED (75); after: its context is gone (1).
+      const code = (jsonLine(run)['error'] as { code: string }).code
+      expect(['FILE_CHANGED', 'MATCH_NOT_FOUND'], run.stderr).toContain(code)
+      expect(run.code).toBe(code === 'FILE_CHANGED' ? 75 : 1)
+    }
+    expect(await readFile(join(ws, 'counter.txt'), 'utf8')).toBe(`${winner + 1}\n`)
+    const names = (await readdir(ws)).filter((n) => n !== '.patchloom').sort()
+    expect(names).toEqual(['counter.txt', `p${winner}.txt`])
+    const entries = await journalEntries(ws)
+    expect(entries).toEqual([jsonLine(runs[winner]!)['transaction']])
+    expect(existsSync(join(ws, '.patchloom', 'lock'))).toBe(false)
+  })
+
+  it('commits every one of several independent changes, one transaction each', async () => {
+    const runs = await applyAll(addOnly)
+    expect(runs.map((r) => r.code)).toEqual(Array.from({ length: PROCESSES }, () => 0))
+    expect((await readdir(join(ws, 'own'))).sort()).toEqual(
+      Array.from({ length: PROCESSES }, (_, k) => `p${k}.txt`),
+    )
+    const ids = runs.map((r) => jsonLine(r)['transaction'] as string).sort()
+    expect(new Set(ids).size).toBe(PROCESSES)
+    expect(await journalEntries(ws)).toEqual(ids)
+    expect(existsSync(join(ws, '.patchloom', 'lock'))).toBe(false)
+  })
+})
