@@ -64,21 +64,23 @@ export async function planUndo(
   }
   const dir = txnDir(layout, info.id, 'committed')
   const manifest = await readManifest(fs, dir, info.id)
-  const changed: string[] = []
+  const changed: { path: string; now: string }[] = []
   for (const step of manifest.steps) {
     const current = await currentState(fs, path.join(layout.root, ...step.path.split('/')))
-    if (!sameState(current, step.after)) changed.push(`${step.path} (${describeCurrent(current)})`)
+    if (!sameState(current, step.after))
+      changed.push({ path: step.path, now: describeCurrent(current) })
   }
-  if (changed.length > 0) {
-    const shown = changed.slice(0, 10).join(', ')
+  const firstChanged = changed[0]
+  if (firstChanged !== undefined) {
+    const shown = changed
+      .slice(0, 10)
+      .map((c) => `${c.path} (${c.now})`)
+      .join(', ')
     const more = changed.length > 10 ? ` and ${changed.length - 10} more` : ''
     throw new EditError(
       'UNDO_CONFLICT',
       `Cannot undo ${info.id}: ${changed.length === 1 ? 'a file has' : `${changed.length} files have`} changed since it committed: ${shown}${more}. Nothing was written.`,
-      {
-        path:
-          manifest.steps.find((s) => changed.some((c) => c.startsWith(s.path + ' ')))?.path ?? '',
-      },
+      { path: firstChanged.path },
     )
   }
   const steps: CommitStep[] = []
