@@ -136,17 +136,16 @@ export class Journal {
       new Date(newest === '' ? now : Math.max(now, transactionTime(newest) + 1)),
     )
     await runTransaction(this.#ctx(), id, steps, summary)
-    await this.#prune().catch(() => undefined) // the commit stands; pruning retries next time
+    // The listing above still holds: only a lock holder adds or removes committed transactions.
+    const committed = [...entries.filter((e) => e.status === 'committed').map((e) => e.id), id]
+    await this.#prune(committed).catch(() => undefined) // the commit stands; pruning retries next time
     this.#options.hooks?.at?.('cleaned', 0)
     return id
   }
 
   /** Drops the oldest committed transactions beyond `keep`; pending and conflicts stay. */
-  async #prune(): Promise<void> {
-    const committed = (await listEntries(this.#fs, this.#layout))
-      .filter((e) => e.status === 'committed')
-      .map((e) => e.id)
-      .sort()
+  async #prune(ids: readonly string[]): Promise<void> {
+    const committed = [...ids].sort()
     const excess = committed.length - this.#options.keep
     for (const id of committed.slice(0, Math.max(0, excess)))
       await this.#fs.removeTree(txnDir(this.#layout, id, 'committed'))

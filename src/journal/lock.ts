@@ -5,7 +5,6 @@
 import { readFileSync } from 'node:fs'
 import * as fsp from 'node:fs/promises'
 import { hostname } from 'node:os'
-import path from 'node:path'
 import { EditError } from '../errors.js'
 import { errnoOf } from './fs.js'
 
@@ -182,11 +181,6 @@ function processStart(pid: number): string | null {
   } catch {
     return null
   }
-}
-
-/** Where the lock file of a workspace's journal directory lives. */
-export function lockPathFor(stateDir: string): string {
-  return path.join(stateDir, 'lock')
 }
 
 const pathTails = new Map<string, Promise<void>>()

@@ -12,7 +12,7 @@ import { codeForErrno, reasonOf } from './fs-errors.js'
 import { errnoOf, type JournalFs, type JournalStat } from './fs.js'
 import { hashBytes } from './hash.js'
 import { MANIFEST, NEW_DIR, OLD_DIR, txnDir, type Layout } from './layout.js'
-import { encodeManifest, type Manifest, type ManifestStep } from './manifest.js'
+import { encodeManifest, MANIFEST_VERSION, type Manifest, type ManifestStep } from './manifest.js'
 import { rollBack } from './recover.js'
 import type { CommitStep, Durability, JournalHooks, TransactionSummary } from './types.js'
 
@@ -78,7 +78,7 @@ export async function runTransaction(
       })
     }
     const manifest: Manifest = {
-      version: 1,
+      version: MANIFEST_VERSION,
       id,
       createdAt: new Date().toISOString(),
       durability: ctx.durability,

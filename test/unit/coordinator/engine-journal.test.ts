@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createEngine, createEngineWithInternals } from '../../../src/coordinator/engine.js'
-import { EditError } from '../../../src/errors.js'
 import { nodeJournalFs, type JournalFs } from '../../../src/journal/fs.js'
+import { rejection } from '../../helpers/edit-error.js'
 
 let root: string
 beforeEach(async () => {
@@ -46,15 +46,6 @@ const MOVE_AND_ADD = [
 
 const read = (rel: string) => readFile(path.join(root, rel), 'utf8')
 const journal = () => readdir(path.join(root, '.patchloom', 'journal'))
-
-async function rejection(promise: Promise<unknown>): Promise<EditError> {
-  const outcome = await promise.then(
-    () => new Error('expected a rejection'),
-    (e: unknown) => e,
-  )
-  if (!(outcome instanceof EditError)) throw outcome
-  return outcome
-}
 
 describe('engine and journal', () => {
   it('names the committed transaction in the result, and lists it in the log', async () => {

@@ -7,6 +7,7 @@ import type { ApprovalRequest } from '../../../src/coordinator/engine-types.js'
 import { EditError } from '../../../src/errors.js'
 import { hashBytes } from '../../../src/journal/hash.js'
 import { nodeJournalFs, type JournalFs } from '../../../src/journal/fs.js'
+import { rejection } from '../../helpers/edit-error.js'
 
 let root: string
 beforeEach(async () => {
@@ -30,16 +31,6 @@ const TWO_FILES = [
   '+BETA',
   '*** End Patch',
 ].join('\n')
-
-/** The EditError a promise rejects with (fails the test if it resolves). */
-async function rejection(promise: Promise<unknown>): Promise<EditError> {
-  const outcome = await promise.then(
-    () => new Error('expected a rejection'),
-    (e: unknown) => e,
-  )
-  if (!(outcome instanceof EditError)) throw outcome
-  return outcome
-}
 
 const read = (rel: string) => readFile(path.join(root, rel), 'utf8')
 

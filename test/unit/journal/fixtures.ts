@@ -32,6 +32,7 @@ import type {
   TransactionSummary,
 } from '../../../src/journal/types.js'
 import { readableTree, snapshot } from '../../helpers/tree.js'
+import { rejection } from '../../helpers/edit-error.js'
 
 export const enc = (text: string): Uint8Array => new TextEncoder().encode(text)
 
@@ -368,11 +369,7 @@ export function contextFor(
 
 /** The rejection of `promise`, which must be an EditError whose retryable matches its code. */
 export async function editError(promise: Promise<unknown>): Promise<EditError> {
-  const outcome = await promise.then(
-    () => new Error('expected a rejection, got a result'),
-    (error: unknown) => error,
-  )
-  if (!(outcome instanceof EditError)) throw outcome
+  const outcome = await rejection(promise)
   if (outcome.retryable !== ERROR_CODES[outcome.code].retryable)
     throw new Error(`${outcome.code}: retryable is ${outcome.retryable}`)
   return outcome
