@@ -9,7 +9,7 @@ import { computeFile } from '../apply/compute.js'
 import { resolveConfig, checkFormat, type ResolvedConfig } from '../config.js'
 import { EditError } from '../errors.js'
 import type { JournalFs } from '../journal/fs.js'
-import { hashBytes } from '../journal/hash.js'
+import { hashBytes } from '../hash.js'
 import { Journal } from '../journal/journal.js'
 import type {
   CommitStep,
