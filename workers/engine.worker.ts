@@ -1,31 +1,17 @@
 // Piscina task module: the pure parse and compute functions, unchanged, behind two named tasks.
-// Jobs and results are plain data (src/coordinator/jobs.ts); failures come back as Result values
-// because an Error thrown here would reach the coordinator stripped of its fields.
+// Jobs and replies are plain data (src/coordinator/jobs.ts); failures come back as values
+// (workers/reply.ts) because an Error thrown here would reach the coordinator stripped of its
+// fields and looking like a crashed thread.
 import { computeFile } from '../src/apply/compute.js'
-import {
-  JOB_PROTOCOL,
-  type ComputeJob,
-  type ComputeOutcome,
-  type ParseJob,
-  type ParseOutcome,
-} from '../src/coordinator/jobs.js'
+import type { ComputeJob, ParseJob, WorkerReply } from '../src/coordinator/jobs.js'
 import { parsePatch } from '../src/parse/index.js'
+import type { ComputedFile, EditPlan } from '../src/types.js'
+import { replyTo } from './reply.js'
 
-function checkProtocol(protocol: number): void {
-  // A mismatch means dist/ is stale relative to the coordinator: a build problem, not bad input.
-  if (protocol !== JOB_PROTOCOL) {
-    throw new Error(
-      `engine.worker: job protocol ${protocol} does not match worker protocol ${JOB_PROTOCOL}; rebuild`,
-    )
-  }
+export function parse(job: ParseJob): WorkerReply<EditPlan> {
+  return replyTo(job.protocol, () => parsePatch(job.text, job.format))
 }
 
-export function parse(job: ParseJob): ParseOutcome {
-  checkProtocol(job.protocol)
-  return parsePatch(job.text, job.format)
-}
-
-export function compute(job: ComputeJob): ComputeOutcome {
-  checkProtocol(job.protocol)
-  return computeFile(job)
+export function compute(job: ComputeJob): WorkerReply<ComputedFile> {
+  return replyTo(job.protocol, () => computeFile(job))
 }

@@ -1,15 +1,18 @@
-// The only Piscina import. Runs parse and compute jobs in worker threads and turns every outcome
-// into a value or an EditError: a worker that dies is WORKER_CRASHED, an aborted job is
-// REQUEST_CANCELLED. The pool starts lazily on first use, so inline-only engines never spawn
-// threads.
+// The only Piscina import. Runs parse and compute jobs in worker threads and turns every reply
+// into a value or an error, by value, never by message text (#8): a Result failure is its
+// EditError; an exception the pure code threw is rethrown as the same plain Error the inline
+// route would raise (a bug: CLI exit 70, MCP INTERNAL); a protocol mismatch is a stale build,
+// also a plain Error; only a worker that dies (the task rejects) is WORKER_CRASHED, and an aborted
+// job is REQUEST_CANCELLED. The pool starts lazily on first use, so inline-only engines never
+// spawn threads.
 import { compiledFile } from '../compiled-file.js'
 import { availableParallelism } from 'node:os'
 import type { Piscina } from 'piscina'
 import { EditError } from '../errors.js'
-import { unwrap } from '../result.js'
+import { unwrap, type Result } from '../result.js'
 import { abortError } from './abort.js'
 import type { ComputedFile, EditPlan } from '../types.js'
-import type { ComputeJob, ComputeOutcome, ParseJob, ParseOutcome } from './jobs.js'
+import type { ComputeJob, ParseJob, WorkerReply } from './jobs.js'
 
 export interface JobPoolOptions {
   readonly minThreads?: number
@@ -53,11 +56,11 @@ export class JobPool {
   }
 
   async parse(job: ParseJob, signal?: AbortSignal): Promise<EditPlan> {
-    return unwrap(await this.#run<ParseOutcome>('parse', job, signal))
+    return unwrap(await this.#run<EditPlan>('parse', job, signal))
   }
 
   async compute(job: ComputeJob, signal?: AbortSignal): Promise<ComputedFile> {
-    return unwrap(await this.#run<ComputeOutcome>('compute', job, signal))
+    return unwrap(await this.#run<ComputedFile>('compute', job, signal))
   }
 
   async close(): Promise<void> {
@@ -66,25 +69,28 @@ export class JobPool {
     if (pool !== undefined) await pool.destroy()
   }
 
-  async #run<R>(
+  async #run<T>(
     name: 'parse' | 'compute',
     job: ParseJob | ComputeJob,
     signal: AbortSignal | undefined,
-  ): Promise<R> {
+  ): Promise<Result<T>> {
     const pool = await this.#ensure()
+    let reply: WorkerReply<T>
     try {
-      return (await pool.run(job, { name, ...(signal === undefined ? {} : { signal }) })) as R
+      reply = (await pool.run(job, {
+        name,
+        ...(signal === undefined ? {} : { signal }),
+      })) as WorkerReply<T>
     } catch (error) {
-      if (/job protocol/.test((error as Error).message)) throw error // a stale build: a bug, not a retry
+      // The task never answered: the thread died, or the job was aborted.
       if (signal?.aborted === true) throw abortError(signal, error)
       throw new EditError(
         'WORKER_CRASHED',
         `A verification worker failed during ${name}: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
+        { cause: error },
       )
     }
+    return resultOf(reply)
   }
 
   // Piscina is imported on first use: a CLI run that stays inline never pays to load it (~35 ms).
@@ -102,4 +108,27 @@ export class JobPool {
     }
     return this.#pool
   }
+}
+
+/** The Result inside a reply; anything else is a bug or a stale build, thrown as a plain Error. */
+function resultOf<T>(reply: WorkerReply<T>): Result<T> {
+  switch (reply.kind) {
+    case 'result':
+      return reply.result
+    case 'protocol-mismatch':
+      throw new Error(
+        `job-pool: job protocol ${reply.jobProtocol} does not match worker protocol ${reply.workerProtocol}; the built worker is stale, run npm run build`,
+      )
+    case 'threw': {
+      // The same name and message as the inline route's exception, and the worker's stack.
+      const error = new Error(reply.message)
+      error.name = reply.name
+      if (reply.stack !== undefined) error.stack = reply.stack
+      throw error
+    }
+  }
+  // Not a shape this build knows: a worker from another build answered.
+  throw new Error(
+    'job-pool: unrecognised worker reply; the built worker is stale, run npm run build',
+  )
 }

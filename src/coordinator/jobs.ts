@@ -1,11 +1,13 @@
 // The shapes that cross the coordinator <-> worker boundary. Plain data only: a job and its
 // Result survive structuredClone unchanged, so the same pure functions run inline or in a
 // Piscina worker. Bump JOB_PROTOCOL when a shape changes incompatibly; workers refuse jobs
-// stamped with another version (a stale dist/ would otherwise misread them).
+// stamped with another version (a stale dist/ would otherwise misread them) with a typed
+// reply, so the coordinator tells a stale build, a bug and a dead thread apart by value (#8).
 import type { Result } from '../result.js'
-import type { ComputedFile, ComputeInput, EditPlan, FormatOption } from '../types.js'
+import type { ComputeInput, FormatOption } from '../types.js'
 
-export const JOB_PROTOCOL = 1
+// 2: workers answer with a WorkerReply envelope instead of a bare Result (#8).
+export const JOB_PROTOCOL = 2
 
 export interface ParseJob {
   readonly protocol: number
@@ -13,11 +15,28 @@ export interface ParseJob {
   readonly format: FormatOption
 }
 
-export type ParseOutcome = Result<EditPlan>
-
 /** One file's compute input (src/types.ts), stamped for the worker. */
 export interface ComputeJob extends ComputeInput {
   readonly protocol: number
 }
 
-export type ComputeOutcome = Result<ComputedFile>
+/**
+ * What a worker task returns. `result` carries the pure function's Result; `protocol-mismatch`
+ * says the job was stamped for another build; `threw` carries an exception the pure code threw
+ * (a bug), so the coordinator can raise it as the inline route would. A thread that dies sends
+ * nothing: only then does the pool report WORKER_CRASHED. The `protocol-mismatch` shape must
+ * never change, or a stale worker could not say it is stale.
+ */
+export type WorkerReply<T> =
+  | { readonly kind: 'result'; readonly result: Result<T> }
+  | {
+      readonly kind: 'protocol-mismatch'
+      readonly jobProtocol: number
+      readonly workerProtocol: number
+    }
+  | {
+      readonly kind: 'threw'
+      readonly name: string
+      readonly message: string
+      readonly stack?: string
+    }

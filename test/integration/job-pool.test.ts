@@ -8,9 +8,21 @@ import { createEngine } from '../../src/coordinator/engine.js'
 import { JobPool } from '../../src/coordinator/job-pool.js'
 import { JOB_PROTOCOL } from '../../src/coordinator/jobs.js'
 import { EditError } from '../../src/errors.js'
+import { exitCodeFor, internalErrorData } from '../../src/cli/render.js'
 import { codexPatch, generateWorkspace, writeWorkspace } from '../../bench/generate.js'
 
 const CRASH_WORKER = fileURLToPath(new URL('../fixtures/crash.worker.mjs', import.meta.url))
+const THROWING_WORKER = fileURLToPath(new URL('../fixtures/throwing.worker.mjs', import.meta.url))
+// The message test/fixtures/throwing.worker.mjs throws (a .mjs fixture has no types to import).
+const BUG_MESSAGE = "Cannot read properties of undefined (reading 'lines')"
+
+const ADD_OP = {
+  kind: 'add',
+  path: 'a.txt',
+  patchLine: 2,
+  content: 'hello\n',
+  overwrite: true,
+} as const
 
 const pools: JobPool[] = []
 afterEach(async () => {
@@ -70,8 +82,54 @@ describe('JobPool', () => {
     const error = await pool({ maxThreads: 1 })
       .parse({ protocol: JOB_PROTOCOL + 1, text: 'x', format: 'auto' })
       .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Error)
     expect(error).not.toBeInstanceOf(EditError)
-    expect((error as Error).message).toMatch(/job protocol/)
+    expect((error as Error).message).toMatch(
+      `job protocol ${JOB_PROTOCOL + 1} does not match worker protocol ${JOB_PROTOCOL}`,
+    )
+  })
+
+  it('raises an exception thrown by the pure code as the inline route does, not WORKER_CRASHED (#8)', async () => {
+    // Inline, the pure function's exception reaches the caller unchanged.
+    const inline = ((): unknown => {
+      try {
+        throw new TypeError(BUG_MESSAGE)
+      } catch (e) {
+        return e
+      }
+    })()
+    const pooled = await pool({ maxThreads: 1, filename: THROWING_WORKER })
+      .parse({ protocol: JOB_PROTOCOL, text: 'x', format: 'auto' })
+      .catch((e: unknown) => e)
+    expect(pooled).toBeInstanceOf(Error)
+    expect(pooled).not.toBeInstanceOf(EditError)
+    expect(pooled).toMatchObject({ name: 'TypeError', message: BUG_MESSAGE })
+    // The worker's stack, so the bug report points into the pure code.
+    expect((pooled as Error).stack).toContain('throwing.worker.mjs')
+    // The CLI reports both the same way: INTERNAL, exit 70.
+    expect(internalErrorData(pooled)).toEqual(internalErrorData(inline))
+    expect(exitCodeFor(internalErrorData(pooled))).toBe(70)
+  })
+
+  it('recognises a protocol mismatch by value, never by the text of an error (#8)', async () => {
+    // This task throws outside the reply envelope with protocol words in its message; only a
+    // typed protocol-mismatch reply is a stale build, so this reads as a failed worker.
+    const error = await pool({ maxThreads: 1, filename: THROWING_WORKER })
+      .compute({ protocol: JOB_PROTOCOL, format: 'codex', op: ADD_OP, source: null })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(EditError)
+    expect(error).toMatchObject({ code: 'WORKER_CRASHED', retryable: true })
+  })
+
+  it('computes in a worker thread, replying through the envelope', async () => {
+    const computed = await pool({ maxThreads: 1 }).compute({
+      protocol: JOB_PROTOCOL,
+      format: 'codex',
+      op: ADD_OP,
+      source: null,
+    })
+    expect(computed).toMatchObject({ additions: 1, deletions: 0, warnings: [] })
+    expect(new TextDecoder().decode(computed.after ?? new Uint8Array())).toBe('hello\n')
   })
 })
 

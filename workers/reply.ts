@@ -1,0 +1,22 @@
+// The envelope every Piscina task answers in (WorkerReply in src/coordinator/jobs.ts): checks the
+// job's protocol, runs the pure function, and turns an exception it throws into data. An Error
+// thrown out of a task would reach the coordinator as a bare rejection, indistinguishable from a
+// thread that died, so nothing escapes from here (#8). Not a task module itself.
+import { JOB_PROTOCOL, type WorkerReply } from '../src/coordinator/jobs.js'
+import type { Result } from '../src/result.js'
+
+export function replyTo<T>(protocol: number, run: () => Result<T>): WorkerReply<T> {
+  // A mismatch means dist/ is stale relative to the coordinator: a build problem, not bad input.
+  if (protocol !== JOB_PROTOCOL) {
+    return { kind: 'protocol-mismatch', jobProtocol: protocol, workerProtocol: JOB_PROTOCOL }
+  }
+  try {
+    return { kind: 'result', result: run() }
+  } catch (error) {
+    if (error instanceof Error) {
+      const { name, message, stack } = error
+      return { kind: 'threw', name, message, ...(stack === undefined ? {} : { stack }) }
+    }
+    return { kind: 'threw', name: 'Error', message: String(error) }
+  }
+}
