@@ -107,9 +107,16 @@ export const ERROR_CODES = {
   },
   FILE_CHANGED: {
     meaning:
-      'The file no longer has the expected hash: it changed after it was read or after the caller last saw it.',
-    hint: 'Re-read the file (its current hash is in the message) and regenerate the edit.',
+      'The file changed between verification and commit (another writer got there first); nothing was written.',
+    hint: 'Resend the request unchanged: it is verified again against the file as it is now.',
     retryable: true,
+  },
+  // Split from FILE_CHANGED (#8): a stale expected_hash fails the same way on every resend.
+  FILE_HASH_MISMATCH: {
+    meaning:
+      "A JSON edit's expected_hash does not match the file as it is now (or the file does not exist): it changed since the caller read it, so resending the same edit cannot succeed.",
+    hint: 'Re-read the file (its current hash is in currentHash), then regenerate the edit against it.',
+    retryable: false,
   },
   MATCH_NOT_FOUND: {
     meaning:
@@ -308,7 +315,7 @@ export interface EditErrorData {
   readonly path?: string
   readonly patchLine?: number
   readonly candidates?: readonly Candidate[]
-  /** Current sha256 of the file, for FILE_CHANGED. */
+  /** Current sha256 of the file, for FILE_CHANGED and FILE_HASH_MISMATCH (absent if it does not exist). */
   readonly currentHash?: string
 }
 

@@ -156,7 +156,7 @@ function checkState({ op, target, moveTo, from }: PreparedOp): void {
         if (edit.expectedHash !== undefined && edit.expectedHash !== target.snap.hash) {
           const now = target.snap.hash === null ? 'does not exist' : `now has ${target.snap.hash}`
           throw new EditError(
-            'FILE_CHANGED',
+            'FILE_HASH_MISMATCH',
             `${target.resolved.rel} ${now}, not the expected ${edit.expectedHash} (edit ${edit.index + 1}).`,
             {
               ...where(target),

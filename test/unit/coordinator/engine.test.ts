@@ -164,7 +164,7 @@ describe('EditEngine.apply', () => {
     expect(await readdir(path.join(root, '.patchloom/journal'))).toEqual([])
   })
 
-  it('checks expected_hash on JSON edits and returns the current hash', async () => {
+  it('refuses a stale expected_hash on JSON edits as FILE_HASH_MISMATCH with the current hash', async () => {
     const engine = createEngine({ root, pool: false })
     const current = hashBytes(new TextEncoder().encode('alpha\nbeta\n'))
     const stale = 'sha256:' + '0'.repeat(64)
@@ -172,8 +172,10 @@ describe('EditEngine.apply', () => {
       JSON.stringify({
         edits: [{ path: 'b.txt', old_string: 'beta', new_string: 'BETA', expected_hash: hash }],
       })
+    // A stale hash fails on every resend: not retryable, unlike a race at commit (#8).
     await expect(engine.apply(edit(stale))).rejects.toMatchObject({
-      code: 'FILE_CHANGED',
+      code: 'FILE_HASH_MISMATCH',
+      retryable: false,
       currentHash: current,
     })
     await engine.apply(edit(current))
