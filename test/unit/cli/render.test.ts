@@ -52,6 +52,10 @@ describe('exitCodeFor', () => {
     expect(exitCodeFor(errorData('PARSE_BAD_HEADER', 'x'))).toBe(EXIT.REJECTED)
   })
 
+  it('maps a stale expected_hash to 1: resending it unchanged cannot succeed (#8)', () => {
+    expect(exitCodeFor(errorData('FILE_HASH_MISMATCH', 'x'))).toBe(EXIT.REJECTED)
+  })
+
   it('maps retryable errors such as FILE_CHANGED to 75', () => {
     expect(exitCodeFor(errorData('FILE_CHANGED', 'x'))).toBe(75)
     expect(exitCodeFor(errorData('WORKER_CRASHED', 'x'))).toBe(75)
