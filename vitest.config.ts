@@ -1,28 +1,56 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
-// Two projects (house style §6): `unit` runs from source; `e2e` needs `npm run build` first
-// because it drives the built CLI and real worker threads loaded from dist/.
-export default defineConfig({
-  test: {
-    projects: [
-      {
-        test: {
-          name: 'unit',
-          include: [
-            'test/unit/**/*.test.ts',
-            'test/contract/**/*.test.ts',
-            'test/fuzz/**/*.test.ts',
-            'test/*.test.ts',
-          ],
+// Three projects (house style §6, #8):
+// - `unit`: from source, no build, no worker threads: unit, contract, property tests, and the
+//   scenario suite on the inline route. This is the fast loop (`npm run test:unit`).
+// - `pool`: the scenario suite and the engine fuzzer again, verified in real Piscina threads
+//   loaded from dist/ (`npm run build` first; skipped with a reason otherwise).
+// - `e2e`: integration (real threads, the fake language server) and the built CLI.
+// `--mode quick` (what test:unit passes) runs property tests at a tenth of their iterations;
+// every other run, `npm test` included, uses the full counts. test/helpers/test-mode.ts reads
+// the variables set here. Quick mode also runs one test file per core (vitest's default of
+// cores - 1 is a single worker on a 2-core machine) and does not isolate unit test files from
+// each other (each fork imports the sources once, not once per file: about half the CPU time).
+// The full run keeps both defaults, so it still catches a test that depends on a fresh module
+// and the timing-sensitive e2e tests are not starved (DECISIONS D-058).
+export default defineConfig(({ mode }) => {
+  const quick = mode === 'quick' ? '1' : '0'
+  return {
+    test: {
+      ...(mode === 'quick' ? { maxWorkers: availableParallelism() } : {}),
+      projects: [
+        {
+          test: {
+            name: 'unit',
+            isolate: mode !== 'quick',
+            include: [
+              'test/unit/**/*.test.ts',
+              'test/contract/**/*.test.ts',
+              'test/fuzz/**/*.test.ts',
+              'test/*.test.ts',
+            ],
+            env: { PATCHLOOM_TEST_ROUTES: 'inline', PATCHLOOM_TEST_QUICK: quick },
+            // Fails any test that starts a worker thread.
+            setupFiles: ['test/helpers/no-threads.ts'],
+          },
         },
-      },
-      {
-        test: {
-          name: 'e2e',
-          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
-          testTimeout: 60_000,
+        {
+          test: {
+            name: 'pool',
+            include: ['test/scenarios.test.ts', 'test/fuzz/engine.test.ts'],
+            env: { PATCHLOOM_TEST_ROUTES: 'pool', PATCHLOOM_TEST_QUICK: quick },
+            testTimeout: 60_000,
+          },
         },
-      },
-    ],
-  },
+        {
+          test: {
+            name: 'e2e',
+            include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+            testTimeout: 60_000,
+          },
+        },
+      ],
+    },
+  }
 })

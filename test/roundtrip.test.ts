@@ -14,8 +14,9 @@ import { createEngine } from '../src/coordinator/engine.js'
 import type { Engine } from '../src/coordinator/engine-types.js'
 import { isEditError, type ErrorCode } from '../src/errors.js'
 import { makeTempDir } from './helpers/tree.js'
+import { fuzzRuns } from './helpers/test-mode.js'
 
-const NUM_RUNS = 100
+const NUM_RUNS = fuzzRuns(100)
 const SEED = 20261130
 /** Generous: a timed-out property keeps running and would disturb the next one's workspace. */
 const TIMEOUT_MS = 60_000

@@ -1,6 +1,6 @@
 // Every scenario directory under test/scenarios/ through the in-process engine, once per route
 // ('inline' verifies in this thread, 'pool' in worker threads loaded from dist/, so it needs
-// `npm run build`). Each run starts from a fresh copy of input/, dry-runs the patch (nothing may
+// `npm run build`); the `unit` vitest project runs the inline route, `pool` the other (#8). Each run starts from a fresh copy of input/, dry-runs the patch (nothing may
 // change), applies it, and compares the whole tree with expected/, or the error with
 // expected-error.json plus a byte-identical tree. The workspace sits one level below a private
 // temp dir, so a write that escapes the root is caught too. The format is in
@@ -16,6 +16,7 @@ import type { Engine, EngineOptions } from '../src/coordinator/engine-types.js'
 import { isEditError } from '../src/errors.js'
 import type { ApplyResult } from '../src/types.js'
 import { comparableError, loadScenarios, type Scenario } from './helpers/scenarios.js'
+import { TEST_ROUTES } from './helpers/test-mode.js'
 import {
   copyTree,
   journalEntries,
@@ -114,7 +115,7 @@ async function runScenario(
   }
 }
 
-for (const route of ['inline', 'pool'] as const) {
+for (const route of TEST_ROUTES) {
   const skipReason = route === 'pool' && !POOL_BUILT ? ' (skipped: run `npm run build` first)' : ''
   describe.skipIf(skipReason !== '')(`scenarios via the ${route} route${skipReason}`, () => {
     let base = ''

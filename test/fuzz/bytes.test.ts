@@ -11,8 +11,9 @@ import type { Engine } from '../../src/coordinator/engine-types.js'
 import type { PatchFormat } from '../../src/types.js'
 import { makeTempDir } from '../helpers/tree.js'
 import { FORMATS } from './arbitraries.js'
+import { fuzzRuns } from '../helpers/test-mode.js'
 
-const RUNS_PER_FORMAT = 300
+const RUNS_PER_FORMAT = fuzzRuns(300)
 const TIMEOUT_MS = 60_000
 const FILE = 'data.txt'
 

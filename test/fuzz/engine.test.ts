@@ -3,7 +3,8 @@
 // answers with a result or an EditError (any other throw is a bug), a rejected or dry-run request
 // leaves the tree byte-identical, nothing appears outside the root (the workspace sits beside an
 // empty sentinel directory in a private temp dir), and a success writes exactly its afterHash.
-// Seeds are fixed so a failure reproduces; the pool route gets a few runs when dist/ is built.
+// Seeds are fixed so a failure reproduces; the pool route gets a few runs when dist/ is built
+// (the `pool` vitest project). The fast loop runs a tenth of the iterations (helpers/test-mode.ts).
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { chmod, lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
@@ -15,6 +16,7 @@ import { createEngine } from '../../src/coordinator/engine.js'
 import type { Engine } from '../../src/coordinator/engine-types.js'
 import { ERROR_CODES, isEditError } from '../../src/errors.js'
 import type { ApplyResult, PatchFormat } from '../../src/types.js'
+import { fuzzRuns, TEST_ROUTES } from '../helpers/test-mode.js'
 import { emptyDir, makeTempDir, snapshot, type TreeEntry } from '../helpers/tree.js'
 import {
   FORMATS,
@@ -30,8 +32,12 @@ import {
 const WORKER_FILE = fileURLToPath(new URL('../../dist/workers/engine.worker.js', import.meta.url))
 const POOL_BUILT = existsSync(WORKER_FILE)
 
-const RUNS_PER_FORMAT = 200
-const POOL_RUNS = 25
+const RUNS_PER_FORMAT = fuzzRuns(200)
+const HOSTILE_RUNS = fuzzRuns(250)
+const POOL_RUNS = fuzzRuns(25, 5)
+// The `unit` vitest project runs the inline suites, `pool` the pool one (#8).
+const INLINE_SUITE = TEST_ROUTES.includes('inline')
+const POOL_SUITE = POOL_BUILT && TEST_ROUTES.includes('pool')
 const TIMEOUT_MS = 60_000
 
 let base = ''
@@ -132,7 +138,7 @@ const caseArb = fc.record({
   dryRun: fc.constantFrom(false, false, false, true),
 })
 
-describe('engine under random and mutated patches', () => {
+describe.skipIf(!INLINE_SUITE)('engine under random and mutated patches', () => {
   for (const [n, format] of FORMATS.entries()) {
     it(
       `answers ${format} patches with a result or an EditError and writes nothing on rejection`,
@@ -188,14 +194,14 @@ describe('engine under random and mutated patches', () => {
             await judge(engine, patch, format, false, 'inline', stats)
           },
         ),
-        { seed: 0x60a7, numRuns: 250 },
+        { seed: 0x60a7, numRuns: HOSTILE_RUNS },
       )
     },
     TIMEOUT_MS,
   )
 })
 
-describe.skipIf(!POOL_BUILT)('engine under mutated patches via the pool route', () => {
+describe.skipIf(!POOL_SUITE)('engine under mutated patches via the pool route', () => {
   let pooled: Engine | undefined
   afterAll(async () => {
     await pooled?.close()

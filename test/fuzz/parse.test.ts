@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { parsePatch } from '../../src/parse/index.js'
 import type { Result } from '../../src/result.js'
 import type { EditPlan, FormatOption } from '../../src/types.js'
+import { fuzzRuns } from '../helpers/test-mode.js'
 
 const FORMAT_OPTIONS: readonly FormatOption[] = [
   'auto',
@@ -16,7 +17,7 @@ const FORMAT_OPTIONS: readonly FormatOption[] = [
   'search-replace',
   'edits',
 ]
-const RUNS = 1000
+const RUNS = fuzzRuns(1000)
 const TIMEOUT_MS = 60_000
 
 const MARKERS = [
