@@ -31,7 +31,9 @@
 //   and a `-- ` signature end a hunk only when it is recounted (unified-hunks.ts);
 // - wrong hunk counts: when the body does not agree with them, the hunk is recounted from the body
 //   (unified-hunks.ts recountedEnd); trailing empty lines are then not part of it;
-// - an empty line inside a hunk is an empty context line (unified-hunks.ts);
+// - an empty line inside a hunk is an empty context line (unified-hunks.ts); any other line that
+//   starts with none of ' ', '-', '+', '\' is corrupt while the counts run (PARSE_BAD_LINE,
+//   scenarios 975, 976) and junk once they are used up (977);
 // - blank lines between the hunks of one file (unified-hunks.ts); hunks directly after
 //   `diff --git` without ---/+++ (parseGitSection);
 // - strip level: a/ and b/ prefixes are dropped; traditional names that differ only in their

@@ -1223,3 +1223,63 @@ describe('parseUnifiedDiff on CRLF line endings', () => {
     })
   })
 })
+
+describe('parseUnifiedDiff on hunk lines that start with none of " -+\\" (#8)', () => {
+  const BODY = ' one\n two\n-three\n+THREE\n four\n five\n+six\n'
+  const HEAD = '--- a/f.txt\n+++ b/f.txt\n@@ -1,5 +1,6 @@\n'
+
+  it('refuses a context line that lost its leading space while the counts run', () => {
+    const patch = HEAD + BODY.replace(' four\n', 'four\n')
+    expect(parseError(patch)).toMatchObject({
+      code: 'PARSE_BAD_LINE',
+      path: 'f.txt',
+      patchLine: lineOf(patch, 'four'),
+    })
+  })
+
+  it('refuses a tab-led line in real git output, as git apply does', () => {
+    const repo = makeRepo({ 'f.txt': 'one\ntwo\nthree\nfour\nfive\n' })
+    repo.write('f.txt', 'one\ntwo\nTHREE\nfour\nfive\nsix\n')
+    const patch = repo.diff().replace('\n four\n', '\n\tfour\n')
+    expect(parseError(patch)).toMatchObject({
+      code: 'PARSE_BAD_LINE',
+      patchLine: lineOf(patch, '\tfour'),
+    })
+  })
+
+  it('refuses it even when the counts are too large', () => {
+    const patch = HEAD.replace('-1,5 +1,6', '-1,9 +1,9') + BODY.replace(' four\n', 'four\n')
+    expect(parseError(patch)).toMatchObject({ code: 'PARSE_BAD_LINE', patchLine: 8 })
+  })
+
+  it('still reads a truly empty line as blank context', () => {
+    const patch = HEAD + BODY.replace(' four\n', '\n')
+    expect(only(parsed(patch))).toMatchObject({
+      hunks: [hunk(3, 1, [' one', ' two', '-three', '+THREE', ' ', ' five', '+six'])],
+    })
+  })
+
+  it('takes a line after the used-up counts as junk, as git does', () => {
+    const patch = HEAD.replace('-1,5 +1,6', '-1,4 +1,4') + BODY.replace(' five\n', 'five\n')
+    expect(only(parsed(patch))).toMatchObject({
+      hunks: [hunk(3, 1, [' one', ' two', '-three', '+THREE', ' four'])],
+    })
+  })
+
+  it('lets a miscounted hunk end at the next hunk, the next file or an Index: line', () => {
+    for (const next of ['@@ -9 +9 @@\n-x\n+y\n', 'diff -u a/g b/g\n', 'Index: g\n===\n']) {
+      const patch = HEAD.replace('-1,5 +1,6', '-1,9 +1,9') + BODY + next
+      const op = parsed(patch).ops[0]
+      expect(op).toMatchObject({ path: 'f.txt' })
+      expect(op?.kind === 'update' ? op.hunks[0]?.lines.length : 0).toBe(7)
+    }
+  })
+
+  it('reads -U0 git output whose hunks end on the next diff --git line', () => {
+    const repo = makeRepo({ 'a.txt': TWELVE, 'b.txt': TWELVE })
+    repo.write('a.txt', TWELVE.replace('three\n', 'THREE\nextra\n').replace('ten\n', ''))
+    repo.write('b.txt', TWELVE.replace('one\n', 'ONE\n'))
+    const plan = parsed(repo.diff('-U0'))
+    expect(plan.ops.map((op) => (op.kind === 'update' ? op.hunks.length : 0))).toEqual([2, 1])
+  })
+})
