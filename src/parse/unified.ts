@@ -158,9 +158,8 @@ type GitHeaderKey =
   | 'copyFrom'
   | 'copyTo'
 
-// Extended header lines; key null = recognised and skipped. Git also checks a binary patch's
-// preimage against the `index` blob id; that needs SHA-1, so here only a delta's stated source
-// size guards the preimage (src/apply/git-binary.ts).
+// Extended header lines; key null = recognised and skipped. The `index` line is read apart
+// (readIndexLine): a binary patch's preimage is checked against its blob id (#8, D-052).
 const EXTENDED_HEADERS: readonly {
   readonly prefix: string
   readonly key: GitHeaderKey | null
@@ -198,6 +197,19 @@ interface GitHeader {
   renameTo?: string
   copyFrom?: string
   copyTo?: string
+  index?: { readonly oldId: string; readonly newId: string } | undefined
+}
+
+const INDEX_RE = /^index ([0-9a-fA-F]{4,64})\.\.([0-9a-fA-F]{4,64})(?: [0-7]{1,6})?$/
+
+/**
+ * The blob ids of an `index <old>..<new>[ <mode>]` line, lowercased, or null when it is not one.
+ * Leniency: a malformed index line is skipped as before, since text hunks do not need it.
+ */
+function readIndexLine(line: string): { oldId: string; newId: string } | null {
+  const match = INDEX_RE.exec(line)
+  if (match === null) return null
+  return { oldId: (match[1] as string).toLowerCase(), newId: (match[2] as string).toLowerCase() }
 }
 
 function parseGitSection(
@@ -228,6 +240,7 @@ function parseGitSection(
     const line = lines[index] as string
     const field = EXTENDED_HEADERS.find((entry) => line.startsWith(entry.prefix))
     if (field === undefined) break
+    if (field.prefix === 'index ') header.index = readIndexLine(line) ?? undefined
     if (field.key === null) continue
     const raw = line.slice(field.prefix.length)
     const value = field.kind === 'mode' ? parseMode(raw) : (parseName(raw, false)?.name ?? null)
@@ -272,7 +285,8 @@ function parseGitSection(
   } else if (line === 'GIT binary patch') {
     const read = parseGitBinarySection(lines, index, label)
     if (!read.ok) return read
-    binary = read.value.patch
+    binary =
+      header.index === undefined ? read.value.patch : { ...read.value.patch, ...header.index }
     index = read.value.next
   } else if (isBinaryWithoutData(line)) {
     return fail(binaryWithoutData(line, index, label))

@@ -1283,3 +1283,38 @@ describe('parseUnifiedDiff on hunk lines that start with none of " -+\\" (#8)', 
     expect(plan.ops.map((op) => (op.kind === 'update' ? op.hunks.length : 0))).toEqual([2, 1])
   })
 })
+
+describe('parseUnifiedDiff on the index line of a binary patch (#8)', () => {
+  // A NUL byte makes git treat the file as binary whatever the rest is.
+  const binary = (length: number, seed: number) => Uint8Array.from([0, ...noise(length, seed)])
+
+  it('keeps the blob ids git writes, for updates, creations and deletions', () => {
+    const repo = makeRepo({ 'a.bin': binary(400, 11), 'gone.bin': binary(300, 12) })
+    repo.write('a.bin', binary(400, 13))
+    repo.write('new.bin', binary(200, 14))
+    repo.remove('gone.bin')
+    const plan = parsed(repo.diff('--binary'))
+    const idsOf = (path: string) => {
+      const op = plan.ops.find((o) => o.path === path)
+      if (op === undefined) throw new Error(`no op for ${path}`)
+      const { oldId, newId } = binaryOf(op)
+      return { oldId, newId }
+    }
+    const blob = (path: string) => repo.git('rev-parse', `HEAD:${path}`).trim()
+    const staged = (path: string) => repo.git('rev-parse', `:${path}`).trim()
+    expect(idsOf('a.bin')).toEqual({ oldId: blob('a.bin'), newId: staged('a.bin') })
+    expect(idsOf('new.bin')).toEqual({ oldId: '0'.repeat(40), newId: staged('new.bin') })
+    expect(idsOf('gone.bin')).toEqual({ oldId: blob('gone.bin'), newId: '0'.repeat(40) })
+  })
+
+  it('reads abbreviated and upper-case ids with or without a mode, and skips a malformed line', () => {
+    const repo = makeRepo({ x: binary(100, 15) })
+    repo.write('x', binary(100, 16))
+    const patch = repo.diff('--binary')
+    const lines = ['index ABCDEF0..1234567 100644', 'index abcdef0..1234567', 'index nonsense']
+    const ops = lines.map((line) => only(parsed(patch.replace(/^index .*$/m, line))))
+    expect(binaryOf(ops[0] as FileOp)).toMatchObject({ oldId: 'abcdef0', newId: '1234567' })
+    expect(binaryOf(ops[1] as FileOp)).toMatchObject({ oldId: 'abcdef0', newId: '1234567' })
+    expect(binaryOf(ops[2] as FileOp).oldId).toBeUndefined()
+  })
+})
