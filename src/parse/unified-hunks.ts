@@ -214,8 +214,8 @@ function countedEnd(
 function endsOnFileHeader(lines: readonly string[], start: number, end: number): boolean {
   if (end - start < 2 || !isFileHeaderPair(lines, end - 2)) return false
   if (!(lines[end] ?? '').startsWith('@@ -')) return false
-  const oldName = parseName((lines[end - 2] as string).slice(4), true)
-  const newName = parseName((lines[end - 1] as string).slice(4), true)
+  const oldName = parseName((lines[end - 2] as string).slice(4), 'traditional')
+  const newName = parseName((lines[end - 1] as string).slice(4), 'traditional')
   if (oldName === null || newName === null) return false
   if (oldName.name === DEV_NULL || newName.name === DEV_NULL) return true
   const names = stripPlainNames(oldName.name, newName.name)

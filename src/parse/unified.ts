@@ -12,7 +12,8 @@
 //              | ("rename from" | "rename to" | "copy from" | "copy to") " " name
 //              | ("similarity index" | "dissimilarity index") " " N "%"
 //              | "index " hex ".." hex [" " mode]
-//   plain-file = "--- " name [TAB stamp] NL "+++ " name [TAB stamp] NL hunk { hunk }
+//   plain-file = "--- " name [sep stamp] NL "+++ " name [sep stamp] NL hunk { hunk }
+//   sep        = TAB | " " { " " }      (a stamp is found from the line's end; see unified-names.ts)
 //   hunk       = "@@ -" a ["," b] " +" c ["," d] " @@" [section] NL { body-line }
 //   body-line  = (" " | "-" | "+") text NL | "\" text NL          (\ No newline at end of file)
 //   binary     = "GIT binary patch" NL bin-hunk [ bin-hunk ]
@@ -36,6 +37,9 @@
 //   scenarios 975, 976) and junk once they are used up (977);
 // - blank lines between the hunks of one file (unified-hunks.ts); hunks directly after
 //   `diff --git` without ---/+++ (parseGitSection);
+// - traditional headers as git reads them: a timestamp after spaces instead of a tab, zones
+//   written +05:30, and a name holding tabs before its timestamp (unified-names.ts parseName;
+//   scenarios 983-986);
 // - strip level: a/ and b/ prefixes are dropped; traditional names that differ only in their
 //   first component (orig/src/x.c vs new/src/x.c) lose it (unified-names.ts stripPlainNames);
 // - `diff -N` creations and deletions: an epoch timestamp (1970-01-01) on a side whose range is
@@ -243,7 +247,7 @@ function parseGitSection(
     if (field.prefix === 'index ') header.index = readIndexLine(line) ?? undefined
     if (field.key === null) continue
     const raw = line.slice(field.prefix.length)
-    const value = field.kind === 'mode' ? parseMode(raw) : (parseName(raw, false)?.name ?? null)
+    const value = field.kind === 'mode' ? parseMode(raw) : (parseName(raw, 'none')?.name ?? null)
     if (value === null) {
       return fail(
         errorData(
@@ -404,7 +408,7 @@ function parsePlainSection(
   start: number,
 ): Result<Section> {
   const patchLine = start + 1
-  const sides = parseHeaderPair(lines, start)
+  const sides = parseHeaderPair(lines, start, undefined, 'traditional')
   if (!sides.ok) return sides
   const { old: oldSide, new: newSide } = sides.value
   const names = stripPlainNames(oldSide.name, newSide.name)

@@ -1318,3 +1318,80 @@ describe('parseUnifiedDiff on the index line of a binary patch (#8)', () => {
     expect(binaryOf(ops[2] as FileOp).oldId).toBeUndefined()
   })
 })
+
+describe('parseUnifiedDiff on traditional headers as git reads them (#8)', () => {
+  const update = (minus: string, plus: string) =>
+    only(parsed(`--- ${minus}\n+++ ${plus}\n@@ -1 +1 @@\n-a\n+b\n`))
+
+  it('finds the timestamp after a tab or after spaces, with any zone spelling', () => {
+    const stamps = [
+      '\t2024-03-01 10:00:00.000000000 +0100',
+      ' 2024-03-01 10:00:00 +0100',
+      '   2024-03-01 10:00:00.123 -0800',
+      '  2024-03-01 10:00:00 +05:30',
+      ' 2024-03-01 10:00:00',
+      '\t2024-03-01',
+      ' 24-03-01 10:00:00',
+    ]
+    for (const stamp of stamps) {
+      expect(update(`a/my file.txt${stamp}`, `b/my file.txt${stamp}`).path).toBe('my file.txt')
+    }
+  })
+
+  it('keeps tabs inside a name that a trailing timestamp ends', () => {
+    const stamp = '\t2024-03-01 10:00:00.000000000 +0100'
+    expect(update(`a/we\tird.txt${stamp}`, `b/we\tird.txt${stamp}`).path).toBe('we\tird.txt')
+  })
+
+  it('cuts the name at the first tab when what follows is no timestamp it knows', () => {
+    const stamp = '\tThu Jan 25 10:00:00 2024'
+    expect(update(`a/f.txt${stamp}`, `b/f.txt${stamp}`).path).toBe('f.txt')
+    expect(update('a/f.txt\tnot a date', 'b/f.txt\tnot a date').path).toBe('f.txt')
+  })
+
+  it('keeps a name whose date-like tail has no separator or is not a full date', () => {
+    expect(update('a/log-2024-03-01', 'b/log-2024-03-01').path).toBe('log-2024-03-01')
+    expect(update('a/v 10:00:00', 'b/v 10:00:00').path).toBe('v 10:00:00')
+  })
+
+  it('does not strip timestamps from the ---/+++ lines of a git section', () => {
+    const patch =
+      'diff --git a/x b/x\n--- a/x 2024-03-01\n+++ b/x 2024-03-01\n@@ -1 +1 @@\n-a\n+b\n'
+    expect(only(parsed(patch)).path).toBe('x 2024-03-01')
+  })
+
+  it('reads the epoch of diff -N in the zone it is written in', () => {
+    const created = (stamp: string) =>
+      only(
+        parsed(`--- a/n.txt${stamp}\n+++ b/n.txt\t2024-03-01 10:00:00 +0100\n@@ -0,0 +1 @@\n+n\n`),
+      ).kind
+    expect(created('\t1970-01-01 00:00:00.000000000 +0000')).toBe('add')
+    expect(created('\t1969-12-31 16:00:00.000000000 -0800')).toBe('add')
+    expect(created(' 1970-01-01 05:30:00 +05:30')).toBe('add')
+    expect(created('\t1970-01-01 00:00:00')).toBe('add')
+    expect(created('\tThu Jan  1 00:00:00 1970')).toBe('add')
+    // The same calendar day at another instant is a real (empty) file dated 1970.
+    expect(created('\t1970-01-01 10:00:00 +0000')).toBe('update')
+    expect(created('\t1970-01-01 00:00:00.5 +0000')).toBe('update')
+  })
+
+  it('reads real diff -N output written in a zone west of UTC', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'patchloom-diffu-'))
+    tempDirs.push(dir)
+    mkdirSync(join(dir, 'old'))
+    mkdirSync(join(dir, 'new'))
+    writeFileSync(join(dir, 'new', 'n.txt'), 'n\n')
+    let patch = ''
+    try {
+      execFileSync('diff', ['-ruN', 'old', 'new'], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, TZ: 'America/Los_Angeles' },
+      })
+    } catch (error) {
+      patch = String((error as { stdout: string }).stdout)
+    }
+    expect(patch).toContain('1969-12-31 16:00:00')
+    expect(only(parsed(patch))).toMatchObject({ kind: 'add', path: 'n.txt', content: 'n\n' })
+  })
+})
