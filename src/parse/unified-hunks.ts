@@ -8,7 +8,7 @@
 // when the body disagrees with the counts is the hunk recounted, and only then do `--- `/`+++ `
 // pairs, `diff ` lines and a `-- ` signature end it. A non-empty line that starts with none of
 // ' ', '-', '+', '\' met while the counts still run is corrupt (PARSE_BAD_LINE, #8), unless it is
-// the next hunk or file (`@@ `, `diff `, `Index: `) ending a miscounted hunk; see corruptLine.
+// the next hunk or file (`@@`, `diff `, `Index: `) ending a miscounted hunk; see corruptLine.
 //
 //   hunk      = "@@ -" a ["," b] " +" c ["," d] " @@" [section] NL { body-line }
 //   body-line = (" " | "-" | "+") text NL | "\" text NL          (\ No newline at end of file)
@@ -225,7 +225,7 @@ function endsOnFileHeader(lines: readonly string[], start: number, end: number):
 // Lines that may follow a miscounted hunk (too large counts) without making it corrupt: the next
 // hunk, the next file (`diff ...`, an svn `Index:` line) or the end of the patch.
 function endsMiscountedHunk(line: string): boolean {
-  return line.startsWith('@@ ') || line.startsWith('diff ') || line.startsWith('Index: ')
+  return line.startsWith('@@') || line.startsWith('diff ') || line.startsWith('Index: ')
 }
 
 /**

@@ -1275,6 +1275,11 @@ describe('parseUnifiedDiff on hunk lines that start with none of " -+\\" (#8)', 
     }
   })
 
+  it('still names a malformed @@ line after a miscounted hunk as a bad header', () => {
+    const patch = HEAD.replace('-1,5 +1,6', '-1,9 +1,9') + BODY + '@@ -x @@\n-a\n'
+    expect(parseError(patch)).toMatchObject({ code: 'PARSE_BAD_HEADER', patchLine: 11 })
+  })
+
   it('reads -U0 git output whose hunks end on the next diff --git line', () => {
     const repo = makeRepo({ 'a.txt': TWELVE, 'b.txt': TWELVE })
     repo.write('a.txt', TWELVE.replace('three\n', 'THREE\nextra\n').replace('ten\n', ''))
