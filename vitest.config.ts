@@ -24,6 +24,9 @@ export default defineConfig(({ mode }) => {
           test: {
             name: 'unit',
             isolate: mode !== 'quick',
+            // Property tests that shell out to git (render-diff, unified) need more than vitest's
+            // 5 s when two test files share a loaded 2-core machine.
+            testTimeout: 15_000,
             include: [
               'test/unit/**/*.test.ts',
               'test/contract/**/*.test.ts',
