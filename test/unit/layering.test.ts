@@ -73,6 +73,39 @@ function violations(file: string, source: string): string[] {
   return found
 }
 
+/** Import cycles (type-only imports count) among `sources`, each as the list of its modules. */
+function cycles(sources: ReadonlyMap<string, string>): string[][] {
+  const edges = new Map<string, string[]>()
+  for (const [file, source] of sources) {
+    const targets: string[] = []
+    for (const m of source.matchAll(IMPORT_RE)) {
+      const spec = m[1] ?? m[2] ?? ''
+      if (!spec.startsWith('.')) continue
+      const target = posix.join(posix.dirname(file), spec).replace(/\.js$/, '.ts')
+      if (sources.has(target)) targets.push(target)
+    }
+    edges.set(file, targets)
+  }
+  // Depth-first search; a back edge to a module still on the path closes a cycle.
+  const found: string[][] = []
+  const done = new Set<string>()
+  const path: string[] = []
+  const visit = (file: string): void => {
+    const at = path.indexOf(file)
+    if (at !== -1) {
+      found.push([...path.slice(at), file])
+      return
+    }
+    if (done.has(file)) return
+    path.push(file)
+    for (const target of edges.get(file) ?? []) visit(target)
+    path.pop()
+    done.add(file)
+  }
+  for (const file of sources.keys()) visit(file)
+  return found
+}
+
 function sourceFiles(dir: string): string[] {
   const entries = readdirSync(posix.join(ROOT, dir), { withFileTypes: true, recursive: true })
   return entries
@@ -86,6 +119,25 @@ describe('layering', () => {
     expect(files.length).toBeGreaterThan(0)
     const read = (f: string): string => readFileSync(posix.join(ROOT, f), 'utf8')
     expect(files.flatMap((f) => violations(f, read(f)))).toEqual([])
+  })
+
+  it('has no import cycles in src/ and workers/, type-only imports included (#8)', () => {
+    const files = ['src', 'workers']
+      .flatMap((dir) => sourceFiles(dir))
+      .filter((f) => f.endsWith('.ts'))
+    const sources = new Map(files.map((f) => [f, readFileSync(posix.join(ROOT, f), 'utf8')]))
+    expect(cycles(sources)).toEqual([])
+  })
+
+  it('finds a planted type-only cycle', () => {
+    const sources = new Map([
+      ['src/cli/main.ts', "import { runApply } from './commands/apply.js'"],
+      ['src/cli/commands/apply.ts', "import type { CliIo } from '../main.js'"],
+      ['src/cli/types.ts', ''],
+    ])
+    expect(cycles(sources)).toEqual([
+      ['src/cli/main.ts', 'src/cli/commands/apply.ts', 'src/cli/main.ts'],
+    ])
   })
 
   it('catches planted violations', () => {
