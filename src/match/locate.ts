@@ -10,7 +10,7 @@ import { fail, ok, type Result } from '../result.js'
 import { MATCH_PASSES, type MatchPass } from '../text/normalize.js'
 import type { HunkLine, LineHunk, Warning } from '../types.js'
 import { findCandidates, MAX_CANDIDATES, previewOf } from './candidates.js'
-import { findLineMatchesIn, type LineIndex } from './ladder.js'
+import { findLineMatchesIn, findStartsInPass, type LineIndex } from './ladder.js'
 import { deriveRestyle, IDENTITY_RESTYLE, type Restyle } from './restyle.js'
 import { hintScopeEnd } from './scope.js'
 
@@ -340,6 +340,53 @@ function resolveHints(ctx: LocateContext, hunk: LineHunk, cursor: number): Resul
 }
 
 /**
+ * Whether a hunk placed at `start` changes only lines inside [.., end): its removed lines lie
+ * before `end` and its added lines go in at `end` at the latest. Context may run past the
+ * scope's end (models often quote the next function's first line as trailing context).
+ */
+function changesWithin(lines: readonly HunkLine[], start: number, end: number): boolean {
+  let fileIndex = start
+  for (const line of lines) {
+    if (line.op === '+') {
+      if (fileIndex > end) return false
+    } else {
+      if (line.op === '-' && fileIndex >= end) return false
+      fileIndex++
+    }
+  }
+  return true
+}
+
+/**
+ * The first place inside one hint reading's scope where the hunk fits, climbing the ladder for
+ * this scope alone (D-025): it starts in [hint, end) and changes nothing past the scope.
+ */
+function searchScope(
+  ctx: LocateContext,
+  lines: readonly HunkLine[],
+  old: readonly string[],
+  reading: Reading,
+): Search {
+  const total = ctx.index.lines.length
+  // A start before `end` cannot reach past end - 1 + old.length, which bounds the scan.
+  const to = Math.min(total, reading.end - 1 + old.length)
+  const firstIn = (pass: MatchPass): number | undefined =>
+    findStartsInPass(ctx.index, old, reading.hint, to, pass).find(
+      (s) => s < reading.end && changesWithin(lines, s, reading.end),
+    )
+  for (const pass of ctx.exactOnly ? (['exact'] as const) : MATCH_PASSES) {
+    const s = firstIn(pass)
+    if (s !== undefined) return { kind: 'found', pass, starts: [s] }
+  }
+  if (ctx.exactOnly) {
+    for (const pass of MATCH_PASSES.slice(1)) {
+      if (firstIn(pass) !== undefined) return { kind: 'not-text', pass }
+    }
+  }
+  return { kind: 'none' }
+}
+
+/**
  * MATCH_NOT_FOUND for a hunk whose lines are in no hint scope. When they do exist elsewhere in
  * the file, the message says so and the candidates are those places (the agent named the wrong
  * scope, or the hunk belongs elsewhere); otherwise near misses inside the first scope.
@@ -363,6 +410,7 @@ function outsideScopeError<T>(
     const overlap = notFoundError(ctx, hunk, old, first.hint, first.end, claimed)
     if (!overlap.ok && overlap.error.code === 'MATCH_OVERLAP') return overlap
     const starts = elsewhere.starts
+    const spills = starts.some((st) => readings.some((r) => st >= r.hint && st < r.end))
     const listed = starts
       .slice(0, MAX_AMBIGUOUS_LISTED)
       .map((s) => s + 1)
@@ -374,7 +422,7 @@ function outsideScopeError<T>(
     return fail(
       errorData(
         'MATCH_NOT_FOUND',
-        `${capitalise(hunkName(hunk))} is not inside ${scopeWords} in ${ctx.path}: its lines are outside that scope, matching ${PASS_WORDS[elsewhere.pass]} at ${starts.length === 1 ? 'line' : 'lines'} ${listed}${more}.`,
+        `${capitalise(hunkName(hunk))} is not inside ${scopeWords} in ${ctx.path}: its lines ${spills ? 'match' : 'are outside that scope, matching'} ${PASS_WORDS[elsewhere.pass]} at ${starts.length === 1 ? 'line' : 'lines'} ${listed}${more}${spills ? ', but it would change lines past the end of the scope' : ''}.`,
         {
           path: ctx.path,
           patchLine: hunk.patchLine,
@@ -421,7 +469,7 @@ function locateCursorOnce(
       // From the hint line itself: models often repeat the hint as the chunk's first context
       // line, which Codex then fails to find; the hint still pins the place. The whole ladder
       // runs per scope (D-025): an exact match outside the scope never beats a lenient one in it.
-      const found = search(ctx, old, r.hint, r.end, 1)
+      const found = searchScope(ctx, lines, old, r)
       if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
       if (found.kind === 'found') byStart.set(found.starts[0] as number, found.pass)
     }

@@ -225,3 +225,36 @@ describe('locateCursor with @@ hints (scopes)', () => {
     }
   })
 })
+
+describe('locateCursor scope edges', () => {
+  const file = ['def g():', '    a = 1', '', 'def h():', '    b = 2']
+
+  it('lets trailing context run past the scope when the change is inside it', () => {
+    const result = locateCursor(
+      ctx(file),
+      hunk(['     a = 1', '+    c = 3', ' ', ' def h():'], { hints: ['def g():'] }),
+      0,
+    )
+    expect(result).toMatchObject({ ok: true, value: { start: 1, oldLength: 3 } })
+  })
+
+  it('refuses a hunk that starts in the scope but removes a line after it', () => {
+    const result = locateCursor(
+      ctx(file),
+      hunk(['     a = 1', ' ', '-def h():', '+def k():'], { hints: ['def g():'] }),
+      0,
+    )
+    expect(result).toMatchObject({ ok: false, error: { code: 'MATCH_NOT_FOUND' } })
+    if (!result.ok)
+      expect(result.error.message).toContain('would change lines past the end of the scope')
+  })
+
+  it('refuses with FILE_NOT_TEXT when only a lenient match lies inside the scope', () => {
+    const result = locateCursor(
+      ctx(['h', '  b', 'x'], true),
+      hunk(['-b', '+c'], { hints: ['h'] }),
+      0,
+    )
+    expect(result).toMatchObject({ ok: false, error: { code: 'FILE_NOT_TEXT' } })
+  })
+})
