@@ -8,6 +8,8 @@
 // an LF view of the lines and maps offsets back); line breaks that pair with an unchanged old line
 // keep its terminator, new ones take the file's dominant ending, and the last touched line keeps
 // its own.
+// After a lenient match, new lines are restyled like hunk lines (src/match/restyle.ts): a
+// replace's new lines learn from the matched old_string lines, an insert's from its anchor.
 // Only the array differ: importing 'diff' whole loads every module of jsdiff (~20 ms at startup).
 import { diffArrays } from 'diff/lib/diff/array.js'
 import type { Candidate } from '../errors.js'

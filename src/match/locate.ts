@@ -1,8 +1,13 @@
 // Locates one hunk in a file's lines, per LocateMode: 'cursor' (Codex: in order, after the
-// previous hunk, narrowed by @@ hints), 'near-line' (unified: nearest to the stated line, as GNU
+// previous hunk, bounded by @@ hints), 'near-line' (unified: nearest to the stated line, as GNU
 // patch), 'sequential' (SEARCH/REPLACE: anywhere in the current text, must be unique). Every mode
 // climbs the ladder (exact -> trim-end -> trim -> fold) and refuses rather than guesses:
 // MATCH_AMBIGUOUS when two places fit equally, MATCH_NOT_FOUND with near-miss candidates.
+// Hints (D-025): each place the first hint matches after the cursor is one reading; each later
+// hint is the first match inside the previous one's scope (src/match/scope.ts). The hunk takes
+// the first fit inside each reading's scope, the ladder climbed per scope, and must change
+// nothing past the scope's end (trailing context may run on). Fits in two readings are
+// ambiguous; none at all is MATCH_NOT_FOUND naming where the lines are outside the scope.
 // It computes positions only; splicing the lines is src/apply/apply-hunks.ts's job.
 import type { Candidate } from '../errors.js'
 import { errorData } from '../errors.js'
