@@ -10,7 +10,10 @@
 //   - other hints (a statement, a comment, an INI `[section]`): p to the end of the enclosing
 //     block, i.e. before the first non-blank line shallower than I, plus that line when it is a
 //     closer. At indentation 0 that is the end of the file, which is Codex's own behaviour.
-// Columns count a tab as reaching the next multiple of 8. Positions are 0-based, ends exclusive.
+// Blank lines, and lines starting with `#` other than the hint itself (C preprocessor lines and
+// comments, which sit at column 0 inside functions), never end a scope: Python's tokenizer
+// ignores comment lines' indentation too. Columns count a tab as reaching the next multiple of
+// 8. Positions are 0-based, ends exclusive.
 // PERF: per file, the next-shallower/next-not-deeper tables are built once (O(n), stack based)
 // and cached against the lines array, so a hint that matches thousands of lines stays linear.
 
@@ -24,6 +27,12 @@ function indentOf(text: string): number {
     else return cols
   }
   return -1
+}
+
+/** indentOf, but -1 for a `#` line too: such lines never end a scope (module header). */
+function structuralIndentOf(text: string): number {
+  const cols = indentOf(text)
+  return cols >= 0 && text.trimStart().startsWith('#') ? -1 : cols
 }
 
 const CLOSER_RE = /^(?:[})\]]|<\/|(?:end|fi|done|esac)\b)/
@@ -51,7 +60,7 @@ function tablesFor(lines: readonly string[]): ScopeTables {
   if (cached !== undefined) return cached
   const n = lines.length
   const indent = new Int32Array(n)
-  for (let i = 0; i < n; i++) indent[i] = indentOf(lines[i] as string)
+  for (let i = 0; i < n; i++) indent[i] = structuralIndentOf(lines[i] as string)
   const nextShallower = new Int32Array(n).fill(n)
   const nextNotDeeper = new Int32Array(n).fill(n)
   const nextNonBlank = new Int32Array(n).fill(n)
@@ -103,8 +112,9 @@ export function hintScopeEnd(lines: readonly string[], p: number): number {
   const n = lines.length
   if (p < 0 || p >= n) return Math.max(0, Math.min(p + 1, n))
   const t = tablesFor(lines)
-  const level = t.indent[p] as number
+  const level = indentOf(lines[p] as string)
   if (level < 0) return p + 1
+  if ((t.indent[p] as number) < 0) return transparentHintEnd(lines, t, p, level)
   const q = t.nextNonBlank[p] as number
   const qLevel = q < n ? (t.indent[q] as number) : -1
   let opener = -1
@@ -117,4 +127,28 @@ export function hintScopeEnd(lines: readonly string[], p: number): number {
   }
   const e = t.nextShallower[p] as number
   return e < n && isCloser(lines[e] as string) ? e + 1 : e
+}
+
+/**
+ * hintScopeEnd for a `#` hint line, which the tables skip: the same rule by a forward scan.
+ * PERF: such hints (Markdown headings, comments) are rare and their blocks short; an
+ * unindented one that opens no block ends at the end of the file without a scan.
+ */
+function transparentHintEnd(
+  lines: readonly string[],
+  t: ScopeTables,
+  p: number,
+  level: number,
+): number {
+  const n = lines.length
+  const q = t.nextNonBlank[p] as number
+  const opens = q < n && (t.indent[q] as number) > level
+  if (!opens && level === 0) return n
+  for (let j = q; j < n; j = t.nextNonBlank[j] as number) {
+    const w = t.indent[j] as number
+    if (opens ? w > level : w >= level) continue
+    if (w === level && isCloser(lines[j] as string)) return t.closerEnd[j] as number
+    return !opens && isCloser(lines[j] as string) ? j + 1 : j
+  }
+  return n
 }

@@ -57,6 +57,38 @@ describe('hintScopeEnd', () => {
     expect(scopeOf(file, 4)).toEqual([4, 5])
   })
 
+  it('lets preprocessor lines and comments at column 0 pass inside a block', () => {
+    const c = [
+      'int g(void)',
+      '{',
+      '#ifdef DEBUG',
+      '    trace();',
+      '#endif',
+      '    return 0;',
+      '}',
+      'int h;',
+    ]
+    expect(scopeOf(c, 1)).toEqual([1, 7])
+    const py = ['def g():', '    a = 1', '# old: a = 2', '    return a', 'def h():', '    pass']
+    expect(scopeOf(py, 1)).toEqual([1, 4])
+  })
+
+  it('scopes a hint that is itself a # line by the same rule', () => {
+    const md = ['# Title', 'text', '## Usage', 'run it', '## More', 'x']
+    expect(scopeOf(md, 3)).toEqual([3, 6])
+    const py = [
+      'class A:',
+      '    # helpers',
+      '    def a(self):',
+      '        pass',
+      'class B:',
+      '    x = 1',
+    ]
+    expect(scopeOf(py, 2)).toEqual([2, 4])
+    const block = ['# region', '    a', '    b', 'c']
+    expect(scopeOf(block, 1)).toEqual([1, 3])
+  })
+
   it('counts a tab as indentation to the next multiple of eight', () => {
     const file = ['\tif x:', '\t\ty()', '        z()', '\tw()']
     expect(scopeOf(file, 1)).toEqual([1, 2])
