@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import { deriveReindent, reindentLine, type Reindent } from '../../../src/match/reindent.js'
 
 function mapping(
@@ -87,5 +88,46 @@ describe('reindentLine', () => {
     const reindent = mapping(['    a'], ['a'])
     expect(reindentLine('', reindent)).toBe('')
     expect(reindentLine('  ', reindent)).toBe('  ')
+  })
+})
+
+describe('reindentLine property', () => {
+  const units = fc.constantFrom('\t', '  ', '    ', '        ')
+  // Depths of a well-formed nest: each line at most one level deeper than the one before.
+  const depths = fc
+    .array(fc.integer({ min: -3, max: 1 }), { minLength: 2, maxLength: 12 })
+    .map((moves) => {
+      let d = 0
+      return moves.map((m) => (d = Math.max(0, d + m)))
+    })
+
+  it('puts every added line at its depth in the file’s unit, whatever the patch’s unit and base', () => {
+    fc.assert(
+      fc.property(
+        depths,
+        fc.integer({ min: 1, max: 11 }),
+        units,
+        units,
+        fc.integer({ min: 0, max: 3 }),
+        fc.integer({ min: 0, max: 3 }),
+        (depth, split, fileUnit, patchUnit, fileBase, patchBase) => {
+          const cut = Math.min(split, depth.length - 1)
+          const file = depth.map((d, i) => `${fileUnit.repeat(d + fileBase)}line${i}`)
+          const patch = depth.map((d, i) => `${patchUnit.repeat(d + patchBase)}line${i}`)
+          const matched = depth.slice(0, cut)
+          fc.pre(matched.some((_, i) => file[i] !== patch[i]))
+          const reindent = deriveReindent(file.slice(0, cut), patch.slice(0, cut), {
+            added: patch.slice(cut),
+            surrounding: file,
+          })
+          if (reindent === null) throw new Error('expected a mapping')
+          for (let i = cut; i < depth.length; i++) {
+            const got = reindentLine(patch[i] as string, reindent)
+            expect(got).toBe(file[i])
+          }
+        },
+      ),
+      { numRuns: 500 },
+    )
   })
 })
