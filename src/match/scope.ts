@@ -12,8 +12,9 @@
 //     closer. At indentation 0 that is the end of the file, which is Codex's own behaviour.
 // Blank lines, and lines starting with `#` other than the hint itself (C preprocessor lines and
 // comments, which sit at column 0 inside functions), never end a scope: Python's tokenizer
-// ignores comment lines' indentation too. Columns count a tab as reaching the next multiple of
-// 8. Positions are 0-based, ends exclusive.
+// ignores comment lines' indentation too. Other text at column 0 inside a block (a docstring's
+// or heredoc's lines, a C goto label) does end it, so a hunk past it is refused (MATCH_NOT_FOUND).
+// Columns count a tab as reaching the next multiple of 8. Positions are 0-based, ends exclusive.
 // PERF: per file, the next-shallower/next-not-deeper tables are built once (O(n), stack based)
 // and cached against the lines array, so a hint that matches thousands of lines stays linear.
 
