@@ -74,7 +74,10 @@ describe('a forged pending transaction', () => {
     const e = engine()
     const result = await e.check(patch)
     expect(result.warnings).toContainEqual(
-      expect.objectContaining({ code: 'journal.untrusted', path: `.patchloom/journal/${ID}.pending` }),
+      expect.objectContaining({
+        code: 'journal.untrusted',
+        path: `.patchloom/journal/${ID}.pending`,
+      }),
     )
     expect(existsSync(path.join(root, '.git/hooks'))).toBe(false)
     expect(await everything()).toEqual(before)
@@ -108,7 +111,10 @@ describe('a forged pending transaction', () => {
     const result = await e.apply(patch)
     expect(result.transaction).toBeDefined()
     expect(result.warnings).toContainEqual(
-      expect.objectContaining({ code: 'journal.untrusted', path: `.patchloom/journal/${ID}.pending` }),
+      expect.objectContaining({
+        code: 'journal.untrusted',
+        path: `.patchloom/journal/${ID}.pending`,
+      }),
     )
     expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('one\nTWO\n')
     expect(existsSync(path.join(root, '.git/hooks'))).toBe(false)
