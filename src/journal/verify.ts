@@ -96,7 +96,7 @@ async function pathProblem(ctx: VerifyContext, rel: string): Promise<string | un
       return `cannot be checked (${errnoOf(error) ?? String(error)} on ${path.relative(ctx.layout.root, dir)})`
     }
     if (kind !== 'dir')
-      return `goes through ${path.relative(ctx.layout.root, dir)}, which is now a ${kind}, not a directory`
+      return `goes through ${path.relative(ctx.layout.root, dir)}, which is a ${kind}, not a real directory`
   }
   if (ctx.checkPath !== undefined) {
     try {
