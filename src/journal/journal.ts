@@ -84,7 +84,7 @@ export class Journal {
       return [
         ...trusted.map((id) => ({
           code: 'journal.pending',
-          message: `Transaction ${id} was interrupted; the next apply (or \`patchloom recover\`) rolls it back first. This dry run saw the files as the interruption left them.`,
+          message: `Transaction ${id} is unfinished (interrupted, or being committed right now by another process); the next apply (or \`patchloom recover\`) rolls it back first if it was interrupted. This dry run saw the files as they are.`,
           path: relDir(this.#layout, txnDir(this.#layout, id, 'pending')),
         })),
         ...refused.map(noticeOf),
