@@ -33,8 +33,10 @@ export interface JournalTrust {
  * ~/.local/state/patchloom (%LOCALAPPDATA%\patchloom on Windows).
  */
 export function stateDirFor(env: NodeJS.ProcessEnv = process.env): string {
+  // Only absolute: a relative one would resolve against the working directory, often the very
+  // repository whose contents must not be able to supply the key.
   const explicit = env[STATE_DIR_ENV]
-  if (explicit !== undefined && explicit !== '') return path.resolve(explicit)
+  if (explicit !== undefined && path.isAbsolute(explicit)) return explicit
   const xdg = env['XDG_STATE_HOME']
   if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, 'patchloom')
   if (process.platform === 'win32' && env['LOCALAPPDATA'] !== undefined)
@@ -47,6 +49,7 @@ export function keyFileTrust(stateDir: string, rootReal: string): JournalTrust {
   let cached: Buffer | undefined
   const load = async (create: boolean): Promise<Buffer | null> => {
     if (cached !== undefined) return cached
+    await assertOutside(stateDir, rootReal)
     const key = (await readKey(stateDir)) ?? (create ? await createKey(stateDir) : null)
     if (key !== null) cached = key
     return key
@@ -77,6 +80,23 @@ export function fixedKeyTrust(key: Uint8Array, rootReal: string): JournalTrust {
       /^[0-9a-f]{64}$/.test(given) &&
       timingSafeEqual(Buffer.from(mac(k, rootReal, canonical), 'hex'), Buffer.from(given, 'hex')),
   }
+}
+
+/**
+ * A key inside the workspace could have come with it: refused, lexically and after symlinks.
+ * Except when the workspace holds the user's home directory (`--root ~`): a checkout is cloned
+ * into a directory, it never contains the home it was cloned in.
+ */
+async function assertOutside(stateDir: string, rootReal: string): Promise<void> {
+  const inside = (dir: string): boolean => {
+    const rel = path.relative(rootReal, dir)
+    return rel === '' || !(rel === '..' || rel.startsWith('..' + path.sep) || path.isAbsolute(rel))
+  }
+  const home = await fsp.realpath(os.homedir()).catch(() => os.homedir())
+  if (inside(home)) return
+  const real = await fsp.realpath(stateDir).catch(() => stateDir)
+  if (inside(path.resolve(stateDir)) || inside(real))
+    throw keyError(`${stateDir} is inside the workspace, where a checkout could supply the key`)
 }
 
 function mac(key: Buffer, rootReal: string, canonical: Uint8Array): string {
