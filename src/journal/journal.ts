@@ -196,7 +196,9 @@ export class Journal {
     const entries = await listEntries(this.#fs, this.#layout)
     if (entries.some((e) => e.status === 'pending')) {
       const report = await recoverAll(this.#ctx(), false)
-      this.#options.onRecovered?.(report)
+      // Refusals were reported before the request (beforeRequest); only news is logged here.
+      if (report.rolledBack.length > 0 || report.conflicts.some((c) => c.code === undefined))
+        this.#options.onRecovered?.(report)
     }
     // Ids order the log, undo's default and pruning, so each sorts after every id in the journal:
     // also for two commits in one millisecond, or after the clock stepped back.
