@@ -12,7 +12,16 @@ import { EditError } from '../errors.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
 import { errnoOf, type JournalFs } from './fs.js'
 import { hashBytes } from './hash.js'
-import { CONFLICTS, MANIFEST, NEW_DIR, OLD_DIR, parseEntry, txnDir, type Layout } from './layout.js'
+import {
+  CONFLICTS,
+  MANIFEST,
+  NEW_DIR,
+  OLD_DIR,
+  parseEntry,
+  STATE_DIR,
+  txnDir,
+  type Layout,
+} from './layout.js'
 import { decodeManifest, LEGACY_REASON, type Manifest, type ManifestStep } from './manifest.js'
 import type { JournalTrust } from './trust.js'
 import { relDir, verifyTransaction, type PathCheck } from './verify.js'
@@ -190,8 +199,13 @@ export async function listEntries(
   try {
     names = await fs.readdir(layout.journalDir)
   } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return []
-    throw error
+    // No journal, or something else in its place (a commit refuses to use it: JOURNAL_CORRUPT).
+    if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') return []
+    throw new EditError(
+      codeForErrno(error),
+      `Cannot read ${STATE_DIR}/journal (${reasonOf(error)}); nothing was changed.`,
+      { cause: error },
+    )
   }
   return names.flatMap((name) => {
     const entry = parseEntry(name)
@@ -202,6 +216,9 @@ export async function listEntries(
 export async function readManifest(fs: JournalFs, dir: string, id: string): Promise<Manifest> {
   let bytes: Uint8Array
   try {
+    // Only a regular file is read: a FIFO planted as the manifest would block the read forever.
+    const st = await fs.lstat(path.join(dir, MANIFEST))
+    if (st.kind !== 'file') throw new Error(`it is a ${st.kind}`)
     bytes = await fs.readFile(path.join(dir, MANIFEST))
   } catch (error) {
     throw new EditError(

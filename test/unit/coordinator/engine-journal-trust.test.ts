@@ -166,3 +166,28 @@ describe('a forged committed transaction', () => {
     await e.close()
   })
 })
+
+describe('a journal directory that is not one (#8: never exit 70)', () => {
+  it('lets check and apply run when .patchloom/journal is a file, and apply names the problem', async () => {
+    await mkdir(path.join(root, '.patchloom'))
+    await writeFile(path.join(root, '.patchloom/journal'), 'not a directory\n')
+    const e = engine()
+    expect((await e.check(patch)).ok).toBe(true)
+    expect((await rejection(e.apply(patch))).code).toBe('JOURNAL_CORRUPT')
+    expect(await e.recover()).toEqual({ rolledBack: [], conflicted: [], conflicts: [] })
+    await e.close()
+  })
+
+  it('never reads a manifest that is a FIFO (it would block), and reports it', async () => {
+    const { execFileSync } = await import('node:child_process')
+    const dir = path.join(root, '.patchloom/journal', `${ID}.pending`)
+    await mkdir(dir, { recursive: true })
+    execFileSync('mkfifo', [path.join(dir, 'manifest.json')])
+    const e = engine()
+    const result = await e.check(patch)
+    expect(result.warnings).toEqual([expect.objectContaining({ code: 'journal.corrupt' })])
+    expect((await e.transactions()).map((t) => t.id)).toEqual([])
+    expect((await e.recover()).conflicts[0]).toMatchObject({ code: 'JOURNAL_CORRUPT' })
+    await e.close()
+  })
+})
