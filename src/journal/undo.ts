@@ -6,6 +6,8 @@
 // passes the sandbox (#8); anything else is refused with its code before a file is read.
 import path from 'node:path'
 import { EditError } from '../errors.js'
+import { codeForErrno, reasonOf } from './fs-errors.js'
+import { errnoOf } from './fs.js'
 import { hashBytes } from './hash.js'
 import { OLD_DIR, txnDir } from './layout.js'
 import { currentState, describeCurrent, sameState } from './recover.js'
@@ -73,7 +75,16 @@ export async function planUndo(
   const manifest = await verifyTransaction(ctx, info.id, 'committed')
   const changed: { path: string; now: string }[] = []
   for (const step of manifest.steps) {
-    const current = await currentState(fs, path.join(layout.root, ...step.path.split('/')))
+    const current = await currentState(fs, path.join(layout.root, ...step.path.split('/'))).catch(
+      (error: unknown) => {
+        if (errnoOf(error) === undefined) throw error
+        throw new EditError(
+          codeForErrno(error),
+          `Cannot undo ${info.id}: reading ${step.path} failed (${reasonOf(error)}). Nothing was written.`,
+          { path: step.path, cause: error },
+        )
+      },
+    )
     if (!sameState(current, step.after))
       changed.push({ path: step.path, now: describeCurrent(current) })
   }
