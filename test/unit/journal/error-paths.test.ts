@@ -65,3 +65,21 @@ describe('commit errors', () => {
     expect(await treeState(root)).toEqual(before)
   })
 })
+
+describe('undo errors', () => {
+  it('name the file that could not be read, with its errno code', async () => {
+    const { root, steps } = await threeFiles()
+    const id = await journalFor(root).commit(steps, summaryOf([]))
+    const fs: JournalFs = {
+      ...quietJournalFs,
+      lstat: async (p) => {
+        if (p === path.join(root, 'two.txt')) throw errnoError('EACCES', p)
+        return quietJournalFs.lstat(p)
+      },
+    }
+    const error = await editError(journalFor(root, { fs }).undo(id))
+    expect(error.code).toBe('JOURNAL_PERMISSION_DENIED')
+    expect(error.path).toBe('two.txt')
+    expect(error.message).toContain('EACCES')
+  })
+})
