@@ -11,7 +11,7 @@ import path from 'node:path'
 import { EditError } from '../errors.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
 import { errnoOf, type JournalFs } from './fs.js'
-import { hashBytes } from './hash.js'
+import { hashBytes } from '../hash.js'
 import {
   CONFLICTS,
   MANIFEST,

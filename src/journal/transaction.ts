@@ -10,7 +10,7 @@ import path from 'node:path'
 import { EditError } from '../errors.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
 import { errnoOf, type JournalFs, type JournalStat } from './fs.js'
-import { hashBytes } from './hash.js'
+import { hashBytes } from '../hash.js'
 import { MANIFEST, NEW_DIR, OLD_DIR, txnDir } from './layout.js'
 import {
   encodeManifest,

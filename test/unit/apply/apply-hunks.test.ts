@@ -678,3 +678,52 @@ describe('applyHunks (line endings stated by the patch)', () => {
     expect(run(before, op.hunks, nl)).toEqual({ text: after, warnings: [] })
   })
 })
+
+describe('applyHunks @@ hint scopes (#8)', () => {
+  // Python-like files of several functions whose bodies share lines, so a hunk's lines often
+  // exist in more than one function.
+  const body = fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 4 })
+  const files = fc.array(body, { minLength: 2, maxLength: 5 })
+
+  it('changes lines only inside the hinted function, or refuses', () => {
+    fc.assert(
+      fc.property(files, fc.nat(), fc.nat(), fc.nat(), (bodies, pickHint, pickFrom, pickLine) => {
+        const lines: string[] = []
+        const ranges: [number, number][] = []
+        bodies.forEach((values, f) => {
+          lines.push(`def f${f}():`)
+          const start = lines.length
+          for (const v of values) lines.push(`    x = ${v}`)
+          ranges.push([start, lines.length])
+          lines.push('')
+        })
+        const hinted = pickHint % bodies.length
+        const from = bodies[pickFrom % bodies.length] as number[]
+        const value = from[pickLine % from.length] as number
+        const chunk = hunk([`-    x = ${value}`, `+    x = changed`], {
+          hints: [`def f${hinted}():`],
+        })
+        const result = applyHunks({
+          lines: splitLines(lines.join('\n') + '\n'),
+          hunks: [chunk],
+          mode: 'cursor',
+          format: 'codex',
+          path: 'f.py',
+          exactOnly: false,
+        })
+        const [lo, hi] = ranges[hinted] as [number, number]
+        const inHinted = (bodies[hinted] as number[]).includes(value)
+        expect(result.ok).toBe(inHinted)
+        if (result.ok) {
+          const out = result.value.lines.map((l) => l.text)
+          const changed = out.findIndex((t) => t === '    x = changed')
+          expect(changed).toBe(lo + (bodies[hinted] as number[]).indexOf(value))
+          expect(changed).toBeLessThan(hi)
+        } else {
+          expect(result.error.code).toBe('MATCH_NOT_FOUND')
+        }
+      }),
+      { numRuns: 300 },
+    )
+  })
+})

@@ -445,3 +445,41 @@ describe('applyStringEdits line-ending properties', () => {
     )
   })
 })
+
+describe('applyStringEdits re-indentation after a lenient match (#8)', () => {
+  const file = 'def f(x):\n    if x:\n        y = 1\n        return y\n'
+
+  it('gives replaced lines the file’s indentation, keeping their relative depth', () => {
+    const edit = replace('if x:\n  y = 1', 'if x:\n  y = 1\n  if y:\n    z = 2')
+    expect(applied(file, [edit])).toBe(
+      'def f(x):\n    if x:\n        y = 1\n        if y:\n            z = 2\n        return y\n',
+    )
+  })
+
+  it('writes tabs for a tab-indented file', () => {
+    const tabs = 'func f() {\n\tif x {\n\t\treturn\n\t}\n}\n'
+    const edit = replace('    if x {\n        return', '    if x {\n        log()\n        return')
+    expect(applied(tabs, [edit])).toBe('func f() {\n\tif x {\n\t\tlog()\n\t\treturn\n\t}\n}\n')
+  })
+
+  it('re-indents lines inserted at a leniently matched multi-line anchor', () => {
+    expect(applied(file, [insert('if x:\n  y = 1', 'after', '  log(y)\n')])).toBe(
+      'def f(x):\n    if x:\n        y = 1\n        log(y)\n        return y\n',
+    )
+  })
+
+  it('re-indents lines inserted at a lenient one-line anchor that starts its line', () => {
+    expect(applied(file, [insert('\tif x:', 'after', '\t\tfirst()\n')])).toBe(
+      'def f(x):\n    if x:\n        first()\n        y = 1\n        return y\n',
+    )
+  })
+
+  it('leaves inserted lines alone when the anchor is exact or mid-line', () => {
+    expect(applied(file, [insert('    if x:', 'after', '        a()\n')])).toBe(
+      'def f(x):\n    if x:\n        a()\n        y = 1\n        return y\n',
+    )
+    expect(applied('  call(f(x))\n', [insert('\tf(x)', 'after', 'next()\n')])).toBe(
+      '  call(f(x))\nnext()\n',
+    )
+  })
+})

@@ -7,7 +7,7 @@ import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promise
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { EditError } from '../../../src/errors.js'
-import { hashBytes } from '../../../src/journal/hash.js'
+import { hashBytes } from '../../../src/hash.js'
 import {
   encodeManifest,
   signManifest,
