@@ -410,6 +410,5 @@ describe('parseSearchReplace name lines around Aider fence tags and elisions (#8
     for (const line of ['<source>python', '</code>', '<PRE>', '...', ' … ', '```python', '~~~']) {
       expect(nameFromLine(line), line).toBeUndefined()
     }
-    expect(nameFromLine('<source>/app.py')).toBe('<source>/app.py')
   })
 })
