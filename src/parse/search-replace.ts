@@ -122,7 +122,7 @@ export function parseSearchReplace(text: string): Result<EditPlan> {
 /**
  * Reads one block starting at its SEARCH marker; `end` is the REPLACE marker's index. The block
  * runs to the first REPLACE marker and must hold exactly one divider: with two or more, no
- * reading is certain (see DIVIDER_HINT), so the block is refused at its second divider.
+ * reading is certain (D-030), so the block is refused at its second divider.
  */
 function readBlock(
   lines: readonly string[],
