@@ -354,6 +354,14 @@ describe('parseSearchReplace with ======= lines inside a section (#8)', () => {
     expect(error.message).toContain('next <<<<<<< SEARCH marker at line 3')
   })
 
+  it('refuses a REPLACE marker line inside a section, on either side', () => {
+    const inSearch = block('sr.md', ['>>>>>>> REPLACE', 'x'], ['y'])
+    expect(failure(inSearch)).toMatchObject({ code: 'PARSE_UNTERMINATED', patchLine: 2 })
+    // The block ends at the first REPLACE marker; the real one is then a stray marker.
+    const inReplace = block('sr.md', ['x'], ['y', '>>>>>>> REPLACE', 'z'])
+    expect(failure(inReplace)).toMatchObject({ code: 'PARSE_BAD_LINE', patchLine: 8 })
+  })
+
   it('reads blocks inside prose with one divider each', () => {
     const text = `Intro.\n\n${block('a.md', ['x'], ['y'])}\nThen =======\n${block('b.md', ['p'], ['q'])}Bye.\n`
     expect(ops(text).map((op) => op.path)).toEqual(['a.md', 'b.md'])
