@@ -56,21 +56,23 @@ describe('computeFile', () => {
     )
   })
 
-  it('renders lone-CR files the way git splits them, so the diff replays', () => {
-    const before = utf8('l\rm\rn\r')
+  it('renders files with lone CRs as git does (a CR is content), so the diff replays (#8)', () => {
+    const before = utf8('k\nl\rm\rn\r\nend\r')
     const out = compute(
       'codex',
       update([
-        [' ', 'l'],
-        ['-', 'm'],
-        ['+', 'M'],
-        [' ', 'n'],
+        [' ', 'k'],
+        ['-', 'l\rm\rn'],
+        ['+', 'l\rM\rn'],
+        ['-', 'end\r'],
+        ['+', 'end\rx'],
       ]),
       before,
     )
-    expect(Buffer.from(out.after as Uint8Array).toString('utf8')).toBe('l\rM\rn\r')
-    expect(out).toMatchObject({ additions: 1, deletions: 1 })
-    expect(gitReplay(before, out.diff)).toEqual(Buffer.from('l\rM\rn\r'))
+    const after = 'k\nl\rM\rn\nend\rx\n'
+    expect(Buffer.from(out.after as Uint8Array).toString('utf8')).toBe(after)
+    expect(out).toMatchObject({ additions: 2, deletions: 2 })
+    expect(gitReplay(before, out.diff)).toEqual(Buffer.from(after))
   })
 
   it('diffs non-UTF-8 text line by line, as git does, and keeps its bytes', () => {
