@@ -5,7 +5,8 @@
 import type { Result } from '../result.js'
 import type { EditPlan, FileMode, FileOp, FormatOption, PatchFormat, Warning } from '../types.js'
 
-export const JOB_PROTOCOL = 1
+// 2: ComputeJob.rawBytes (#8).
+export const JOB_PROTOCOL = 2
 
 export interface ParseJob {
   readonly protocol: number
@@ -28,6 +29,11 @@ export interface ComputeJob {
   readonly sourceMode?: FileMode
   /** The op's forward GIT binary hunk, inflated by the coordinator (zlib is not in the pure core). */
   readonly inflated?: Uint8Array
+  /**
+   * The op's text holds raw bytes (a patch that is not UTF-8, src/text/patch-bytes.ts): match it
+   * byte-exactly against the file's bytes and write its bytes as they are (D-040).
+   */
+  readonly rawBytes?: true
 }
 
 export interface ComputedFile {
