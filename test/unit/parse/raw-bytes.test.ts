@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { checkRawBytes, opHasRawBytes } from '../../../src/parse/raw-bytes.js'
+import type { EditPlan, FileOp } from '../../../src/types.js'
+
+const RAW_E9 = '\udce9'
+
+const update = (text: string, hints: string[] = [], moveTo?: string): FileOp => ({
+  kind: 'update',
+  path: 'menu.txt',
+  patchLine: 2,
+  locate: 'cursor',
+  ...(moveTo === undefined ? {} : { moveTo }),
+  hunks: [{ patchLine: 3, hints, endOfFile: false, lines: [{ op: '+', text }] }],
+})
+
+describe('checkRawBytes', () => {
+  it('accepts raw bytes in line content', () => {
+    const plan: EditPlan = { format: 'codex', ops: [update(`caf${RAW_E9}`)] }
+    expect(checkRawBytes(plan, 3)).toEqual({ ok: true, value: undefined })
+  })
+
+  it('refuses a JSON edit list that is not UTF-8, at its first bad line', () => {
+    const plan: EditPlan = { format: 'edits', ops: [] }
+    const judged = checkRawBytes(plan, 4)
+    expect(judged.ok).toBe(false)
+    if (!judged.ok) expect(judged.error).toMatchObject({ code: 'PARSE_BAD_ENCODING', patchLine: 4 })
+  })
+
+  it('refuses a path with raw bytes, move targets included, showing them as \\xNN', () => {
+    for (const op of [
+      { ...update('x'), path: `caf${RAW_E9}.txt` },
+      update('x', [], `caf${RAW_E9}.txt`),
+    ]) {
+      const judged = checkRawBytes({ format: 'codex', ops: [op] }, 1)
+      expect(judged.ok).toBe(false)
+      if (!judged.ok) {
+        expect(judged.error).toMatchObject({ code: 'PATH_INVALID', patchLine: 2 })
+        expect(judged.error.message).toContain("'caf\\xe9.txt'")
+        expect(judged.error.message).not.toMatch(/[\udc80-\udcff]/u)
+      }
+    }
+  })
+})
+
+describe('opHasRawBytes', () => {
+  it('looks at added content, hunk lines and hints only', () => {
+    expect(opHasRawBytes(update('plain'))).toBe(false)
+    expect(opHasRawBytes(update(`a${RAW_E9}`))).toBe(true)
+    expect(opHasRawBytes(update('plain', [`def caf${RAW_E9}`]))).toBe(true)
+    const add: FileOp = { kind: 'add', path: 'a', patchLine: 1, content: RAW_E9, overwrite: true }
+    expect(opHasRawBytes(add)).toBe(true)
+    expect(opHasRawBytes({ kind: 'edits', path: 'a', patchLine: 1, edits: [] })).toBe(false)
+  })
+})
