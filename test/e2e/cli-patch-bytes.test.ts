@@ -52,7 +52,10 @@ describe('patchloom CLI: the patch is bytes', () => {
       if (writing) child.stdin.once('drain', pump)
     }
     pump()
+    // A CLI that reads to the end never exits here; kill it rather than leave it eating memory.
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000)
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    clearTimeout(killer)
     writing = false
     expect(code).toBe(1)
     const line = Buffer.concat(out).toString('utf8')
