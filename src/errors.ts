@@ -51,7 +51,7 @@ export const ERROR_CODES = {
   },
   PARSE_BAD_ENCODING: {
     meaning:
-      'The patch is not valid UTF-8 where it must be: a JSON edit list (JSON is UTF-8), or patch text passed as a string that holds unpaired surrogates.',
+      'The patch is not valid UTF-8 where it must be: a JSON edit list (JSON is UTF-8; no unpaired surrogate escapes), or patch text passed as a string that holds unpaired surrogates.',
     hint: 'Send JSON edits as UTF-8 (escape other bytes as text); pass a patch that is not UTF-8 as bytes (a file, stdin, or a Uint8Array) in another format.',
     retryable: false,
   },

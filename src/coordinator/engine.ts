@@ -21,7 +21,7 @@ import type {
 } from '../journal/types.js'
 import { silentLogger } from '../log.js'
 import { parsePatch } from '../parse/index.js'
-import { checkRawBytes, opHasRawBytes } from '../parse/raw-bytes.js'
+import { checkPlanEncoding, opHasRawBytes } from '../parse/raw-bytes.js'
 import { unwrap } from '../result.js'
 import type { ApplyResult, EditPlan, FileMode, FileResult, Warning } from '../types.js'
 import type { ApplyOptions, Engine, EngineOptions } from './engine-types.js'
@@ -221,9 +221,9 @@ class EditEngine implements Engine {
     const patch = patchTextOf(input, limits.maxPatchBytes)
 
     const plan = await this.#parse(patch.text, format, route, signal)
-    // A patch that is not UTF-8 keeps its raw bytes in line content only (D-040).
+    // A patch that is not UTF-8 keeps its raw bytes in line content only (D-040, D-041).
     const raw = patch.firstRawLine !== undefined
-    if (patch.firstRawLine !== undefined) unwrap(checkRawBytes(plan, patch.firstRawLine))
+    unwrap(checkPlanEncoding(plan, patch.firstRawLine))
     checkFileCount(plan, limits.maxFiles)
     const rootReal = await this.#root()
     // Interrupted transactions are rolled back before any file is read (once per engine).

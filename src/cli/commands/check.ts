@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS } from '../../config.js'
 import { patchTextOf } from '../../coordinator/patch-input.js'
 import { EditError } from '../../errors.js'
 import { parsePatch } from '../../parse/index.js'
-import { checkRawBytes } from '../../parse/raw-bytes.js'
+import { checkPlanEncoding } from '../../parse/raw-bytes.js'
 import { summarizePlan } from '../../parse/summary.js'
 import type { RunCommand } from '../args.js'
 import type { CliDeps, CliIo } from '../main.js'
@@ -19,10 +19,8 @@ export async function runCheck(cmd: RunCommand, io: CliIo, deps: CliDeps): Promi
   const patch = patchTextOf(await readPatchInput(cmd.file, io, maxPatchBytes), maxPatchBytes)
   const parsed = parsePatch(patch.text, cmd.format)
   if (!parsed.ok) throw EditError.fromData(parsed.error)
-  if (patch.firstRawLine !== undefined) {
-    const judged = checkRawBytes(parsed.value, patch.firstRawLine)
-    if (!judged.ok) throw EditError.fromData(judged.error)
-  }
+  const judged = checkPlanEncoding(parsed.value, patch.firstRawLine)
+  if (!judged.ok) throw EditError.fromData(judged.error)
   const result = parseOnlyResult(parsed.value.format, summarizePlan(parsed.value))
   io.stdout(cmd.json ? renderJsonLine(result) : renderParseOnlyHuman(result))
   return EXIT.OK

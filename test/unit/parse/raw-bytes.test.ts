@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkRawBytes, opHasRawBytes } from '../../../src/parse/raw-bytes.js'
+import { checkPlanEncoding, opHasRawBytes } from '../../../src/parse/raw-bytes.js'
 import type { EditPlan, FileOp } from '../../../src/types.js'
 
 const RAW_E9 = '\udce9'
@@ -13,15 +13,15 @@ const update = (text: string, hints: string[] = [], moveTo?: string): FileOp => 
   hunks: [{ patchLine: 3, hints, endOfFile: false, lines: [{ op: '+', text }] }],
 })
 
-describe('checkRawBytes', () => {
+describe('checkPlanEncoding', () => {
   it('accepts raw bytes in line content', () => {
     const plan: EditPlan = { format: 'codex', ops: [update(`caf${RAW_E9}`)] }
-    expect(checkRawBytes(plan, 3)).toEqual({ ok: true, value: undefined })
+    expect(checkPlanEncoding(plan, 3)).toEqual({ ok: true, value: undefined })
   })
 
   it('refuses a JSON edit list that is not UTF-8, at its first bad line', () => {
     const plan: EditPlan = { format: 'edits', ops: [] }
-    const judged = checkRawBytes(plan, 4)
+    const judged = checkPlanEncoding(plan, 4)
     expect(judged.ok).toBe(false)
     if (!judged.ok) expect(judged.error).toMatchObject({ code: 'PARSE_BAD_ENCODING', patchLine: 4 })
   })
@@ -31,7 +31,7 @@ describe('checkRawBytes', () => {
       { ...update('x'), path: `caf${RAW_E9}.txt` },
       update('x', [], `caf${RAW_E9}.txt`),
     ]) {
-      const judged = checkRawBytes({ format: 'codex', ops: [op] }, 1)
+      const judged = checkPlanEncoding({ format: 'codex', ops: [op] }, 1)
       expect(judged.ok).toBe(false)
       if (!judged.ok) {
         expect(judged.error).toMatchObject({ code: 'PATH_INVALID', patchLine: 2 })
@@ -39,6 +39,37 @@ describe('checkRawBytes', () => {
         expect(judged.error.message).not.toMatch(/[\udc80-\udcff]/u)
       }
     }
+  })
+})
+
+describe('checkPlanEncoding on a UTF-8 patch', () => {
+  it('passes every non-JSON plan untouched', () => {
+    const plan: EditPlan = { format: 'codex', ops: [update(`caf${RAW_E9}`)] }
+    expect(checkPlanEncoding(plan, undefined).ok).toBe(true)
+  })
+
+  it('refuses a JSON edit whose \\u escape is an unpaired surrogate, and such a path', () => {
+    const edit = (path: string, newString: string): EditPlan => ({
+      format: 'edits',
+      ops: [
+        {
+          kind: 'edits',
+          path,
+          patchLine: 2,
+          edits: [
+            { mode: 'write', index: 1, content: 'ok' },
+            { mode: 'write', index: 2, content: newString },
+          ],
+        },
+      ],
+    })
+    expect(checkPlanEncoding(edit('a.txt', 'café 💀'), undefined).ok).toBe(true)
+    const judged = checkPlanEncoding(edit('a.txt', 'x\ud800'), undefined)
+    expect(judged.ok).toBe(false)
+    if (!judged.ok) expect(judged.error).toMatchObject({ code: 'PARSE_BAD_ENCODING', patchLine: 3 })
+    const path = checkPlanEncoding(edit('a\udfff.txt', 'x'), undefined)
+    expect(path.ok).toBe(false)
+    if (!path.ok) expect(path.error.message).toContain("'a\\udfff.txt'")
   })
 })
 
