@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { DEFAULT_LIMITS } from '../config.js'
 import { EditError } from '../errors.js'
-import type { CliIo } from './main.js'
+import type { CliIo } from './types.js'
 
 /** Where the patch came from, for messages. */
 type Source = { readonly kind: 'stdin' } | { readonly kind: 'file'; readonly name: string }

@@ -4,7 +4,7 @@
 import { DEFAULT_DENY_GLOBS } from '../../config.js'
 import { resolve } from 'node:path'
 import type { RunCommand } from '../args.js'
-import type { CliDeps, CliIo } from '../main.js'
+import type { CliDeps, CliIo } from '../types.js'
 import { readPatchInput } from '../read-patch.js'
 import { EXIT, renderApplyHuman, renderJsonLine, withUndoCommand } from '../render.js'
 

@@ -1,0 +1,22 @@
+// Shapes shared by the CLI's composition root (main.ts) and its commands: where the CLI reads
+// and writes, and the seams tests replace. Types only, so commands never import main.ts and
+// the root stays at the top of the import graph (#8).
+import type { Engine, EngineOptions } from '../coordinator/engine-types.js'
+
+/** Where the CLI reads and writes; the real process or a test's buffers. */
+export interface CliIo {
+  /**
+   * Stdin as a stream of chunks (strings count as UTF-8), read only up to the patch size limit
+   * (src/cli/read-patch.ts). Only called when the patch comes from stdin.
+   */
+  readonly stdin: () => AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>
+  readonly stdout: (s: string) => void
+  readonly stderr: (s: string) => void
+  /** Directory that relative FILE and --root arguments resolve against. */
+  readonly cwd: string
+}
+
+/** Seams for tests: the engine factory. */
+export interface CliDeps {
+  readonly createEngine: (options: EngineOptions) => Engine
+}
