@@ -5,7 +5,7 @@
 import type { Result } from '../result.js'
 import type { ComputedFile, ComputeInput, EditPlan, FormatOption } from '../types.js'
 
-// 2: ComputeJob.rawBytes (#8).
+// 2: ComputeInput.rawBytes (#8).
 export const JOB_PROTOCOL = 2
 
 export interface ParseJob {
