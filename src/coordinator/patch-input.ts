@@ -14,7 +14,7 @@ export function patchTextOf(input: unknown, maxPatchBytes: number): PatchText {
         `The patch is ${input.length} bytes, over the ${maxPatchBytes}-byte patch size limit.`,
       )
     }
-    return decodePatchBytes(input)
+    return decodePatchBytes(input, nodeUnitsToString)
   }
   if (typeof input !== 'string')
     throw new EditError('CONFIG_INVALID', 'Invalid input: the patch must be a string or bytes.')
@@ -26,4 +26,12 @@ export function patchTextOf(input: unknown, maxPatchBytes: number): PatchText {
     )
   }
   return { text: input }
+}
+
+/**
+ * PERF: Buffer's 'utf16le' copies the units into a string without validating them, so raw-byte
+ * chars survive; 32 MiB of units take ~70 ms, against ~2 s for the portable String.fromCharCode.
+ */
+function nodeUnitsToString(units: Uint16Array): string {
+  return Buffer.from(units.buffer, units.byteOffset, units.byteLength).toString('utf16le')
 }

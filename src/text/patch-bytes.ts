@@ -22,32 +22,22 @@ export interface PatchText {
   readonly firstRawLine?: number
 }
 
-/** Decodes patch bytes: strict UTF-8 when valid, otherwise UTF-8 with raw-byte chars. */
-export function decodePatchBytes(bytes: Uint8Array): PatchText {
+/** Turns UTF-16 code units into a string, lone surrogates kept. */
+export type UnitsToString = (units: Uint16Array) => string
+
+/**
+ * Decodes patch bytes: strict UTF-8 when valid, otherwise UTF-8 with raw-byte chars.
+ * `unitsToString` lets a Node caller pass a faster conversion than the portable default
+ * (src/coordinator/patch-input.ts); it must keep lone surrogates (WHATWG 'utf-16le' does not).
+ */
+export function decodePatchBytes(
+  bytes: Uint8Array,
+  unitsToString: UnitsToString = portableUnitsToString,
+): PatchText {
   try {
     return { text: utf8Strict.decode(bytes) }
   } catch {
-    // Decoded line by line: a '\n' byte never sits inside a UTF-8 sequence, so each line is
-    // judged alone and the valid ones take the fast native path.
-    const parts: string[] = []
-    let firstRawLine: number | undefined
-    let line = 1
-    let start = 0
-    while (start <= bytes.length) {
-      const nl = bytes.indexOf(0x0a, start)
-      const end = nl === -1 ? bytes.length : nl + 1
-      const chunk = bytes.subarray(start, end)
-      try {
-        parts.push(utf8Strict.decode(chunk))
-      } catch {
-        firstRawLine ??= line
-        parts.push(decodeWithRawBytes(chunk))
-      }
-      if (nl === -1) break
-      start = end
-      line++
-    }
-    return { text: parts.join(''), ...(firstRawLine === undefined ? {} : { firstRawLine }) }
+    return decodeWithRawBytes(bytes, unitsToString)
   }
 }
 
@@ -63,52 +53,108 @@ export function hasLoneSurrogate(text: string): boolean {
 
 /**
  * The bytes `text` stands for: raw byte chars give their byte, everything else its UTF-8
- * encoding. The exact inverse of decodePatchBytes.
+ * encoding (an unpaired surrogate other than a raw byte cannot occur: patch-input refuses it).
+ * The exact inverse of decodePatchBytes.
  */
 export function rawTextToBytes(text: string): Uint8Array {
   if (!hasRawBytes(text)) return utf8Encoder.encode(text)
-  const out: number[] = []
-  for (const ch of text) {
-    const code = ch.codePointAt(0) as number
-    if (code >= 0xdc80 && code <= 0xdcff) out.push(code - RAW_BASE)
-    else if (code < 0x80) out.push(code)
-    else out.push(...utf8Encoder.encode(ch))
+  // PERF: one preallocated buffer, one pass; a 32 MiB Latin-1 Add File stays linear.
+  const out = new Uint8Array(text.length * 3)
+  let n = 0
+  for (let i = 0; i < text.length; i++) {
+    let code = text.charCodeAt(i)
+    if (code < 0x80) {
+      out[n++] = code
+    } else if (code >= 0xdc80 && code <= 0xdcff && !isHighSurrogate(text.charCodeAt(i - 1))) {
+      out[n++] = code - RAW_BASE
+    } else if (code < 0x800) {
+      out[n++] = 0xc0 | (code >> 6)
+      out[n++] = 0x80 | (code & 0x3f)
+    } else if (isHighSurrogate(code) && isLowSurrogate(text.charCodeAt(i + 1))) {
+      code = 0x10000 + ((code - 0xd800) << 10) + (text.charCodeAt(++i) - 0xdc00)
+      out[n++] = 0xf0 | (code >> 18)
+      out[n++] = 0x80 | ((code >> 12) & 0x3f)
+      out[n++] = 0x80 | ((code >> 6) & 0x3f)
+      out[n++] = 0x80 | (code & 0x3f)
+    } else {
+      out[n++] = 0xe0 | (code >> 12)
+      out[n++] = 0x80 | ((code >> 6) & 0x3f)
+      out[n++] = 0x80 | (code & 0x3f)
+    }
   }
-  return Uint8Array.from(out)
+  return out.slice(0, n)
 }
 
 /** rawTextToBytes as one char per byte (the 'bytes' text mode of src/text/decode.ts). */
 export function rawTextToByteChars(text: string): string {
-  const bytes = rawTextToBytes(text)
-  let out = ''
-  const CHUNK = 0x8000
-  for (let i = 0; i < bytes.length; i += CHUNK) {
-    out += String.fromCharCode(...bytes.subarray(i, i + CHUNK))
-  }
-  return out
+  return portableUnitsToString(rawTextToBytes(text))
 }
 
 /**
- * Byte by byte: a well-formed UTF-8 sequence (no overlongs, no surrogates, at most U+10FFFF)
- * decodes to its char; every other byte becomes a raw byte char. Re-encoding gives the input back.
+ * One pass over the bytes: a well-formed UTF-8 sequence (no overlongs, no surrogates, at most
+ * U+10FFFF) becomes its UTF-16 units, every other byte a raw byte char. Re-encoding gives the
+ * input back. PERF: no per-line exceptions or string concatenation; a 32 MiB Latin-1 patch
+ * decodes in well under a second.
  */
-function decodeWithRawBytes(bytes: Uint8Array): string {
-  let out = ''
+function decodeWithRawBytes(bytes: Uint8Array, unitsToString: UnitsToString): PatchText {
+  // At most one unit per byte: a 4-byte sequence gives 2 units.
+  const units = new Uint16Array(bytes.length)
+  let n = 0
+  let firstBad = -1
   let i = 0
   while (i < bytes.length) {
     const b = bytes[i] as number
-    const length = sequenceLength(bytes, i)
-    if (length === 0) {
-      out += String.fromCharCode(b < 0x80 ? b : RAW_BASE + b)
+    if (b < 0x80) {
+      units[n++] = b
       i++
       continue
     }
-    out += length === 1 ? String.fromCharCode(b) : utf8Strict.decode(bytes.subarray(i, i + length))
+    const length = sequenceLength(bytes, i)
+    if (length === 0) {
+      if (firstBad === -1) firstBad = i
+      units[n++] = RAW_BASE + b
+      i++
+      continue
+    }
+    const c1 = (bytes[i + 1] as number) & 0x3f
+    if (length === 2) {
+      units[n++] = ((b & 0x1f) << 6) | c1
+    } else if (length === 3) {
+      units[n++] = ((b & 0x0f) << 12) | (c1 << 6) | ((bytes[i + 2] as number) & 0x3f)
+    } else {
+      const cp =
+        ((b & 0x07) << 18) |
+        (c1 << 12) |
+        (((bytes[i + 2] as number) & 0x3f) << 6) |
+        ((bytes[i + 3] as number) & 0x3f)
+      units[n++] = 0xd800 + ((cp - 0x10000) >> 10)
+      units[n++] = 0xdc00 + ((cp - 0x10000) & 0x3ff)
+    }
     i += length
   }
-  return out
+  let line = 1
+  for (let k = 0; k < firstBad; k++) if (bytes[k] === 0x0a) line++
+  return { text: unitsToString(units.subarray(0, n)), firstRawLine: line }
 }
 
+// PERF: apply() in 1024-unit chunks is ~7x faster than spreading 32k-unit chunks (measured on
+// 32 MiB: 2 s against 14 s); Node's Buffer 'utf16le' is faster still (patch-input.ts).
+function portableUnitsToString(units: Uint16Array | Uint8Array): string {
+  const parts: string[] = []
+  const CHUNK = 1024
+  for (let i = 0; i < units.length; i += CHUNK) {
+    parts.push(String.fromCharCode.apply(null, units.subarray(i, i + CHUNK) as unknown as number[]))
+  }
+  return parts.join('')
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff
+}
 /** Length of the well-formed UTF-8 sequence at `i` (1-4), or 0 when the byte there starts none. */
 function sequenceLength(bytes: Uint8Array, i: number): number {
   const b = bytes[i] as number

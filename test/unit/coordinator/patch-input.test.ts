@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { patchTextOf } from '../../../src/coordinator/patch-input.js'
+import { decodePatchBytes, rawTextToBytes } from '../../../src/text/patch-bytes.js'
 
 describe('patchTextOf', () => {
   it('decodes bytes, keeping what is not UTF-8 as raw-byte chars', () => {
@@ -7,6 +8,13 @@ describe('patchTextOf', () => {
       text: 'a\udce9\n',
       firstRawLine: 1,
     })
+  })
+
+  it('gives the same text as the portable decoder (Node fast path keeps raw bytes)', () => {
+    const bytes = Uint8Array.from({ length: 5000 }, (_, i) => (i * 7919) % 256)
+    const fast = patchTextOf(bytes, 10_000)
+    expect(fast).toEqual(decodePatchBytes(bytes))
+    expect(rawTextToBytes(fast.text)).toEqual(bytes)
   })
 
   it('refuses bytes over the limit from their length', () => {
