@@ -3,8 +3,8 @@
 // invalid sequence becomes one "raw byte" char, U+DC80..U+DCFF (the lone low surrogate 0xDC00 +
 // byte, Python's surrogateescape). A strict UTF-8 decode never yields a lone surrogate, so a raw
 // byte cannot be confused with text, and the parsers, which only slice lines, carry raw bytes
-// through to the plan unchanged. This module decodes and converts; it does not decide what an
-// operation whose text holds raw bytes may do (src/parse/raw-bytes.ts, src/apply/compute.ts, D-040).
+// through to the plan unchanged. This module decodes and converts; what an operation whose text
+// holds raw bytes may do is decided in src/parse/raw-bytes.ts and src/apply/compute.ts (D-040).
 
 const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 const utf8Encoder = new TextEncoder()
