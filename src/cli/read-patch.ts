@@ -48,7 +48,7 @@ export async function readLimited(
 ): Promise<Uint8Array> {
   const parts: Uint8Array[] = []
   let total = 0
-  // Leaving the loop early returns the iterator, which destroys a Node stream: nothing more is read.
+  // Leaving the loop early returns the iterator, which destroys a Node stream: no more is read.
   for await (const chunk of chunks) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk
     total += bytes.length

@@ -15,7 +15,7 @@ export interface CliRun {
 }
 
 export interface RunCliOptions {
-  /** Written to the child's stdin (a string as UTF-8, bytes as they are), then closed. Default: empty. */
+  /** Written to the child's stdin (a string as UTF-8, bytes as they are), then closed. */
   readonly stdin?: string | Uint8Array
   readonly cwd?: string
 }

@@ -1,5 +1,5 @@
-// `patchloom apply`: read the patch bytes (FILE or stdin, src/cli/read-patch.ts), run it through the engine (or a dry run of
-// it), print the result. Failures propagate as EditError to main.ts, which renders them and
+// `patchloom apply`: read the patch bytes (FILE or stdin, src/cli/read-patch.ts), run them
+// through the engine (or a dry run), print the result. Failures propagate as EditError to main.ts, which renders them and
 // picks the exit status; this module only guarantees the engine is closed on every path.
 import { DEFAULT_DENY_GLOBS } from '../../config.js'
 import { resolve } from 'node:path'
