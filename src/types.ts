@@ -58,6 +58,13 @@ export interface BinaryHunk {
 export interface BinaryPatch {
   readonly forward: BinaryHunk
   readonly reverse?: BinaryHunk
+  /**
+   * The git `index` line's blob ids of the file before and after (lowercase hex, full or
+   * abbreviated; all zeros for no file), when the diff has one. The preimage is checked against
+   * `oldId` and the result against `newId` (src/apply/git-binary.ts).
+   */
+  readonly oldId?: string
+  readonly newId?: string
 }
 
 /** Git file modes as octal strings, e.g. '100644', '100755', '120000'. */

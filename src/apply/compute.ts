@@ -19,7 +19,7 @@ import { rawTextToByteChars, rawTextToBytes } from '../text/patch-bytes.js'
 import { joinLines, splitLines, type Line } from '../text/lines.js'
 import type { ComputedFile, ComputeInput, FileOp, LineHunk, Warning } from '../types.js'
 import { applyHunks } from './apply-hunks.js'
-import { applyBinaryPatch } from './git-binary.js'
+import { applyBinaryPatch, checkPreimage } from './git-binary.js'
 import { renderDiff, type DiffHeader, type LineRegion, type RenderedDiff } from './render-diff.js'
 import { applyStringEdits } from './string-edits.js'
 
@@ -61,7 +61,12 @@ function newContent(job: ComputeInput): Result<Content | null> {
       })
     case 'delete': {
       if (source === null) return fail(notFound(op.path, op.patchLine))
-      if (op.binary !== undefined || op.hunks.length === 0) return ok(null)
+      if (op.binary !== undefined) {
+        const context = { path: op.path, patchLine: op.patchLine }
+        const preimage = checkPreimage(source, op.binary, context)
+        return preimage.ok ? ok(null) : preimage
+      }
+      if (op.hunks.length === 0) return ok(null)
       // A diff states the removed content; verify it, so a delete never removes a file that
       // differs from what the patch author saw.
       const left = applyLineHunks(job, source, op.hunks, 'near-line')
@@ -202,7 +207,8 @@ function binaryContent(job: ComputeInput, source: Uint8Array | null): Result<Con
   const inflated = job.inflated
   if (inflated === undefined)
     throw new Error('compute: binary patch reached compute without inflated data')
-  const applied = applyBinaryPatch(source, op.binary, () => inflated)
+  const context = { path: op.path, patchLine: op.patchLine }
+  const applied = applyBinaryPatch(source, op.binary, () => inflated, context)
   if (!applied.ok) return fail({ ...applied.error, path: op.path, patchLine: op.patchLine })
   return ok({ bytes: applied.value, warnings: [] })
 }
