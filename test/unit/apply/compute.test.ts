@@ -123,3 +123,65 @@ describe('computeFile', () => {
     })
   })
 })
+
+describe('computeFile with rawBytes (a patch that is not UTF-8, #8)', () => {
+  const RAW_E9 = '\udce9'
+  const raw = (op: FileOp, source: Uint8Array | null) =>
+    computeFile({ format: 'codex', op, source, rawBytes: true })
+
+  it('writes raw bytes as they are into a UTF-8 file, BOM and UTF-8 lines kept', () => {
+    const source = utf8('\ufeffnaïve\nx\n')
+    const outcome = raw(
+      update([
+        [' ', 'naïve'],
+        ['-', 'x'],
+        ['+', `caf${RAW_E9}`],
+      ]),
+      source,
+    )
+    expect(outcome.ok).toBe(true)
+    if (outcome.ok) {
+      const want = Buffer.concat([Buffer.from('\ufeffnaïve\n', 'utf8'), bytes('caf\xe9\n')])
+      expect(Buffer.from(outcome.value.after ?? [])).toEqual(want)
+    }
+  })
+
+  it('refuses a lenient match on a UTF-8 file with MATCH_NOT_EXACT, on a Latin-1 file with FILE_NOT_TEXT', () => {
+    const op = update([
+      [' ', 'tea'],
+      ['+', `caf${RAW_E9}`],
+    ])
+    const onUtf8 = raw(op, utf8('tea  \n'))
+    expect(onUtf8.ok).toBe(false)
+    if (!onUtf8.ok) {
+      expect(onUtf8.error).toMatchObject({ code: 'MATCH_NOT_EXACT', path: 'f.txt', patchLine: 2 })
+      expect(onUtf8.error.message).toContain('not UTF-8')
+    }
+    const onLatin1 = raw(op, bytes('tea  \n\xe9\n'))
+    expect(onLatin1.ok).toBe(false)
+    if (!onLatin1.ok) expect(onLatin1.error.code).toBe('FILE_NOT_TEXT')
+  })
+
+  it('says that the patch is not UTF-8 when its lines are not found', () => {
+    const outcome = raw(update([['-', `caf${RAW_E9}`]]), utf8('café\n'))
+    expect(outcome.ok).toBe(false)
+    if (!outcome.ok) {
+      expect(outcome.error.code).toBe('MATCH_NOT_FOUND')
+      expect(outcome.error.hint).toContain('not UTF-8')
+    }
+  })
+
+  it('creates an added file from the raw bytes', () => {
+    const add: FileOp = {
+      kind: 'add',
+      path: 'f.txt',
+      patchLine: 1,
+      content: `é${RAW_E9}\n`,
+      overwrite: true,
+    }
+    const outcome = raw(add, null)
+    expect(outcome.ok && Buffer.from(outcome.value.after ?? [])).toEqual(
+      Buffer.from([0xc3, 0xa9, 0xe9, 0x0a]),
+    )
+  })
+})
