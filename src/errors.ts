@@ -49,9 +49,15 @@ export const ERROR_CODES = {
     hint: 'Regenerate the patch with `git diff --binary`.',
     retryable: false,
   },
+  PARSE_BAD_ENCODING: {
+    meaning:
+      'The patch is not valid UTF-8 where it must be: a JSON edit list (JSON is UTF-8; no unpaired surrogate escapes), or patch text passed as a string that holds unpaired surrogates.',
+    hint: 'Send JSON edits as UTF-8 (escape other bytes as text); pass a patch that is not UTF-8 as bytes (a file, stdin, or a Uint8Array) in another format.',
+    retryable: false,
+  },
   PATH_INVALID: {
     meaning:
-      'A path is empty, contains a NUL byte, names the workspace root itself, or is too long (a component over 255 bytes, or the whole path over 4095 bytes).',
+      'A path is empty, contains a NUL byte, is not valid UTF-8, names the workspace root itself, or is too long (a component over 255 bytes, or the whole path over 4095 bytes).',
     hint: 'Use a relative path to a file inside the workspace, with names the filesystem can hold.',
     retryable: false,
   },
@@ -145,6 +151,12 @@ export const ERROR_CODES = {
     hint: 'Use 1-based inclusive line numbers within the file; the message gives its line count.',
     retryable: false,
   },
+  MATCH_NOT_EXACT: {
+    meaning:
+      "The patch's lines for a file hold bytes that are not UTF-8, so only a byte-exact match is allowed, and the change needs more (a lenient match).",
+    hint: "Give context lines that match the file byte for byte, or send the patch in the file's own encoding.",
+    retryable: false,
+  },
   LIMIT_PATCH_TOO_LARGE: {
     meaning: 'The patch is larger than the maximum patch size (maxPatchBytes, default 32 MiB).',
     hint: 'Split the change into smaller patches, or raise the limit (--max-patch-bytes).',
@@ -218,6 +230,24 @@ export const ERROR_CODES = {
     meaning:
       'The journal cannot be trusted: a transaction in .patchloom/journal has a missing or invalid manifest, or .patchloom itself is not a real directory (a symlink, say).',
     hint: 'Inspect the path named in the message; remove it once the files are as you want them.',
+    retryable: false,
+  },
+  JOURNAL_UNTRUSTED: {
+    meaning:
+      "A transaction in .patchloom/journal was not written by this workspace's engine (no valid signature of this user for this workspace, another owner, not a real directory, or written before transactions were signed); it is never acted on.",
+    hint: 'A cloned or copied repository can carry a .patchloom directory: if the change is not yours, delete the transaction directory named in the message. Nothing was written.',
+    retryable: false,
+  },
+  JOURNAL_UNSAFE_PATH: {
+    meaning:
+      'A transaction names a path the sandbox refuses (inside .git or .patchloom, outside the root through a symlink, a deny glob, or through a directory that is now a symlink); it is not acted on.',
+    hint: 'Put the named directory back as it was and run `patchloom recover`, or delete the transaction directory named in the message. Nothing was written.',
+    retryable: false,
+  },
+  JOURNAL_KEY_UNAVAILABLE: {
+    meaning:
+      "The per-user key that signs this user's transactions cannot be read or created (it lives in $PATCHLOOM_STATE_DIR, $XDG_STATE_HOME/patchloom or ~/.local/state/patchloom); nothing was changed.",
+    hint: 'Make that directory writable and private to you (the key must be mode 600), or set PATCHLOOM_STATE_DIR to one that is.',
     retryable: false,
   },
   UNDO_NOT_FOUND: {

@@ -6,7 +6,7 @@
 import { realpath, stat } from 'node:fs/promises'
 import { inflateSync } from 'node:zlib'
 import { computeFile } from '../apply/compute.js'
-import { resolveConfig, checkFormat, type ResolvedConfig } from '../config.js'
+import { resolveConfig, checkFormat, DEFAULT_DENY_GLOBS, type ResolvedConfig } from '../config.js'
 import { EditError } from '../errors.js'
 import type { JournalFs } from '../journal/fs.js'
 import { hashBytes } from '../hash.js'
@@ -21,6 +21,7 @@ import type {
 } from '../journal/types.js'
 import { silentLogger } from '../log.js'
 import { parsePatch } from '../parse/index.js'
+import { checkPlanEncoding, opHasRawBytes } from '../parse/raw-bytes.js'
 import { unwrap } from '../result.js'
 import type {
   ApplyResult,
@@ -38,7 +39,8 @@ import type { DiagnosticsOptions, DiagnosticsReport } from '../lsp/types.js'
 import { compileGlobs } from './glob.js'
 import { JobPool } from './job-pool.js'
 import { JOB_PROTOCOL, type ComputeJob } from './jobs.js'
-import { checkComputedSizes, checkFileCount, checkPatchSize } from './limits.js'
+import { checkComputedSizes, checkFileCount } from './limits.js'
+import { patchTextOf } from './patch-input.js'
 import { detectCaseInsensitive, resolveWorkspacePath, type PathContext } from './paths.js'
 import { prepareOps, type PreparedOp } from './prepare.js'
 import { routeCompute, routeParse, type Route } from './route.js'
@@ -50,7 +52,12 @@ export interface EngineInternals {
   readonly journalHooks?: JournalHooks
   /** Starts the language-server pool; tests substitute a scripted client. */
   readonly lspClientFactory?: LspClientFactory
+  /** Where the per-user journal key lives (default: $PATCHLOOM_STATE_DIR or the user's state dir). */
+  readonly journalStateDir?: string
 }
+
+/** Recovery and undo never write into .git or .patchloom, whatever denyGlobs says (#8). */
+const isAlwaysDenied = compileGlobs(DEFAULT_DENY_GLOBS)
 
 /**
  * Creates an engine for one workspace root.
@@ -106,15 +113,22 @@ class EditEngine implements Engine {
     return this.#config.root
   }
 
-  apply(input: string, options: ApplyOptions = {}): Promise<ApplyResult> {
+  apply(input: string | Uint8Array, options: ApplyOptions = {}): Promise<ApplyResult> {
     return this.#logged(input, options, options.dryRun === true)
   }
 
-  check(input: string, options: Omit<ApplyOptions, 'dryRun'> = {}): Promise<ApplyResult> {
+  check(
+    input: string | Uint8Array,
+    options: Omit<ApplyOptions, 'dryRun'> = {},
+  ): Promise<ApplyResult> {
     return this.#logged(input, options, true)
   }
 
-  async #logged(input: string, options: ApplyOptions, dryRun: boolean): Promise<ApplyResult> {
+  async #logged(
+    input: string | Uint8Array,
+    options: ApplyOptions,
+    dryRun: boolean,
+  ): Promise<ApplyResult> {
     const log = this.#options.logger ?? silentLogger
     const started = performance.now()
     try {
@@ -165,7 +179,7 @@ class EditEngine implements Engine {
         'CONFIG_INVALID',
         'Invalid argument: the transaction id must be a string.',
       )
-    const journal = await this.#openJournal()
+    const journal = await this.#journalFor()
     const result = await journal.undo(transaction)
     ;(this.#options.logger ?? silentLogger).debug('engine.undo.committed', {
       transaction: result.transaction,
@@ -190,10 +204,14 @@ class EditEngine implements Engine {
     await Promise.all([this.#pool?.close(), this.#diagnostics.close()])
   }
 
-  async #run(input: string, options: ApplyOptions, dryRun: boolean): Promise<ApplyResult> {
+  async #run(
+    input: string | Uint8Array,
+    options: ApplyOptions,
+    dryRun: boolean,
+  ): Promise<ApplyResult> {
     if (this.#closed) throw new Error('engine: cannot apply after close()')
-    if (typeof input !== 'string')
-      throw new EditError('CONFIG_INVALID', 'Invalid input: the patch must be a string.')
+    if (typeof input !== 'string' && !(input instanceof Uint8Array))
+      throw new EditError('CONFIG_INVALID', 'Invalid input: the patch must be a string or bytes.')
     const format = checkFormat(options.format)
     const route = options.route ?? 'auto'
     if (!['auto', 'inline', 'pool'].includes(route)) {
@@ -212,13 +230,17 @@ class EditEngine implements Engine {
     const signal = combineSignals(options.signal, timeoutMs)
     throwIfAborted(signal)
     const { limits } = this.#config
-    checkPatchSize(input, limits.maxPatchBytes)
+    const patch = patchTextOf(input, limits.maxPatchBytes)
 
-    const plan = await this.#parse(input, format, route, signal)
+    const plan = await this.#parse(patch.text, format, route, signal)
+    // A patch that is not UTF-8 keeps its raw bytes in line content only (D-040, D-041).
+    const raw = patch.firstRawLine !== undefined
+    unwrap(checkPlanEncoding(plan, patch.firstRawLine))
     checkFileCount(plan, limits.maxFiles)
     const rootReal = await this.#root()
-    // Interrupted transactions are rolled back before any file is read (once per engine).
-    await this.#openJournal()
+    // Interrupted transactions are rolled back before any file is read; a dry run only reports
+    // them and writes nothing (#8). Transactions not acted on come back as warnings.
+    const notices = await (await this.#journalFor()).beforeRequest(dryRun)
     // Probed once per engine: the filesystem under a root does not change its case rules.
     this.#caseInsensitive ??= detectCaseInsensitive(rootReal)
     const ctx: PathContext = {
@@ -228,10 +250,10 @@ class EditEngine implements Engine {
       caseInsensitive: await this.#caseInsensitive,
     }
     const prepared = await prepareOps(ctx, plan, { maxFileBytes: limits.maxFileBytes })
-    const computed = await this.#computeAll(plan, prepared, input.length, route, signal)
+    const computed = await this.#computeAll(plan, prepared, patch.text.length, raw, route, signal)
     checkComputedSizes(prepared, computed, limits.maxFileBytes)
     const files = prepared.map((p, i) => fileResult(p, computed[i] as ComputedFile))
-    const warnings: Warning[] = computed.flatMap((c) => c.warnings)
+    const warnings: Warning[] = [...notices, ...computed.flatMap((c) => c.warnings)]
 
     if (!dryRun) {
       const approve = options.approve ?? this.#options.approve
@@ -291,10 +313,11 @@ class EditEngine implements Engine {
     plan: EditPlan,
     prepared: readonly PreparedOp[],
     inputBytes: number,
+    raw: boolean,
     route: ApplyOptions['route'],
     signal?: AbortSignal,
   ): Promise<ComputedFile[]> {
-    const jobs = prepared.map((p) => computeJob(plan, p, this.#config.limits.maxFileBytes))
+    const jobs = prepared.map((p) => computeJob(plan, p, this.#config.limits.maxFileBytes, raw))
     const pool = this.#pool
     const totalBytes = jobs.reduce((sum, job) => sum + (job.source?.length ?? 0), inputBytes)
     const chosen: Route =
@@ -356,6 +379,19 @@ class EditEngine implements Engine {
           ...(this.#internals.journalHooks === undefined
             ? {}
             : { hooks: this.#internals.journalHooks }),
+          ...(this.#internals.journalStateDir === undefined
+            ? {}
+            : { keyDir: this.#internals.journalStateDir }),
+          // The sandbox apply uses (containment through symlinks, deny globs), for every path
+          // a transaction names before recovery or undo acts on it.
+          checkPath: async (rel) => {
+            const ctx: PathContext = {
+              root: rootReal,
+              rootReal,
+              isDenied: (p) => this.#isDenied(p) ?? isAlwaysDenied(p),
+            }
+            await resolveWorkspacePath(ctx, rel, 0)
+          },
           onRecovered: (report) => {
             const log = this.#options.logger ?? silentLogger
             log.warn('engine.journal.recovered', {
@@ -371,15 +407,14 @@ class EditEngine implements Engine {
     )
     return this.#journal
   }
-
-  async #openJournal(): Promise<Journal> {
-    const journal = await this.#journalFor()
-    await journal.open()
-    return journal
-  }
 }
 
-function computeJob(plan: EditPlan, p: PreparedOp, maxFileBytes: number): ComputeJob {
+function computeJob(
+  plan: EditPlan,
+  p: PreparedOp,
+  maxFileBytes: number,
+  rawPatch: boolean,
+): ComputeJob {
   const { op } = p
   const read = op.kind === 'copy' && p.from !== undefined ? p.from : p.target
   const source = read.snap.bytes
@@ -417,6 +452,8 @@ function computeJob(plan: EditPlan, p: PreparedOp, maxFileBytes: number): Comput
     source,
     ...(read.snap.mode === undefined ? {} : { sourceMode: read.snap.mode }),
     ...(inflated === undefined ? {} : { inflated }),
+    // Only ops whose own lines hold raw bytes lose leniency; the rest of the patch keeps it.
+    ...(rawPatch && opHasRawBytes(op) ? { rawBytes: true as const } : {}),
   }
 }
 

@@ -6,8 +6,9 @@
 import type { Result } from '../result.js'
 import type { ComputeInput, FormatOption } from '../types.js'
 
-// 2: workers answer with a WorkerReply envelope instead of a bare Result (#8).
-export const JOB_PROTOCOL = 2
+// 2: ComputeInput.rawBytes (#8). 3: workers answer with a WorkerReply envelope instead of a bare
+// Result (#8; a separate bump, so a worker built at 2 is never taken for one that replies so).
+export const JOB_PROTOCOL = 3
 
 export interface ParseJob {
   readonly protocol: number

@@ -454,8 +454,10 @@ describe('applyHunks (line endings and final newline)', () => {
     expect(out.text).toBe('a\r\nx\r\ny\r\nc\r\n')
   })
 
-  it('keeps lone CR line endings', () => {
-    expect(run('a\rb\rc\r', [hunk([' b', '+x'])]).text).toBe('a\rb\rx\rc\r')
+  it('reads a lone CR as content, not a line ending (#8)', () => {
+    expect(run('a\rb\nc\n', [hunk([' a\rb', '+x\ry'])]).text).toBe('a\rb\nx\ry\nc\n')
+    // A CR-only file is one line, as git sees it; per-line context does not match in it.
+    expect(failure('a\rb\rc\r', [hunk([' b', '+x'])]).code).toBe('MATCH_NOT_FOUND')
   })
 
   it('keeps each line ending in a mixed file and uses the dominant one for new lines', () => {
