@@ -240,7 +240,7 @@ class EditEngine implements Engine {
         : null
       const steps = prepared.flatMap((p, i) => commitStepsFor(p, computed[i] as ComputedFile))
       const journal = await this.#journalFor()
-      const transaction = await journal.commit(steps, summaryOf(files))
+      const transaction = await journal.commit(steps, summaryOf(files), warnings)
       const committed = transaction === undefined ? {} : { transaction }
       if (wantDiagnostics) {
         const report = await this.#diagnostics.after(ctx.rootReal, changes, baseline, warnings)

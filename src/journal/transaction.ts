@@ -3,15 +3,17 @@
 //            (a hard link, else a copy), check both against the verified hashes, write the
 //            manifest; with durability 'full' fsync all of it. No target has been touched yet.
 //   replace: in step order, re-check each target and rename the staged file over it (or unlink it).
-//   mark:    fsync the touched directories, then rename <id>.pending to <id>: committed.
+//   mark:    fsync the touched directories, then rename <id>.pending to <id>: committed, and
+//            fsync the journal directory (a failure there is a warning: see the end of runTransaction).
 // Any failure before the mark rolls back with the same code recovery uses (recover.ts), so a
 // failed commit and a crashed one end the same way.
 import path from 'node:path'
 import { EditError } from '../errors.js'
+import type { Warning } from '../types.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
 import { errnoOf, type JournalFs, type JournalStat } from './fs.js'
 import { hashBytes } from './hash.js'
-import { MANIFEST, NEW_DIR, OLD_DIR, txnDir, type Layout } from './layout.js'
+import { MANIFEST, NEW_DIR, OLD_DIR, STATE_DIR, txnDir, type Layout } from './layout.js'
 import { encodeManifest, MANIFEST_VERSION, type Manifest, type ManifestStep } from './manifest.js'
 import { rollBack } from './recover.js'
 import type { CommitStep, Durability, JournalHooks, TransactionSummary } from './types.js'
@@ -34,13 +36,16 @@ type Captured =
   /** A copy: the target must be re-read and hashed. */
   | { readonly kind: 'copied'; readonly hash: string }
 
-/** Runs one transaction; returns when it is committed. The caller holds the workspace lock. */
+/**
+ * Runs one transaction; returns when it is committed, with a `journal.not-durable` warning when
+ * the commit mark could not be synced. The caller holds the workspace lock.
+ */
 export async function runTransaction(
   ctx: TransactionContext,
   id: string,
   steps: readonly CommitStep[],
   summary: TransactionSummary,
-): Promise<void> {
+): Promise<Warning[]> {
   const { fs, layout, hooks } = ctx
   const sync = ctx.durability === 'full'
   const dir = txnDir(layout, id, 'pending')
@@ -146,11 +151,27 @@ export async function runTransaction(
       { ...(first === undefined ? {} : { path: first }), cause: error },
     )
   }
-  // Committed: nothing after the mark may roll back (the pending directory is gone). A mark whose
-  // directory sync failed can only be lost to a power cut, after which recovery rolls the whole
-  // change back: still all-or-nothing.
-  if (sync) await fs.syncDir(layout.journalDir).catch(() => undefined)
+  // Committed: nothing after the mark may roll back (the pending directory is gone), so a failed
+  // sync of the mark cannot fail the commit. It is reported instead (#8): until the disk flushes
+  // the rename, a power cut would roll the whole change back (still all-or-nothing, but not the
+  // durable commit `full` promises).
+  const warnings: Warning[] = []
+  if (sync) {
+    try {
+      await fs.syncDir(layout.journalDir)
+    } catch (error) {
+      warnings.push(notDurable(error))
+    }
+  }
   hooks.at?.('marked', 0)
+  return warnings
+}
+
+function notDurable(error: unknown): Warning {
+  return {
+    code: 'journal.not-durable',
+    message: `The change is committed, but syncing ${STATE_DIR}/journal after the commit mark failed (${reasonOf(error)}): it is not guaranteed to survive a power cut, which would roll it back whole.`,
+  }
 }
 
 /** Links (or copies) every before-state into old/ and checks it against the verified hash. */
