@@ -15,8 +15,8 @@
 //   is fsynced; fsync of a file does not persist its name, and fsync of a directory does not persist
 //   the contents of the files it names.
 // - rename is atomic: both its names change or neither, and an fsync of either directory persists
-//   it (what journaling filesystems give and ALICE assumes; a filesystem that could persist the
-//   new name and keep the old one would be outside this model).
+//   it (what journaling filesystems give and ALICE assumes). `atomicRename: false` checks the
+//   weaker case where a rename across directories may persist its new name and keep the old one.
 // - Before the crash point, any set of the operations not yet forced by a completed fsync may be
 //   lost, in any order, except that the operations on one name (and the writes to one file) keep
 //   their order: a later one persists only with every earlier one. Failed calls change nothing.
@@ -235,11 +235,23 @@ class Recorder {
     else this.#node(dir).entries.set(name, ino)
   }
 
-  rename(from: string, to: string): void {
+  rename(from: string, to: string, atomic: boolean): void {
     const a = this.parent(from)
     const b = this.parent(to)
     const ino = this.#node(a.dir).entries.get(a.name)
     if (ino === undefined) throw new Error(`power-cut: rename of missing ${from}`)
+    if (!atomic && a.dir !== b.dir) {
+      // The weaker model: the new name persists first (or alone), the old name goes later.
+      this.entry(b.dir, b.name, ino, `rename (new name) ${this.label(to)}`)
+      this.entry(
+        a.dir,
+        a.name,
+        null,
+        `rename (old name gone) ${this.label(from)}`,
+        `e:${b.dir}:${b.name}`,
+      )
+      return
+    }
     this.#push(
       { kind: 'rename', fromDir: a.dir, fromName: a.name, toDir: b.dir, toName: b.name, ino },
       [`e:${a.dir}:${a.name}`, `e:${b.dir}:${b.name}`],
@@ -270,7 +282,12 @@ class Recorder {
 /** How the recording JournalFs treats one syncDir call: as asked, dropped, or failed with EIO. */
 export type SyncPolicy = (dir: string, earlierCalls: readonly string[]) => 'sync' | 'skip' | 'fail'
 
-function recordingFs(rec: Recorder, base: JournalFs, policy: SyncPolicy | undefined): JournalFs {
+function recordingFs(
+  rec: Recorder,
+  base: JournalFs,
+  policy: SyncPolicy | undefined,
+  atomicRename: boolean,
+): JournalFs {
   const call = (text: string): void => {
     rec.calls.push(text)
   }
@@ -306,7 +323,7 @@ function recordingFs(rec: Recorder, base: JournalFs, policy: SyncPolicy | undefi
     rename: async (from, to) => {
       await base.rename(from, to)
       call(`rename ${rec.label(from)} ${rec.label(to)}`)
-      rec.rename(from, to)
+      rec.rename(from, to, atomicRename)
     },
     unlink: async (p) => {
       await base.unlink(p)
@@ -506,6 +523,12 @@ export interface PowerCutOptions {
   readonly seed?: number
   /** Drops or fails chosen directory syncs (a deliberately weakened commit). */
   readonly syncPolicy?: SyncPolicy
+  /**
+   * false: a rename across directories is two entry changes, the new name persisting first (or
+   * alone) and the old name's removal later: weaker than every journaling filesystem, to show
+   * what the journal relies on. Default true.
+   */
+  readonly atomicRename?: boolean
   /** Stop checking after this many vulnerable states (enough to show that the check can fail). */
   readonly stopAfter?: number
 }
@@ -674,11 +697,10 @@ async function check(options: PowerCutOptions, base: string): Promise<PowerCutRe
   const journalOf = (root: string, fs: JournalFs): Journal =>
     new Journal({ rootReal: root, durability, keep: 20, lockTimeoutMs: 2000, fs })
   const commitWarnings: Warning[] = []
-  await journalOf(recordedRoot, recordingFs(rec, nodeJournalFs, options.syncPolicy)).commit(
-    stepsFor(recordedRoot, fixture),
-    { kind: 'apply', files: [] },
-    commitWarnings,
-  )
+  await journalOf(
+    recordedRoot,
+    recordingFs(rec, nodeJournalFs, options.syncPolicy, options.atomicRename ?? true),
+  ).commit(stepsFor(recordedRoot, fixture), { kind: 'apply', files: [] }, commitWarnings)
   const promisedDurable = durability === 'full' && commitWarnings.length === 0
 
   const before = treeOfState(persistedTree(rec, new Set()))
@@ -706,7 +728,6 @@ async function check(options: PowerCutOptions, base: string): Promise<PowerCutRe
   let n = 0
   const n0 = rec.log.length
   for (let k = 0; k <= n0; k++) {
-    // A power cut right after a sync is the same as one right before the next operation.
     const final = k === n0
     for (const { set, exhaustive: all } of persistedSets(rec.log, k, maxFree, samples, random)) {
       generated++
