@@ -529,6 +529,8 @@ export interface PowerCutOptions {
    * what the journal relies on. Default true.
    */
   readonly atomicRename?: boolean
+  /** Pending states with replaced files whose recovery is itself cut by a power cut. Default 0. */
+  readonly recoveryCuts?: number
   /** Stop checking after this many vulnerable states (enough to show that the check can fail). */
   readonly stopAfter?: number
 }
@@ -565,6 +567,13 @@ export interface PowerCutReport {
   /** Whole states in which recovery still reported a conflict (kept as <id>.conflict). */
   readonly conflicts: number
   readonly vulnerable: readonly VulnerableState[]
+  /** Power cuts during recovery (options.recoveryCuts). */
+  readonly recovery: {
+    readonly commitStates: number
+    readonly checked: number
+    readonly exhaustive: boolean
+    readonly vulnerable: readonly VulnerableState[]
+  }
 }
 
 const TEMP_BASE = existsSync('/dev/shm') ? '/dev/shm' : tmpdir()
@@ -710,9 +719,101 @@ async function check(options: PowerCutOptions, base: string): Promise<PowerCutRe
     throw new Error('power-cut: the model of the commit disagrees with the disk it ran on')
 
   const random = prng(options.seed ?? 1)
+  const journalFor = (root: string): Journal => journalOf(root, nodeJournalFs)
+  const pendingStates: PersistedFile[][] = []
+  const cuts = await enumerateCuts(rec, options, random, {
+    base: path.join(base, 'commit'),
+    journalFor,
+    before,
+    after,
+    finalMust: promisedDurable ? 'after' : undefined,
+    onState: (files) => {
+      // Pending, with workspace files already replaced: the states whose recovery has work to do.
+      if (
+        files.some((f) => /^\.patchloom\/journal\/[^/]+\.pending$/.test(f.path)) &&
+        !sameTree(treeOfState(files), before)
+      )
+        pendingStates.push(files)
+    },
+  })
+
+  // Power cuts during the recovery of some of those states: the recovery is recorded like the
+  // commit was, its own crash states are recovered again, and each must still be whole.
+  const recovery = {
+    commitStates: 0,
+    checked: 0,
+    exhaustive: true,
+    vulnerable: [] as VulnerableState[],
+  }
+  const wanted = Math.min(options.recoveryCuts ?? 0, pendingStates.length)
+  for (let r = 0; r < wanted; r++) {
+    const files = pendingStates[Math.floor((r * pendingStates.length) / wanted)] as PersistedFile[]
+    const root = path.join(base, `recovery-${r}`)
+    await materialise(root, files)
+    const rrec = new Recorder(root)
+    await rrec.load()
+    const first = await recoverAndJudge(
+      journalOf(root, recordingFs(rrec, nodeJournalFs, undefined, options.atomicRename ?? true)),
+      root,
+      before,
+      after,
+    )
+    recovery.commitStates++
+    if (first.verdict !== 'before' && first.verdict !== 'after') continue // counted above already
+    const nested = await enumerateCuts(rrec, options, random, {
+      base: path.join(base, `recovery-${r}-cuts`),
+      journalFor,
+      before,
+      after,
+      finalMust: durability === 'full' ? first.verdict : undefined,
+    })
+    recovery.checked += nested.checked
+    recovery.exhaustive &&= nested.exhaustive
+    recovery.vulnerable.push(...nested.vulnerable)
+    if (recovery.vulnerable.length >= (options.stopAfter ?? Infinity)) break
+  }
+  return {
+    durability,
+    calls: rec.calls,
+    ops: rec.log.filter((l) => l.op.kind !== 'sync').length,
+    fsyncs: rec.log.filter((l) => l.op.kind === 'sync').length,
+    crashPoints: rec.log.length + 1,
+    promisedDurable,
+    commitWarnings,
+    ...cuts,
+    recovery,
+  }
+}
+
+interface Enumeration {
+  readonly generated: number
+  readonly checked: number
+  readonly exhaustive: boolean
+  readonly outcomes: Readonly<Record<Verdict, number>>
+  readonly conflicts: number
+  readonly vulnerable: readonly VulnerableState[]
+}
+
+/** Every crash point of `rec`'s log, every persisted set at it, each distinct state recovered. */
+async function enumerateCuts(
+  rec: Recorder,
+  options: PowerCutOptions,
+  random: () => number,
+  judge: {
+    readonly base: string
+    readonly journalFor: (root: string) => Journal
+    readonly before: Tree
+    readonly after: Tree
+    /** What a state after the whole log must recover to (the promise of what returned). */
+    readonly finalMust: 'before' | 'after' | undefined
+    readonly onState?: (files: PersistedFile[]) => void
+  },
+): Promise<Enumeration> {
+  await mkdir(judge.base)
   const maxFree = options.maxFree ?? 16
   const samples = options.samples ?? 2000
-  const seen = new Map<string, Verdict>()
+  const stopAfter = options.stopAfter ?? Infinity
+  const seen = new Set<string>()
   const outcomes: Record<Verdict, number> = {
     before: 0,
     after: 0,
@@ -725,24 +826,26 @@ async function check(options: PowerCutOptions, base: string): Promise<PowerCutRe
   let generated = 0
   let exhaustive = true
   let conflicts = 0
-  let n = 0
-  const n0 = rec.log.length
-  for (let k = 0; k <= n0; k++) {
-    const final = k === n0
+  const n = rec.log.length
+  for (let k = 0; k <= n && vulnerable.length < stopAfter; k++) {
+    const final = k === n
     for (const { set, exhaustive: all } of persistedSets(rec.log, k, maxFree, samples, random)) {
       generated++
       exhaustive &&= all
       const files = persistedTree(rec, set)
       const key = `${final ? 'final' : 'cut'}\n${stateKey(files)}`
       if (seen.has(key)) continue
-      const root = path.join(base, `state-${n++}`)
+      seen.add(key)
+      judge.onState?.(files)
+      const root = path.join(judge.base, `state-${seen.size}`)
       await materialise(root, files)
-      const judged = await recoverAndJudge(journalOf(root, nodeJournalFs), root, before, after)
+      const judged = await recoverAndJudge(judge.journalFor(root), root, judge.before, judge.after)
       let verdict = judged.verdict
-      if (final && promisedDurable && verdict === 'before') verdict = 'lost'
-      seen.set(key, verdict)
+      const whole = verdict === 'before' || verdict === 'after'
+      if (final && whole && judge.finalMust !== undefined && verdict !== judge.finalMust)
+        verdict = 'lost'
       outcomes[verdict]++
-      if (judged.conflicts > 0 && (verdict === 'before' || verdict === 'after')) conflicts++
+      if (judged.conflicts > 0 && whole) conflicts++
       if (verdict === 'before' || verdict === 'after') continue
       const last = rec.log[k - 1]
       vulnerable.push({
@@ -754,30 +857,15 @@ async function check(options: PowerCutOptions, base: string): Promise<PowerCutRe
           .map((i) => (rec.log[i] as LoggedOp).label),
         torn: judged.torn,
         detail:
-          verdict === 'lost' ? 'a commit that returned as durable was rolled back' : judged.detail,
+          verdict === 'lost'
+            ? `what returned (${judge.finalMust ?? ''}) did not survive: recovered to ${judged.verdict}`
+            : judged.detail,
       })
-      if (vulnerable.length >= (options.stopAfter ?? Infinity)) break
-    }
-    if (vulnerable.length >= (options.stopAfter ?? Infinity)) {
-      exhaustive = false
-      break
+      if (vulnerable.length >= stopAfter) break
     }
   }
-  return {
-    durability,
-    calls: rec.calls,
-    ops: rec.log.filter((l) => l.op.kind !== 'sync').length,
-    fsyncs: rec.log.filter((l) => l.op.kind === 'sync').length,
-    crashPoints: n0 + 1,
-    generated,
-    checked: seen.size,
-    exhaustive,
-    promisedDurable,
-    commitWarnings,
-    outcomes,
-    conflicts,
-    vulnerable,
-  }
+  if (vulnerable.length >= stopAfter) exhaustive = false
+  return { generated, checked: seen.size, exhaustive, outcomes, conflicts, vulnerable }
 }
 
 async function recoverAndJudge(
