@@ -2,11 +2,12 @@
 // what `fast` cannot promise (issue #8). Runs the model check of ./power-cut-model.ts on the
 // CI-sized change and on a larger one (first commit in the workspace, so the journal is created
 // too; two adds sharing a new directory, an update of a hard-linked file, a move, a delete that
-// prunes two directories), for each durability and for two deliberately weakened `full` commits
-// (workspace directory syncs dropped; the mark's sync failing). Prints markdown for
-// bench/RESULTS.md and exits 1 if a `full` commit has a vulnerable state.
+// prunes two directories), for each durability and for three deliberately weakened `full` commits
+// (workspace directory syncs dropped; renames across directories not atomic; the mark's sync
+// failing), and, for `full`, power cuts during the recovery of --recovery-cuts of the pending states. Prints markdown for bench/RESULTS.md and
+// exits 1 if a `full` commit or its recovery has a vulnerable state, or a weakened one has none.
 // Run: npm run bench:power-cut   or   npm run build && node dist/bench/power-cut.js
-//      [--max-free 16] [--samples 3000] [--seed 1] [--examples 3]
+//      [--max-free 16] [--samples 3000] [--seed 1] [--examples 3] [--recovery-cuts 40]
 import {
   checkPowerCuts,
   SMALL_FIXTURE,
@@ -45,6 +46,8 @@ interface Run {
   readonly durability: 'full' | 'fast'
   readonly syncPolicy?: SyncPolicy
   readonly atomicRename?: boolean
+  /** Whether power cuts during recovery are checked too (--recovery-cuts states of this run). */
+  readonly cutRecovery?: boolean
   /** A weakened commit must be found vulnerable; `full` itself must not be. */
   readonly expectVulnerable: boolean
 }
@@ -54,7 +57,13 @@ const failMarkSync: SyncPolicy = (dir, calls) =>
   dir === '.patchloom/journal' && calls.includes(MARK) ? 'fail' : 'sync'
 
 const RUNS: readonly Run[] = [
-  { name: '3 files', fixture: SMALL_FIXTURE, durability: 'full', expectVulnerable: false },
+  {
+    name: '3 files',
+    fixture: SMALL_FIXTURE,
+    durability: 'full',
+    cutRecovery: true,
+    expectVulnerable: false,
+  },
   { name: '3 files', fixture: SMALL_FIXTURE, durability: 'fast', expectVulnerable: true },
   {
     name: '7 steps, first commit',
@@ -96,10 +105,11 @@ interface Args {
   samples: number
   seed: number
   examples: number
+  recoveryCuts: number
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { maxFree: 16, samples: 3000, seed: 1, examples: 3 }
+  const args: Args = { maxFree: 16, samples: 3000, seed: 1, examples: 3, recoveryCuts: 40 }
   for (let i = 0; i < argv.length; i += 2) {
     const value = Number(argv[i + 1])
     const key = {
@@ -110,7 +120,7 @@ function parseArgs(argv: readonly string[]): Args {
     }[argv[i] as string] as keyof Args | undefined
     if (key === undefined || !Number.isInteger(value) || value < 0) {
       console.error(
-        'usage: node dist/bench/power-cut.js [--max-free N] [--samples N] [--seed S] [--examples N]',
+        'usage: node dist/bench/power-cut.js [--max-free N] [--samples N] [--seed S] [--examples N] [--recovery-cuts N]',
       )
       process.exit(64)
     }
@@ -154,6 +164,7 @@ async function main(): Promise<void> {
       seed: args.seed,
       ...(run.syncPolicy === undefined ? {} : { syncPolicy: run.syncPolicy }),
       ...(run.atomicRename === undefined ? {} : { atomicRename: run.atomicRename }),
+      ...(run.cutRecovery === true ? { recoveryCuts: args.recoveryCuts } : {}),
     })
     const seconds = (performance.now() - started) / 1000
     const o = report.outcomes
@@ -170,10 +181,14 @@ async function main(): Promise<void> {
       String(o.after),
       `**${report.vulnerable.length}**`,
       report.commitWarnings.map((w) => w.code).join(', ') || '-',
+      run.cutRecovery === true
+        ? `${report.recovery.commitStates} / ${report.recovery.checked.toLocaleString('en-US')} / **${report.recovery.vulnerable.length}**`
+        : '-',
       seconds.toFixed(1),
     ])
     reports.push({ run, report })
     if (run.expectVulnerable !== report.vulnerable.length > 0) failed = true
+    if (report.recovery.vulnerable.length > 0) failed = true
   }
   console.log(
     markdownTable(
@@ -190,17 +205,25 @@ async function main(): Promise<void> {
         'after',
         'vulnerable',
         'commit warning',
+        'recovery cut: states / checked / vulnerable',
         's',
       ],
       rows,
     ),
   )
   console.log('\n' + loadLine())
-  for (const { run, report } of reports) {
-    if (report.vulnerable.length === 0) continue
-    console.log(`\n### vulnerable states: ${run.name}, ${run.durability}\n`)
+  const sections = reports.flatMap(({ run, report }) => [
+    { title: `${run.name}, ${run.durability}`, vulnerable: report.vulnerable },
+    {
+      title: `recovery of ${run.name}, ${run.durability}, cut`,
+      vulnerable: report.recovery.vulnerable,
+    },
+  ])
+  for (const { title, vulnerable } of sections) {
+    if (vulnerable.length === 0) continue
+    console.log(`\n### vulnerable states: ${title}\n`)
     const byClass = new Map<string, VulnerableState[]>()
-    for (const v of report.vulnerable) {
+    for (const v of vulnerable) {
       const c = classOf(v)
       byClass.set(c, [...(byClass.get(c) ?? []), v])
     }
@@ -216,11 +239,13 @@ async function main(): Promise<void> {
         }),
       ),
     )
-    for (const v of report.vulnerable.slice(0, args.examples))
+    for (const v of vulnerable.slice(0, args.examples))
       console.log(`\n> ${v.verdict} at op ${v.crashPoint} (${v.lastCall}): ${v.detail}`)
   }
   if (failed) {
-    console.log('\nFAILED: a full commit has a vulnerable state, or a weakened one has none.')
+    console.log(
+      '\nFAILED: a full commit (or its recovery) has a vulnerable state, or a weakened commit has none.',
+    )
     process.exit(1)
   }
 }
