@@ -5,7 +5,8 @@
 // prunes two directories), for each durability and for three deliberately weakened `full` commits
 // (workspace directory syncs dropped; renames across directories not atomic; the mark's sync
 // failing), and, for `full`, power cuts during the recovery of --recovery-cuts of the pending
-// states. Prints markdown for bench/RESULTS.md and exits 1 if a `full` commit or its recovery has a vulnerable state, or a weakened one has none.
+// states. Prints markdown for bench/RESULTS.md and exits 1 if a `full` commit or its recovery
+// has a vulnerable state, or a weakened one has none.
 // Run: npm run bench:power-cut   or   npm run build && node dist/bench/power-cut.js
 //      [--max-free 16] [--samples 3000] [--seed 1] [--examples 3] [--recovery-cuts 40]
 import {
