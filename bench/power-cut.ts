@@ -118,6 +118,7 @@ function parseArgs(argv: readonly string[]): Args {
       '--samples': 'samples',
       '--seed': 'seed',
       '--examples': 'examples',
+      '--recovery-cuts': 'recoveryCuts',
     }[argv[i] as string] as keyof Args | undefined
     if (key === undefined || !Number.isInteger(value) || value < 0) {
       console.error(
