@@ -39,7 +39,7 @@ import {
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { nodeJournalFs, type JournalFs } from '../src/journal/fs.js'
-import { hashBytes } from '../src/journal/hash.js'
+import { hashBytes } from '../src/hash.js'
 import { Journal } from '../src/journal/journal.js'
 import type { CommitStep, Durability, FileState } from '../src/journal/types.js'
 import type { Warning } from '../src/types.js'

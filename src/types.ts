@@ -181,6 +181,31 @@ export interface Warning {
   readonly patchLine?: number
 }
 
+/**
+ * What computing one file's new content needs. `source` is the current content of the file the op
+ * reads: op.path for update/delete/edits and for add (to report an overwrite), op.from for copy;
+ * null when it does not exist. The coordinator wraps it in a ComputeJob to send it to a worker.
+ */
+export interface ComputeInput {
+  readonly format: PatchFormat
+  readonly op: FileOp
+  readonly source: Uint8Array | null
+  readonly sourceMode?: FileMode
+  /** The op's forward GIT binary hunk, inflated by the coordinator (zlib is not in the pure core). */
+  readonly inflated?: Uint8Array
+}
+
+/** One file's computed change, before anything is written. */
+export interface ComputedFile {
+  /** New content; null when the op deletes the file. */
+  readonly after: Uint8Array | null
+  readonly additions: number
+  readonly deletions: number
+  /** Unified diff with a/ and b/ headers ('' when the content is unchanged). */
+  readonly diff: string
+  readonly warnings: readonly Warning[]
+}
+
 /** One file in a result. Hashes are `sha256:<hex>` of the raw bytes; null where the file does not exist. */
 export interface FileResult {
   readonly path: string

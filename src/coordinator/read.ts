@@ -6,7 +6,7 @@ import { constants } from 'node:fs'
 import { open, stat } from 'node:fs/promises'
 import { EditError } from '../errors.js'
 import type { FileMode } from '../types.js'
-import { hashBytes } from '../journal/hash.js'
+import { hashBytes } from '../hash.js'
 
 export type SnapshotKind = 'file' | 'missing' | 'directory' | 'other'
 
