@@ -110,9 +110,15 @@ export class Journal {
     return this.#locked(async () => {
       const infos = await describeTransactions(this.#fs, this.#layout)
       const plan = await planUndo(this.#fs, this.#layout, infos, id)
-      const transaction = await this.#commitLocked(plan.steps, plan.summary)
+      const warnings: Warning[] = []
+      const transaction = await this.#commitLocked(plan.steps, plan.summary, warnings)
       if (transaction === undefined) throw new Error('journal: an undo always has steps')
-      return { transaction, undone: plan.undone, files: plan.files }
+      return {
+        transaction,
+        undone: plan.undone,
+        files: plan.files,
+        ...(warnings.length === 0 ? {} : { warnings }),
+      }
     })
   }
 

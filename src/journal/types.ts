@@ -1,6 +1,7 @@
 // The staging journal's contract: what a commit is asked to do (CommitStep), what it records
 // (the manifest, see manifest.ts) and what recovery, undo and the log report. Plain data only,
 // so the CLI and tests depend on these shapes without loading the implementation.
+import type { Warning } from '../types.js'
 
 /**
  * `full`: fsync staged files, backups, the manifest, every touched directory and the commit mark,
@@ -105,6 +106,8 @@ export interface UndoResult {
     readonly beforeHash: string | null
     readonly afterHash: string | null
   }[]
+  /** Present when the undo committed but is not known to be durable (`journal.not-durable`). */
+  readonly warnings?: readonly Warning[]
 }
 
 /**
