@@ -70,6 +70,7 @@ const RUNS: readonly Run[] = [
     name: '7 steps, first commit',
     fixture: LARGE_FIXTURE,
     durability: 'full',
+    cutRecovery: true,
     expectVulnerable: false,
   },
   {
