@@ -58,6 +58,13 @@ export interface BinaryHunk {
 export interface BinaryPatch {
   readonly forward: BinaryHunk
   readonly reverse?: BinaryHunk
+  /**
+   * The git `index` line's blob ids of the file before and after (lowercase hex, full or
+   * abbreviated; all zeros for no file), when the diff has one. The preimage is checked against
+   * `oldId` and the result against `newId` (src/apply/git-binary.ts).
+   */
+  readonly oldId?: string
+  readonly newId?: string
 }
 
 /** Git file modes as octal strings, e.g. '100644', '100755', '120000'. */
@@ -193,6 +200,11 @@ export interface ComputeInput {
   readonly sourceMode?: FileMode
   /** The op's forward GIT binary hunk, inflated by the coordinator (zlib is not in the pure core). */
   readonly inflated?: Uint8Array
+  /**
+   * The op's text holds raw bytes (a patch that is not UTF-8, src/text/patch-bytes.ts): match it
+   * byte-exactly against the file's bytes and write its bytes as they are (D-040).
+   */
+  readonly rawBytes?: true
 }
 
 /** One file's computed change, before anything is written. */

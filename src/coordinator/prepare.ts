@@ -2,10 +2,10 @@
 // paths and the current state of every file it reads or replaces. Refuses, before any content is
 // compared, what no match could fix: paths outside the root or denied, duplicates (case-folded on
 // a case-insensitive filesystem), moves onto themselves, missing files, directories, FIFOs and
-// device nodes, files over the size limit, existing targets a diff may not overwrite, and stale
-// expected hashes.
+// device nodes, files over the size limit, existing targets a diff may not overwrite (creations,
+// copies and renames), and stale expected hashes.
 import { EditError } from '../errors.js'
-import type { EditPlan, FileOp } from '../types.js'
+import type { EditPlan, FileOp, PatchFormat } from '../types.js'
 import { pathKey, resolveWorkspacePath, type PathContext, type ResolvedPath } from './paths.js'
 import { readSnapshot, type Snapshot } from './read.js'
 
@@ -36,7 +36,7 @@ export async function prepareOps(
   const resolved = await Promise.all(plan.ops.map((op) => resolveOp(ctx, op)))
   checkDuplicates(resolved, ctx.caseInsensitive === true)
   const prepared = await Promise.all(resolved.map((op) => readOp(op, options.maxFileBytes)))
-  for (const p of prepared) checkState(p)
+  for (const p of prepared) checkState(p, plan.format)
   return prepared
 }
 
@@ -109,7 +109,7 @@ async function readOp(op: ResolvedOp, maxFileBytes: number | undefined): Promise
   }
 }
 
-function checkState({ op, target, moveTo, from }: PreparedOp): void {
+function checkState({ op, target, moveTo, from }: PreparedOp, format: PatchFormat): void {
   const where = (p: PreparedPath) => ({ path: p.resolved.rel, patchLine: op.patchLine })
   const notRegular = (p: PreparedPath) => {
     if (p.snap.kind === 'directory')
@@ -144,7 +144,11 @@ function checkState({ op, target, moveTo, from }: PreparedOp): void {
     case 'update':
       if (op.createIfMissing === true) notRegular(target)
       else mustExist(target)
-      if (moveTo !== undefined) notRegular(moveTo)
+      // A diff's rename never replaces a file, as git apply refuses it (#8, D-051); Codex's
+      // Move to overwrites, as Codex's apply_patch does (scenario 028).
+      if (moveTo !== undefined && format === 'unified') {
+        mustNotExist(moveTo, 'the diff renames onto it')
+      } else if (moveTo !== undefined) notRegular(moveTo)
       return
     case 'copy':
       if (from !== undefined) mustExist(from)
