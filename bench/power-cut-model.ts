@@ -5,15 +5,17 @@
 // enumerates the states a power cut may leave, writes each into a fresh temp directory, runs the
 // real recovery there (Journal.recover) and checks that the workspace is exactly before or exactly
 // after the change, with nothing left pending; and exactly after once a `full` commit has
-// returned without a journal.not-durable warning. It judges; printing is left to the callers.
+// returned without a journal.not-durable warning. With `recoveryCuts`, the recovery of some of
+// those states is recorded and cut the same way. It judges; printing is left to the callers.
 //
 // The persistence model is the conservative POSIX one, not ext4's data=ordered:
 // - A file's content and mode persist only when the file is fsynced; until then a crash may leave
 //   the file as created (empty, open() mode). A torn prefix is not enumerated apart: every reader
 //   of the journal checks content by hash, so any incomplete content is equivalent to the empty one.
 // - A directory entry (create, link, unlink, mkdir, rmdir) persists only when its parent directory
-//   is fsynced; fsync of a file does not persist its name, and fsync of a directory does not persist
-//   the contents of the files it names.
+//   is fsynced; fsync of a file does not persist its name, and fsync of a directory persists neither
+//   the contents of the files it names nor its own name in its parent (a name in a directory whose
+//   own name was lost is unreachable). A hard link persists only with the name it was made from.
 // - rename is atomic: both its names change or neither, and an fsync of either directory persists
 //   it (what journaling filesystems give and ALICE assumes). `atomicRename: false` checks the
 //   weaker case where a rename across directories may persist its new name and keep the old one.
