@@ -301,7 +301,7 @@ function recordingFs(
     if (sync) rec.sync(ino, `fsync ${rec.label(p)}`)
   }
   return {
-    ...base,
+    ...unmodelled(base),
     writeNew: async (p, data, permissions, sync) => {
       await base.writeNew(p, data, permissions, sync)
       call(`writeNew ${rec.label(p)}`)
@@ -375,6 +375,22 @@ function recordingFs(
       if (what === 'sync' && ino !== undefined) rec.sync(ino, `fsync dir ${rec.label(p)}`)
     },
   }
+}
+
+/**
+ * `base` with every method the recorder does not model made to throw when called, except reads
+ * (read*, lstat, stat, realpath): a mutating call the model cannot see would make every verdict
+ * meaningless, so a new JournalFs method must be modelled before the check runs again.
+ */
+function unmodelled(base: JournalFs): JournalFs {
+  const out: Record<string, unknown> = { ...base }
+  for (const [name, method] of Object.entries(base)) {
+    if (typeof method !== 'function' || /^(read|lstat$|stat$|realpath)/.test(name)) continue
+    out[name] = () => {
+      throw new Error(`power-cut: JournalFs.${name} is not modelled in bench/power-cut-model.ts`)
+    }
+  }
+  return out as unknown as JournalFs
 }
 
 // ---- Persisted states -------------------------------------------------------------------------
