@@ -23,8 +23,9 @@
 //   lost, in any order, except that the operations on one name (and the writes to one file) keep
 //   their order: a later one persists only with every earlier one. Failed calls change nothing.
 // Out of the seam and so out of the model: the lock file (lock.ts writes it with node:fs; after a
-// power cut its owner is gone and the lock is broken, so states are written without it), and the
-// state before the commit, which is taken as fully durable.
+// power cut its owner is gone and the lock is broken, so states are written without it), the
+// per-user journal key (trust.ts, outside the workspace), and the state before the commit: all
+// taken as durable. Every state is written at the recorded workspace's path, which the MAC binds.
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import {
@@ -696,6 +697,7 @@ function tornPaths(tree: Tree, before: Tree, after: Tree): string[] {
 }
 
 async function materialise(root: string, files: readonly PersistedFile[]): Promise<void> {
+  await rm(root, { recursive: true, force: true })
   await mkdir(root)
   const first = new Map<number, string>()
   for (const f of files) {
@@ -717,31 +719,35 @@ async function materialise(root: string, files: readonly PersistedFile[]): Promi
 
 async function check(options: PowerCutOptions, base: string): Promise<PowerCutReport> {
   const { fixture, durability } = options
-  const recordedRoot = path.join(base, 'recorded')
-  await writeFixture(recordedRoot, fixture)
-  const rec = new Recorder(recordedRoot)
+  // One workspace path for the recorded commit and every state: a manifest's MAC binds the
+  // workspace's real root (trust.ts), so a state recovered under another path would be refused.
+  const root = path.join(base, 'ws')
+  // The per-user key, outside the workspace as trust.ts requires; created by the first commit and
+  // then reused by every recovery (outside the seam, so outside the model: taken as durable).
+  const keyDir = path.join(base, 'key')
+  await writeFixture(root, fixture)
+  const rec = new Recorder(root)
   await rec.load()
-  const journalOf = (root: string, fs: JournalFs): Journal =>
-    new Journal({ rootReal: root, durability, keep: 20, lockTimeoutMs: 2000, fs })
+  const journalOf = (fs: JournalFs): Journal =>
+    new Journal({ rootReal: root, durability, keep: 20, lockTimeoutMs: 2000, fs, keyDir })
   const commitWarnings: Warning[] = []
   await journalOf(
-    recordedRoot,
     recordingFs(rec, nodeJournalFs, options.syncPolicy, options.atomicRename ?? true),
-  ).commit(stepsFor(recordedRoot, fixture), { kind: 'apply', files: [] }, commitWarnings)
+  ).commit(stepsFor(root, fixture), { kind: 'apply', files: [] }, commitWarnings)
   const promisedDurable = durability === 'full' && commitWarnings.length === 0
 
   const before = treeOfState(persistedTree(rec, new Set()))
   const after = treeOfState(persistedTree(rec, new Set(rec.log.keys())))
   // The model must agree with the disk the commit really ran on.
-  if (!sameTree(after, await readWorkspace(recordedRoot)))
+  if (!sameTree(after, await readWorkspace(root)))
     throw new Error('power-cut: the model of the commit disagrees with the disk it ran on')
 
   const random = prng(options.seed ?? 1)
-  const journalFor = (root: string): Journal => journalOf(root, nodeJournalFs)
+  const journal = (): Journal => journalOf(nodeJournalFs)
   const pendingStates: PersistedFile[][] = []
   const cuts = await enumerateCuts(rec, options, random, {
-    base: path.join(base, 'commit'),
-    journalFor,
+    root,
+    journal,
     before,
     after,
     finalMust: promisedDurable ? 'after' : undefined,
@@ -766,12 +772,11 @@ async function check(options: PowerCutOptions, base: string): Promise<PowerCutRe
   const wanted = Math.min(options.recoveryCuts ?? 0, pendingStates.length)
   for (let r = 0; r < wanted; r++) {
     const files = pendingStates[Math.floor((r * pendingStates.length) / wanted)] as PersistedFile[]
-    const root = path.join(base, `recovery-${r}`)
     await materialise(root, files)
     const rrec = new Recorder(root)
     await rrec.load()
     const first = await recoverAndJudge(
-      journalOf(root, recordingFs(rrec, nodeJournalFs, undefined, options.atomicRename ?? true)),
+      journalOf(recordingFs(rrec, nodeJournalFs, undefined, options.atomicRename ?? true)),
       root,
       before,
       after,
@@ -779,8 +784,8 @@ async function check(options: PowerCutOptions, base: string): Promise<PowerCutRe
     recovery.commitStates++
     if (first.verdict !== 'before' && first.verdict !== 'after') continue // counted above already
     const nested = await enumerateCuts(rrec, options, random, {
-      base: path.join(base, `recovery-${r}-cuts`),
-      journalFor,
+      root,
+      journal,
       before,
       after,
       finalMust: durability === 'full' ? first.verdict : undefined,
@@ -818,8 +823,9 @@ async function enumerateCuts(
   options: PowerCutOptions,
   random: () => number,
   judge: {
-    readonly base: string
-    readonly journalFor: (root: string) => Journal
+    /** The workspace every state is written to (replacing the one before). */
+    readonly root: string
+    readonly journal: () => Journal
     readonly before: Tree
     readonly after: Tree
     /** What a state after the whole log must recover to (the promise of what returned). */
@@ -827,7 +833,6 @@ async function enumerateCuts(
     readonly onState?: (files: PersistedFile[]) => void
   },
 ): Promise<Enumeration> {
-  await mkdir(judge.base)
   const maxFree = options.maxFree ?? 16
   const samples = options.samples ?? 2000
   const stopAfter = options.stopAfter ?? Infinity
@@ -855,9 +860,8 @@ async function enumerateCuts(
       if (seen.has(key)) continue
       seen.add(key)
       judge.onState?.(files)
-      const root = path.join(judge.base, `state-${seen.size}`)
-      await materialise(root, files)
-      const judged = await recoverAndJudge(judge.journalFor(root), root, judge.before, judge.after)
+      await materialise(judge.root, files)
+      const judged = await recoverAndJudge(judge.journal(), judge.root, judge.before, judge.after)
       let verdict = judged.verdict
       const whole = verdict === 'before' || verdict === 'after'
       if (final && whole && judge.finalMust !== undefined && verdict !== judge.finalMust)

@@ -225,6 +225,24 @@ export const ERROR_CODES = {
     hint: 'Inspect the path named in the message; remove it once the files are as you want them.',
     retryable: false,
   },
+  JOURNAL_UNTRUSTED: {
+    meaning:
+      "A transaction in .patchloom/journal was not written by this workspace's engine (no valid signature of this user for this workspace, another owner, not a real directory, or written before transactions were signed); it is never acted on.",
+    hint: 'A cloned or copied repository can carry a .patchloom directory: if the change is not yours, delete the transaction directory named in the message. Nothing was written.',
+    retryable: false,
+  },
+  JOURNAL_UNSAFE_PATH: {
+    meaning:
+      'A transaction names a path the sandbox refuses (inside .git or .patchloom, outside the root through a symlink, a deny glob, or through a directory that is now a symlink); it is not acted on.',
+    hint: 'Put the named directory back as it was and run `patchloom recover`, or delete the transaction directory named in the message. Nothing was written.',
+    retryable: false,
+  },
+  JOURNAL_KEY_UNAVAILABLE: {
+    meaning:
+      "The per-user key that signs this user's transactions cannot be read or created (it lives in $PATCHLOOM_STATE_DIR, $XDG_STATE_HOME/patchloom or ~/.local/state/patchloom); nothing was changed.",
+    hint: 'Make that directory writable and private to you (the key must be mode 600), or set PATCHLOOM_STATE_DIR to one that is.',
+    retryable: false,
+  },
   UNDO_NOT_FOUND: {
     meaning: 'No such transaction in the journal, or no committed change left to undo.',
     hint: 'Run `patchloom log` for the transactions that can be undone.',

@@ -107,8 +107,10 @@ Commands:
                 nothing, if any of them has changed since.
   log           Recent changes in the workspace journal (.patchloom/journal), newest first: id,
                 time, status, files and +/- lines.
-  recover       Roll back changes a crash interrupted (also done automatically before apply, check
-                and undo) and retry earlier conflicts. Exit 1 while a file is left in conflict.
+  recover       Roll back changes a crash interrupted (also done automatically before apply and
+                undo; check only reports them) and retry earlier conflicts. Transactions this
+                workspace did not write are never acted on. Exit 1 while a file is left in
+                conflict or a transaction is not acted on.
   diagnostics   Language-server errors in FILE... as they are on disk.
   demo          Apply one change per format to a scratch workspace in the temp directory.
 

@@ -236,12 +236,16 @@ export function renderRecoverHuman(report: RecoveryReport): string {
   const lines: string[] = []
   for (const id of report.rolledBack)
     lines.push(`rolled back ${id}: it was interrupted; its files are as they were before it`)
-  for (const c of report.conflicts) {
+  // A transaction refused as a whole (#8) carries a code; its reason says how to clear it.
+  const refused = report.conflicts.filter((c) => c.code !== undefined)
+  const fileConflicts = report.conflicts.filter((c) => c.code === undefined)
+  for (const c of refused) lines.push(`not acted on: ${c.transaction} (${c.code}): ${c.reason}`)
+  for (const c of fileConflicts) {
     lines.push(`conflict in ${c.transaction}: ${c.path}: ${c.reason}`)
     if (c.backup !== undefined) lines.push(`  its content before the change: ${c.backup}`)
   }
-  if (report.conflicts.length > 0) {
-    const files = report.conflicts.length === 1 ? '1 file' : `${report.conflicts.length} files`
+  if (fileConflicts.length > 0) {
+    const files = fileConflicts.length === 1 ? '1 file' : `${fileConflicts.length} files`
     lines.push(
       `${files} left in conflict: put each back as you want it (the copies above hold the content before the change), then run \`patchloom recover\` again.`,
     )
@@ -260,6 +264,8 @@ export function renderUndoHuman(result: UndoResult): string {
 
 /** What a log line says about a transaction's state: committed, undone by X, undo of X, ... */
 export function transactionStatus(info: TransactionInfo): string {
+  // Not written by this workspace's engine (#8): what its manifest claims is not shown.
+  if (info.untrusted === true) return `${info.status}, untrusted (never acted on)`
   if (info.status !== 'committed') return info.status
   const parts: string[] = []
   if (info.undoes !== undefined) parts.push(`undo of ${info.undoes}`)

@@ -6,7 +6,7 @@
 import { realpath, stat } from 'node:fs/promises'
 import { inflateSync } from 'node:zlib'
 import { computeFile } from '../apply/compute.js'
-import { resolveConfig, checkFormat, type ResolvedConfig } from '../config.js'
+import { resolveConfig, checkFormat, DEFAULT_DENY_GLOBS, type ResolvedConfig } from '../config.js'
 import { EditError } from '../errors.js'
 import type { JournalFs } from '../journal/fs.js'
 import { hashBytes } from '../hash.js'
@@ -52,7 +52,12 @@ export interface EngineInternals {
   readonly journalHooks?: JournalHooks
   /** Starts the language-server pool; tests substitute a scripted client. */
   readonly lspClientFactory?: LspClientFactory
+  /** Where the per-user journal key lives (default: $PATCHLOOM_STATE_DIR or the user's state dir). */
+  readonly journalStateDir?: string
 }
+
+/** Recovery and undo never write into .git or .patchloom, whatever denyGlobs says (#8). */
+const isAlwaysDenied = compileGlobs(DEFAULT_DENY_GLOBS)
 
 /**
  * Creates an engine for one workspace root.
@@ -174,7 +179,7 @@ class EditEngine implements Engine {
         'CONFIG_INVALID',
         'Invalid argument: the transaction id must be a string.',
       )
-    const journal = await this.#openJournal()
+    const journal = await this.#journalFor()
     const result = await journal.undo(transaction)
     ;(this.#options.logger ?? silentLogger).debug('engine.undo.committed', {
       transaction: result.transaction,
@@ -233,8 +238,9 @@ class EditEngine implements Engine {
     unwrap(checkPlanEncoding(plan, patch.firstRawLine))
     checkFileCount(plan, limits.maxFiles)
     const rootReal = await this.#root()
-    // Interrupted transactions are rolled back before any file is read (once per engine).
-    await this.#openJournal()
+    // Interrupted transactions are rolled back before any file is read; a dry run only reports
+    // them and writes nothing (#8). Transactions not acted on come back as warnings.
+    const notices = await (await this.#journalFor()).beforeRequest(dryRun)
     // Probed once per engine: the filesystem under a root does not change its case rules.
     this.#caseInsensitive ??= detectCaseInsensitive(rootReal)
     const ctx: PathContext = {
@@ -247,7 +253,7 @@ class EditEngine implements Engine {
     const computed = await this.#computeAll(plan, prepared, patch.text.length, raw, route, signal)
     checkComputedSizes(prepared, computed, limits.maxFileBytes)
     const files = prepared.map((p, i) => fileResult(p, computed[i] as ComputedFile))
-    const warnings: Warning[] = computed.flatMap((c) => c.warnings)
+    const warnings: Warning[] = [...notices, ...computed.flatMap((c) => c.warnings)]
 
     if (!dryRun) {
       const approve = options.approve ?? this.#options.approve
@@ -373,6 +379,19 @@ class EditEngine implements Engine {
           ...(this.#internals.journalHooks === undefined
             ? {}
             : { hooks: this.#internals.journalHooks }),
+          ...(this.#internals.journalStateDir === undefined
+            ? {}
+            : { keyDir: this.#internals.journalStateDir }),
+          // The sandbox apply uses (containment through symlinks, deny globs), for every path
+          // a transaction names before recovery or undo acts on it.
+          checkPath: async (rel) => {
+            const ctx: PathContext = {
+              root: rootReal,
+              rootReal,
+              isDenied: (p) => this.#isDenied(p) ?? isAlwaysDenied(p),
+            }
+            await resolveWorkspacePath(ctx, rel, 0)
+          },
           onRecovered: (report) => {
             const log = this.#options.logger ?? silentLogger
             log.warn('engine.journal.recovered', {
@@ -387,12 +406,6 @@ class EditEngine implements Engine {
       },
     )
     return this.#journal
-  }
-
-  async #openJournal(): Promise<Journal> {
-    const journal = await this.#journalFor()
-    await journal.open()
-    return journal
   }
 }
 

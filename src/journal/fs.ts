@@ -12,6 +12,8 @@ export interface JournalStat {
   readonly permissions: number
   readonly mtimeNs: bigint
   readonly ctimeNs: bigint
+  /** Owner's user id (POSIX); absent where the platform or a test filesystem has none. */
+  readonly uid?: number
 }
 
 export interface JournalFs {
@@ -82,6 +84,7 @@ export const nodeJournalFs: JournalFs = {
       permissions: Number(st.mode & 0o7777n),
       mtimeNs: st.mtimeNs,
       ctimeNs: st.ctimeNs,
+      uid: Number(st.uid),
     }
   },
   syncDir: async (p) => {

@@ -1,22 +1,37 @@
 // The journal read back as a list of transactions for `patchloom log` and for undo: newest first,
-// with what each did per file and whether it can still be undone.
+// with what each did per file and whether it can still be undone. A transaction this workspace's
+// engine did not sign is listed as untrusted, without the files its manifest claims (#8).
 import { EditError } from '../errors.js'
-import type { JournalFs } from './fs.js'
-import { txnDir, type Layout } from './layout.js'
+import { txnDir } from './layout.js'
+import { isSignedBy } from './manifest.js'
 import { listEntries, readManifest } from './recover.js'
 import type { TransactionInfo } from './types.js'
+import type { VerifyContext } from './verify.js'
 
-export async function describeTransactions(
-  fs: JournalFs,
-  layout: Layout,
-): Promise<TransactionInfo[]> {
+export async function describeTransactions(ctx: VerifyContext): Promise<TransactionInfo[]> {
+  const { fs, layout } = ctx
   const entries = (await listEntries(fs, layout)).sort((a, b) => (a.id < b.id ? 1 : -1))
   const infos: TransactionInfo[] = []
   for (const entry of entries) {
     let manifest
+    const untrusted: TransactionInfo = {
+      id: entry.id,
+      status: entry.status,
+      kind: 'apply',
+      createdAt: '',
+      files: [],
+      additions: 0,
+      deletions: 0,
+      undoable: false,
+      untrusted: true,
+    }
     try {
       manifest = await readManifest(fs, txnDir(layout, entry.id, entry.status), entry.id)
     } catch (error) {
+      if (error instanceof EditError && error.code === 'JOURNAL_UNTRUSTED') {
+        infos.push(untrusted)
+        continue
+      }
       // Pruned or cleaned up while we were reading, or a pending one without a manifest yet.
       if (error instanceof EditError && error.code === 'JOURNAL_CORRUPT') {
         if (entry.status === 'committed' || entry.status === 'conflict') {
@@ -34,6 +49,10 @@ export async function describeTransactions(
         continue
       }
       throw error
+    }
+    if (!(await isSignedBy(ctx.trust, manifest))) {
+      infos.push(untrusted)
+      continue
     }
     const { summary } = manifest
     infos.push({

@@ -1,23 +1,29 @@
 // The journal of one workspace: commit, recover, undo and list transactions, each under the
-// workspace lock. Recovery of interrupted transactions runs before the first thing this journal
-// does, and again whenever a commit finds a transaction left pending (a crashed process, or a
-// rollback that failed earlier).
+// workspace lock. Recovery of interrupted transactions runs before every request that writes
+// (beforeRequest), and again whenever a commit finds a transaction left pending (a crashed
+// process, or a rollback that failed earlier). A dry run only inspects: it writes nothing, not
+// even the lock, and reports what recovery would do (#8). Only transactions verify.ts accepts are
+// acted on; any other is reported as a notice and left as it is, and never stops a request.
 import path from 'node:path'
 import { EditError } from '../errors.js'
 import type { Warning } from '../types.js'
 import { errnoOf, nodeJournalFs, type JournalFs } from './fs.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
 import { describeTransactions } from './history.js'
-import { layoutFor, STATE_DIR, txnDir, type Layout } from './layout.js'
+import { layoutFor, MANIFEST, STATE_DIR, txnDir, type Layout } from './layout.js'
 import { acquireLock, acquirePaths, type WorkspaceLock } from './lock.js'
 import { newTransactionId, transactionTime } from './manifest.js'
-import { listEntries, recoverAll } from './recover.js'
+import { listEntries, recoverAll, type RecoveryContext } from './recover.js'
 import { runTransaction } from './transaction.js'
+import { keyFileTrust, stateDirFor, type JournalTrust } from './trust.js'
 import { planUndo } from './undo.js'
+import { relDir, verifyTransaction, type PathCheck } from './verify.js'
 import type {
   CommitStep,
   Durability,
+  JournalConflict,
   JournalHooks,
+  JournalNotice,
   RecoveryReport,
   TransactionInfo,
   TransactionSummary,
@@ -36,6 +42,14 @@ export interface JournalOptions {
   readonly hooks?: JournalHooks
   /** Told about conflicts an automatic recovery found (the engine logs them). */
   readonly onRecovered?: (report: RecoveryReport) => void
+  /**
+   * Signs and verifies manifests. Default: the per-user key in `keyDir` (trust.ts).
+   */
+  readonly trust?: JournalTrust
+  /** Where the per-user key lives. @default stateDirFor() */
+  readonly keyDir?: string
+  /** The engine's sandbox for the paths a transaction names (verify.ts). */
+  readonly checkPath?: PathCheck
 }
 
 const GITIGNORE = '# patchloom staging journal and lock: never commit these.\n*\n'
@@ -44,12 +58,13 @@ export class Journal {
   readonly #layout: Layout
   readonly #fs: JournalFs
   readonly #options: JournalOptions
-  #recoveredOnOpen: Promise<void> | undefined
+  readonly #trust: JournalTrust
 
   constructor(options: JournalOptions) {
     this.#options = options
     this.#layout = layoutFor(options.rootReal)
     this.#fs = options.fs ?? nodeJournalFs
+    this.#trust = options.trust ?? keyFileTrust(options.keyDir ?? stateDirFor(), options.rootReal)
   }
 
   get layout(): Layout {
@@ -57,23 +72,75 @@ export class Journal {
   }
 
   /**
-   * Recovers interrupted transactions once, on first use. Cheap when there is nothing to do: one
-   * readdir, no lock, nothing created.
+   * Before a request: a dry run only reports; any other request first rolls back this
+   * workspace's interrupted transactions. Either way, transactions that cannot be acted on are
+   * reported, never thrown. Cheap when there is nothing to do: one readdir, nothing created.
    */
-  open(): Promise<void> {
-    this.#recoveredOnOpen ??= (async () => {
-      const entries = await listEntries(this.#fs, this.#layout)
-      if (!entries.some((e) => e.status === 'pending')) return
-      await this.#locked(async () => {
-        const report = await recoverAll(this.#ctx(), false)
-        if (report.rolledBack.length + report.conflicted.length > 0)
-          this.#options.onRecovered?.(report)
-      })
-    })().catch((error: unknown) => {
-      this.#recoveredOnOpen = undefined
-      throw error
-    })
-    return this.#recoveredOnOpen
+  async beforeRequest(dryRun: boolean): Promise<JournalNotice[]> {
+    const entries = await listEntries(this.#fs, this.#layout)
+    const pending = entries.filter((e) => e.status === 'pending')
+    if (pending.length === 0) return []
+    const { trusted, bare, refused } = await this.#triage(pending)
+    if (dryRun || trusted.length + bare.length === 0) {
+      return [
+        ...trusted.map((id) => ({
+          code: 'journal.pending',
+          message: `Transaction ${id} is unfinished (interrupted, or being committed right now by another process); the next apply (or \`patchloom recover\`) rolls it back first if it was interrupted. This dry run saw the files as they are.`,
+          path: relDir(this.#layout, txnDir(this.#layout, id, 'pending')),
+        })),
+        ...refused.map(noticeOf),
+      ]
+    }
+    const report = await this.#locked(() => recoverAll(this.#ctx(), false))
+    if (report.rolledBack.length + report.conflicted.length > 0) this.#options.onRecovered?.(report)
+    return [
+      ...report.rolledBack.map((id) => ({
+        code: 'journal.recovered',
+        message: `Transaction ${id} had been interrupted; it was rolled back before this request.`,
+        path: relDir(this.#layout, txnDir(this.#layout, id, 'pending')),
+      })),
+      ...report.conflicts.map(noticeOf),
+    ]
+  }
+
+  /** Splits transactions into those that may be acted on and refusals; reads only. */
+  async #triage(
+    entries: readonly { id: string; status: 'committed' | 'pending' | 'conflict' }[],
+  ): Promise<{ trusted: string[]; bare: string[]; refused: JournalConflict[] }> {
+    const trusted: string[] = []
+    const bare: string[] = []
+    const refused: JournalConflict[] = []
+    for (const entry of entries) {
+      try {
+        await verifyTransaction(this.#ctx(), entry.id, entry.status)
+        trusted.push(entry.id)
+      } catch (error) {
+        if (!(error instanceof EditError)) throw error
+        // A pending directory without a manifest never touched a file: recovery drops it.
+        if (error.code === 'JOURNAL_CORRUPT' && entry.status === 'pending') {
+          const dir = txnDir(this.#layout, entry.id, 'pending')
+          const noManifest = await this.#fs.lstat(path.join(dir, MANIFEST)).then(
+            () => false,
+            () => true,
+          )
+          const real = await this.#fs.lstat(dir).then(
+            (st) => st.kind === 'dir',
+            () => false,
+          )
+          if (noManifest && real) {
+            bare.push(entry.id)
+            continue
+          }
+        }
+        refused.push({
+          transaction: entry.id,
+          path: error.path ?? relDir(this.#layout, txnDir(this.#layout, entry.id, entry.status)),
+          reason: error.message,
+          code: error.code,
+        })
+      }
+    }
+    return { trusted, bare, refused }
   }
 
   /**
@@ -86,7 +153,6 @@ export class Journal {
     warnings?: Warning[],
   ): Promise<string | undefined> {
     if (steps.length === 0) return undefined
-    await this.open()
     // Files first, then the workspace lock, always in this order (see acquirePaths).
     const releasePaths = await acquirePaths(steps.map((s) => s.abs))
     try {
@@ -99,17 +165,21 @@ export class Journal {
   /** `patchloom recover`: rolls back unfinished transactions and retries earlier conflicts. */
   async recover(): Promise<RecoveryReport> {
     const entries = await listEntries(this.#fs, this.#layout)
-    if (!entries.some((e) => e.status !== 'committed'))
-      return { rolledBack: [], conflicted: [], conflicts: [] }
+    const todo = entries.filter((e) => e.status !== 'committed')
+    if (todo.length === 0) return { rolledBack: [], conflicted: [], conflicts: [] }
+    // Nothing this workspace wrote: report the refusals and write nothing, not even the lock.
+    const { trusted, bare, refused } = await this.#triage(todo)
+    if (trusted.length + bare.length === 0)
+      return { rolledBack: [], conflicted: refused.map((r) => r.transaction), conflicts: refused }
     return this.#locked(() => recoverAll(this.#ctx(), true))
   }
 
   /** Restores the before state of a committed transaction (the newest undoable one by default). */
   async undo(id?: string): Promise<UndoResult> {
-    await this.open()
+    await this.beforeRequest(false)
     return this.#locked(async () => {
-      const infos = await describeTransactions(this.#fs, this.#layout)
-      const plan = await planUndo(this.#fs, this.#layout, infos, id)
+      const infos = await describeTransactions(this.#ctx())
+      const plan = await planUndo(this.#ctx(), infos, id)
       const warnings: Warning[] = []
       const transaction = await this.#commitLocked(plan.steps, plan.summary, warnings)
       if (transaction === undefined) throw new Error('journal: an undo always has steps')
@@ -124,7 +194,7 @@ export class Journal {
 
   /** Transactions newest first. */
   async list(): Promise<TransactionInfo[]> {
-    return describeTransactions(this.#fs, this.#layout)
+    return describeTransactions(this.#ctx())
   }
 
   async #commitLocked(
@@ -138,7 +208,9 @@ export class Journal {
     const entries = await listEntries(this.#fs, this.#layout)
     if (entries.some((e) => e.status === 'pending')) {
       const report = await recoverAll(this.#ctx(), false)
-      this.#options.onRecovered?.(report)
+      // Refusals were reported before the request (beforeRequest); only news is logged here.
+      if (report.rolledBack.length > 0 || report.conflicts.some((c) => c.code === undefined))
+        this.#options.onRecovered?.(report)
     }
     // Ids order the log, undo's default and pruning, so each sorts after every id in the journal:
     // also for two commits in one millisecond, or after the clock stepped back.
@@ -233,13 +305,34 @@ export class Journal {
     }
   }
 
-  #ctx() {
+  #ctx(): RecoveryContext {
     return {
       fs: this.#fs,
       layout: this.#layout,
       durability: this.#options.durability,
       hooks: this.#options.hooks ?? {},
+      trust: this.#trust,
+      ...(this.#options.checkPath === undefined ? {} : { checkPath: this.#options.checkPath }),
     }
+  }
+}
+
+/** A refused or failed transaction as a request's warning: dotted code, message with the fix. */
+function noticeOf(conflict: JournalConflict): JournalNotice {
+  const code =
+    conflict.code === undefined
+      ? 'journal.conflict'
+      : `journal.${conflict.code
+          .replace(/^JOURNAL_/, '')
+          .toLowerCase()
+          .replace(/_/g, '-')}`
+  return {
+    code,
+    message:
+      conflict.code === undefined
+        ? `Transaction ${conflict.transaction} could not be rolled back completely: ${conflict.path}: ${conflict.reason} Run \`patchloom recover\` for the details.`
+        : conflict.reason,
+    path: conflict.path,
   }
 }
 

@@ -1,9 +1,17 @@
 // The manifest of one transaction: every step with its before and after state, written (and
 // fsynced) before any target is touched. Recovery and undo trust nothing else, so a manifest is
-// validated strictly on reading: a path that could leave the workspace makes it corrupt.
+// validated strictly on reading: a path that could leave the workspace makes it corrupt. Since
+// version 2 it carries a MAC (trust.ts) over its canonical bytes: JSON.stringify of everything
+// but the MAC, in the order written, which JSON.parse preserves, so the reader recomputes the
+// exact bytes the writer signed. Version 1 manifests (unsigned) are never acted on (D-021).
+import type { JournalTrust } from './trust.js'
 import type { FileState, TransactionSummary } from './types.js'
 
-export const MANIFEST_VERSION = 1
+export const MANIFEST_VERSION = 2
+/** Manifests written before transactions were signed (#8). */
+export const LEGACY_MANIFEST_VERSION = 1
+/** The reason decodeManifest gives for a version 1 manifest. */
+export const LEGACY_REASON = 'it was written by a patchloom before transactions were signed'
 
 export interface ManifestStep {
   readonly kind: 'write' | 'remove'
@@ -25,8 +33,32 @@ export interface Manifest {
   readonly steps: readonly ManifestStep[]
 }
 
-export function encodeManifest(manifest: Manifest): Uint8Array {
+export interface SignedManifest extends Manifest {
+  /** HMAC-SHA256 (hex) of canonicalManifest(manifest), see trust.ts. */
+  readonly mac: string
+}
+
+export function encodeManifest(manifest: Manifest | SignedManifest): Uint8Array {
   return new TextEncoder().encode(JSON.stringify(manifest, null, 1) + '\n')
+}
+
+/** The bytes a manifest's MAC covers: the manifest without its MAC, keys in their order. */
+export function canonicalManifest(manifest: Manifest | SignedManifest): Uint8Array {
+  const { mac: _mac, ...rest } = manifest as SignedManifest
+  return new TextEncoder().encode(JSON.stringify(rest))
+}
+
+export async function signManifest(
+  trust: JournalTrust,
+  manifest: Manifest,
+): Promise<SignedManifest> {
+  return { ...manifest, mac: await trust.sign(canonicalManifest(manifest)) }
+}
+
+/** Whether `manifest` carries this user's MAC for this workspace. */
+export async function isSignedBy(trust: JournalTrust, manifest: Manifest): Promise<boolean> {
+  const mac = (manifest as Partial<SignedManifest>).mac
+  return typeof mac === 'string' && (await trust.verify(canonicalManifest(manifest), mac))
 }
 
 /** Parses and validates a manifest; returns a reason string when it cannot be trusted. */
@@ -38,6 +70,7 @@ export function decodeManifest(bytes: Uint8Array): Manifest | string {
     return `not valid JSON (${(error as Error).message})`
   }
   if (!isRecord(value)) return 'not a JSON object'
+  if (value['version'] === LEGACY_MANIFEST_VERSION) return LEGACY_REASON
   if (value['version'] !== MANIFEST_VERSION) return `unknown version ${String(value['version'])}`
   const { id, createdAt, durability, summary, steps } = value
   if (typeof id !== 'string' || !isTransactionId(id)) return 'bad id'

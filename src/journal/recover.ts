@@ -3,12 +3,28 @@
 // idempotent: a step whose target is already in its before state is skipped, so an interrupted
 // recovery can simply run again. It never overwrites a file that is in neither the before nor
 // the after state (someone changed it since): that is reported as a conflict and left alone.
+// It acts only on transactions verify.ts accepts (this workspace's engine wrote them, every path
+// passes the sandbox); any other is refused with its code and never written to, not even renamed
+// (#8). A failure while rolling one transaction back is reported, never thrown, so one bad
+// transaction cannot stop the requests that follow.
 import path from 'node:path'
 import { EditError } from '../errors.js'
+import { codeForErrno, reasonOf } from './fs-errors.js'
 import { errnoOf, type JournalFs } from './fs.js'
 import { hashBytes } from '../hash.js'
-import { CONFLICTS, MANIFEST, NEW_DIR, OLD_DIR, parseEntry, txnDir, type Layout } from './layout.js'
-import { decodeManifest, type Manifest, type ManifestStep } from './manifest.js'
+import {
+  CONFLICTS,
+  MANIFEST,
+  NEW_DIR,
+  OLD_DIR,
+  parseEntry,
+  STATE_DIR,
+  txnDir,
+  type Layout,
+} from './layout.js'
+import { decodeManifest, LEGACY_REASON, type Manifest, type ManifestStep } from './manifest.js'
+import type { JournalTrust } from './trust.js'
+import { relDir, verifyTransaction, type PathCheck } from './verify.js'
 import type {
   Durability,
   FileState,
@@ -22,6 +38,10 @@ export interface RecoveryContext {
   readonly layout: Layout
   readonly durability: Durability
   readonly hooks: JournalHooks
+  /** Decides which transactions this workspace's engine wrote. */
+  readonly trust: JournalTrust
+  /** The engine's sandbox for the paths a manifest names (see verify.ts). */
+  readonly checkPath?: PathCheck
 }
 
 /** What a target is now: absent, a regular file's state, or something else (dir, symlink, ...). */
@@ -37,7 +57,8 @@ export async function rollBack(
   dir: string,
   started?: number,
 ): Promise<{ conflicts: JournalConflict[] }> {
-  const manifest = await readManifest(ctx.fs, dir, id)
+  const status = path.basename(dir).endsWith('.conflict') ? 'conflict' : 'pending'
+  const manifest = await verifyTransaction(ctx, id, status)
   const { fs, layout } = ctx
   const conflicts: JournalConflict[] = []
   const touched = new Set<string>()
@@ -46,45 +67,49 @@ export async function rollBack(
     const step = manifest.steps[i] as ManifestStep
     const abs = path.join(layout.root, ...step.path.split('/'))
     const backup = path.join(dir, OLD_DIR, String(i))
-    // A staged file still in new/ was never renamed: this step did not touch its target, though
-    // it may have created (empty) directories for it.
-    if (step.kind === 'write' && (await exists(fs, path.join(dir, NEW_DIR, String(i))))) {
-      await removeCreatedDirs(fs, layout.root, step)
-      continue
-    }
-    const current = await currentState(fs, abs)
-    if (sameState(current, step.before)) {
-      // A recovery killed between removing a new file and removing the directories made for it
-      // leaves them behind; removing them again is a no-op when they are already gone.
-      if (step.before === null) await removeCreatedDirs(fs, layout.root, step)
-      continue
-    }
-    if (!sameState(current, step.after)) {
-      conflicts.push({
-        transaction: id,
-        path: step.path,
-        reason: `${describeCurrent(current)}, neither the state before nor after transaction ${id}; left as it is.`,
-        ...(step.before === null ? {} : { backup }),
-      })
-      continue
-    }
-    if (step.before === null) {
-      await fs.unlink(abs)
-      await removeCreatedDirs(fs, layout.root, step)
-    } else {
-      const saved = await backupHash(fs, backup)
-      if (saved !== step.before.hash) {
+    try {
+      // A staged file still in new/ was never renamed: this step did not touch its target, though
+      // it may have created (empty) directories for it.
+      if (step.kind === 'write' && (await exists(fs, path.join(dir, NEW_DIR, String(i))))) {
+        await removeCreatedDirs(fs, layout.root, step)
+        continue
+      }
+      const current = await currentState(fs, abs)
+      if (sameState(current, step.before)) {
+        // A recovery killed between removing a new file and removing the directories made for it
+        // leaves them behind; removing them again is a no-op when they are already gone.
+        if (step.before === null) await removeCreatedDirs(fs, layout.root, step)
+        continue
+      }
+      if (!sameState(current, step.after)) {
         conflicts.push({
           transaction: id,
           path: step.path,
-          reason: `its backup ${saved === null ? 'is missing' : 'does not match the recorded hash'}; the file was left in its after state.`,
+          reason: `${describeCurrent(current)}, neither the state before nor after transaction ${id}; left as it is.`,
+          ...(step.before === null ? {} : { backup }),
         })
         continue
       }
-      await ensureDirs(fs, path.dirname(abs), layout.root)
-      // Renaming the backup (a hard link of the original where possible) restores the original
-      // inode, so even its timestamps come back.
-      await fs.rename(backup, abs)
+      if (step.before === null) {
+        await fs.unlink(abs)
+        await removeCreatedDirs(fs, layout.root, step)
+      } else {
+        const saved = await backupHash(fs, backup)
+        if (saved !== step.before.hash) {
+          conflicts.push({
+            transaction: id,
+            path: step.path,
+            reason: `its backup ${saved === null ? 'is missing' : 'does not match the recorded hash'}; the file was left in its after state.`,
+          })
+          continue
+        }
+        await ensureDirs(fs, path.dirname(abs), layout.root)
+        // Renaming the backup (a hard link of the original where possible) restores the original
+        // inode, so even its timestamps come back.
+        await fs.rename(backup, abs)
+      }
+    } catch (error) {
+      throw stepFailure(id, step.path, error)
     }
     touched.add(path.dirname(abs))
     ctx.hooks.at?.('recovery-restored', i)
@@ -113,14 +138,23 @@ export async function recoverAll(
     .sort((a, b) => (a.id < b.id ? 1 : -1))
   for (const entry of todo) {
     const dir = txnDir(ctx.layout, entry.id, entry.status)
-    if (entry.status === 'pending' && !(await exists(ctx.fs, path.join(dir, MANIFEST)))) {
+    if (entry.status === 'pending' && (await unprepared(ctx, dir))) {
       // Prepare never finished: no target was touched. Only staging files to drop.
-      await ctx.fs.removeTree(dir)
+      await ctx.fs.removeTree(dir).catch(() => undefined) // dropped on a later run instead
+      continue
+    }
+    let found: JournalConflict[]
+    try {
+      await verifyTransaction(ctx, entry.id, entry.status)
+    } catch (error) {
+      if (!(error instanceof EditError)) throw error
+      // Not ours, or not safe to act on: reported where it is and never written to.
+      conflicted.push(entry.id)
+      conflicts.push(refusal(entry.id, relDir(ctx.layout, dir), error))
       continue
     }
     // A conflict names the directory (and backups) where they stay: the .conflict one.
     const kept = txnDir(ctx.layout, entry.id, 'conflict')
-    let found: JournalConflict[]
     try {
       found = (await rollBack(ctx, entry.id, dir)).conflicts.map((c) =>
         c.backup === undefined
@@ -128,14 +162,11 @@ export async function recoverAll(
           : { ...c, backup: path.join(kept, path.relative(dir, c.backup)) },
       )
     } catch (error) {
-      if (!(error instanceof EditError) || error.code !== 'JOURNAL_CORRUPT') throw error
-      found = [
-        {
-          transaction: entry.id,
-          path: path.relative(ctx.layout.root, kept),
-          reason: error.message,
-        },
-      ]
+      // A filesystem failure part-way (say EACCES on a target's directory): what was restored
+      // stays restored, the rest waits for the next `patchloom recover` (rollback is idempotent).
+      const failure = stepFailure(entry.id, relDir(ctx.layout, kept), error)
+      if (!(failure instanceof EditError)) throw failure
+      found = [refusal(entry.id, failure.path ?? relDir(ctx.layout, kept), failure)]
     }
     if (found.length === 0) {
       await ctx.fs.removeTree(dir)
@@ -144,11 +175,15 @@ export async function recoverAll(
     }
     conflicted.push(entry.id)
     conflicts.push(...found)
-    const report = new TextEncoder().encode(JSON.stringify(found, null, 1) + '\n')
-    await ctx.fs.removeTree(path.join(dir, CONFLICTS))
-    await ctx.fs.writeNew(path.join(dir, CONFLICTS), report, 0o644, ctx.durability === 'full')
-    if (entry.status === 'pending') {
-      await ctx.fs.rename(dir, txnDir(ctx.layout, entry.id, 'conflict'))
+    try {
+      const report = new TextEncoder().encode(JSON.stringify(found, null, 1) + '\n')
+      await ctx.fs.removeTree(path.join(dir, CONFLICTS))
+      await ctx.fs.writeNew(path.join(dir, CONFLICTS), report, 0o644, ctx.durability === 'full')
+      if (entry.status === 'pending') {
+        await ctx.fs.rename(dir, txnDir(ctx.layout, entry.id, 'conflict'))
+      }
+    } catch {
+      // Still pending: the next request tries again and reports it again.
     }
   }
   if (ctx.durability === 'full' && todo.length > 0)
@@ -164,8 +199,13 @@ export async function listEntries(
   try {
     names = await fs.readdir(layout.journalDir)
   } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return []
-    throw error
+    // No journal, or something else in its place (a commit refuses to use it: JOURNAL_CORRUPT).
+    if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') return []
+    throw new EditError(
+      codeForErrno(error),
+      `Cannot read ${STATE_DIR}/journal (${reasonOf(error)}); nothing was changed.`,
+      { cause: error },
+    )
   }
   return names.flatMap((name) => {
     const entry = parseEntry(name)
@@ -176,6 +216,9 @@ export async function listEntries(
 export async function readManifest(fs: JournalFs, dir: string, id: string): Promise<Manifest> {
   let bytes: Uint8Array
   try {
+    // Only a regular file is read: a FIFO planted as the manifest would block the read forever.
+    const st = await fs.lstat(path.join(dir, MANIFEST))
+    if (st.kind !== 'file') throw new Error(`it is a ${st.kind}`)
     bytes = await fs.readFile(path.join(dir, MANIFEST))
   } catch (error) {
     throw new EditError(
@@ -185,6 +228,11 @@ export async function readManifest(fs: JournalFs, dir: string, id: string): Prom
     )
   }
   const manifest = decodeManifest(bytes)
+  if (manifest === LEGACY_REASON)
+    throw new EditError(
+      'JOURNAL_UNTRUSTED',
+      `Transaction ${id} was not acted on: ${LEGACY_REASON}.`,
+    )
   if (typeof manifest === 'string' || manifest.id !== id) {
     throw new EditError(
       'JOURNAL_CORRUPT',
@@ -192,6 +240,43 @@ export async function readManifest(fs: JournalFs, dir: string, id: string): Prom
     )
   }
   return manifest
+}
+
+/** A conflict entry for a transaction that was refused or whose rollback failed. */
+function refusal(transaction: string, where: string, error: EditError): JournalConflict {
+  return { transaction, path: where, reason: error.message, code: error.code }
+}
+
+/** True for a pending directory without a manifest: prepare never finished. */
+async function unprepared(ctx: RecoveryContext, dir: string): Promise<boolean> {
+  try {
+    const st = await ctx.fs.lstat(dir)
+    const uid = process.getuid?.()
+    // Only our own real directory is dropped; anything else is left to verification to refuse.
+    if (st.kind !== 'dir' || (uid !== undefined && st.uid !== undefined && st.uid !== uid))
+      return false
+    return !(await exists(ctx.fs, path.join(dir, MANIFEST)))
+  } catch {
+    return false
+  }
+}
+
+/** A filesystem failure while rolling back one step, naming the user's file, not the journal's. */
+function stepFailure(id: string, rel: string, error: unknown): unknown {
+  // A plain Error without an errno is a bug (or a test's simulated crash): it stays what it is.
+  if (error instanceof EditError || errnoOf(error) === undefined) return error
+  return new EditError(
+    codeForErrno(error),
+    `Rolling back transaction ${id} failed on ${rel} (${reasonOf(error)}); the files restored so far stay restored. Fix the cause, then run \`patchloom recover\` again.`,
+    { path: rel, cause: error },
+  )
+}
+
+/** `abs` relative to the workspace, '/'-separated, or undefined outside it. */
+export function userPath(layout: Layout, abs: string): string | undefined {
+  const rel = path.relative(layout.root, abs)
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined
+  return rel.split(path.sep).join('/')
 }
 
 export async function currentState(fs: JournalFs, abs: string): Promise<Current> {
@@ -237,6 +322,8 @@ async function removeCreatedDirs(fs: JournalFs, root: string, step: ManifestStep
 
 async function backupHash(fs: JournalFs, backup: string): Promise<string | null> {
   try {
+    // Renamed into the workspace, a symlink would be planted there rather than a file restored.
+    if ((await fs.lstat(backup)).kind !== 'file') return null
     return hashBytes(await fs.readFile(backup))
   } catch (error) {
     if (errnoOf(error) === 'ENOENT') return null

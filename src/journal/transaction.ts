@@ -13,17 +13,19 @@ import type { Warning } from '../types.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
 import { errnoOf, type JournalFs, type JournalStat } from './fs.js'
 import { hashBytes } from '../hash.js'
-import { MANIFEST, NEW_DIR, OLD_DIR, STATE_DIR, txnDir, type Layout } from './layout.js'
-import { encodeManifest, MANIFEST_VERSION, type Manifest, type ManifestStep } from './manifest.js'
-import { rollBack } from './recover.js'
-import type { CommitStep, Durability, JournalHooks, TransactionSummary } from './types.js'
+import { MANIFEST, NEW_DIR, OLD_DIR, STATE_DIR, txnDir } from './layout.js'
+import {
+  encodeManifest,
+  MANIFEST_VERSION,
+  signManifest,
+  type Manifest,
+  type ManifestStep,
+} from './manifest.js'
+import { rollBack, userPath, type RecoveryContext } from './recover.js'
+import type { CommitStep, TransactionSummary } from './types.js'
 
-export interface TransactionContext {
-  readonly fs: JournalFs
-  readonly layout: Layout
-  readonly durability: Durability
-  readonly hooks: JournalHooks
-}
+/** Recovery's context: a failed commit rolls back with recovery's code (and its checks). */
+export type TransactionContext = RecoveryContext
 
 /** Files staged or backed up at once; bounded so a large change cannot exhaust fds (EMFILE). */
 const CONCURRENCY = 16
@@ -73,7 +75,9 @@ export async function runTransaction(
       for (const d of createdDirs) claimedDirs.add(d)
       manifestSteps.push({
         kind: step.kind,
-        path: step.rel,
+        // The real path, symlinks resolved: recovery and undo refuse to write through a symlink
+        // (verify.ts), and step.rel may spell the file through a symlinked directory.
+        path: userPath(layout, step.abs) ?? step.rel,
         before: step.before,
         after:
           step.kind === 'write'
@@ -92,7 +96,8 @@ export async function runTransaction(
     }
     // Written aside and renamed: a manifest is either absent (nothing was touched) or whole.
     const manifestTemp = path.join(dir, MANIFEST + '.tmp')
-    await fs.writeNew(manifestTemp, encodeManifest(manifest), 0o644, sync)
+    const signed = await signManifest(ctx.trust, manifest)
+    await fs.writeNew(manifestTemp, encodeManifest(signed), 0o644, sync)
     await fs.rename(manifestTemp, path.join(dir, MANIFEST))
     if (sync) {
       for (const d of [path.join(dir, NEW_DIR), path.join(dir, OLD_DIR), dir, layout.journalDir])
@@ -101,7 +106,7 @@ export async function runTransaction(
   } catch (error) {
     // Nothing in the workspace has been touched: drop the staging directory and report.
     await fs.removeTree(dir).catch(() => undefined)
-    throw asCommitError(error, 'nothing was changed', layout.root)
+    throw asCommitError(error, 'nothing was changed', layout.root, dir, steps)
   }
   hooks.at?.('prepared', 0)
 
@@ -143,11 +148,17 @@ export async function runTransaction(
   } catch (error) {
     const outcome = await rollBackFailed(ctx, id, dir, started)
     if (outcome.ok)
-      throw asCommitError(error, 'the change was rolled back; no file was changed', layout.root)
+      throw asCommitError(
+        error,
+        'the change was rolled back; no file was changed',
+        layout.root,
+        dir,
+        steps,
+      )
     const first = outcome.conflicts[0]
     throw new EditError(
       'JOURNAL_ROLLBACK_FAILED',
-      `Committing failed (${describe(error)}) and rolling back failed too: ${outcome.reason} The transaction ${id} stays in .patchloom/journal; run \`patchloom recover\` once the cause is fixed.`,
+      `Committing failed (${describe(error, layout.root, dir, steps)}) and rolling back failed too: ${outcome.reason} The transaction ${id} stays in .patchloom/journal; run \`patchloom recover\` once the cause is fixed.`,
       { ...(first === undefined ? {} : { path: first }), cause: error },
     )
   }
@@ -360,16 +371,47 @@ async function rollBackFailed(
   }
 }
 
-function asCommitError(error: unknown, outcome: string, root: string): EditError {
+function asCommitError(
+  error: unknown,
+  outcome: string,
+  root: string,
+  dir: string,
+  steps: readonly CommitStep[],
+): EditError {
   if (error instanceof EditError) return error
   const code = codeForErrno(error)
-  const where = (error as NodeJS.ErrnoException).path
-  const rel = where === undefined ? undefined : workspaceRelative(root, where)
+  const rel = userFileOf(error, root, dir, steps)
   const what = rel === undefined ? '' : ` on ${rel}`
   return new EditError(code, `Commit failed (${reasonOf(error)}${what}); ${outcome}.`, {
     ...(rel === undefined ? {} : { path: rel }),
     cause: error,
   })
+}
+
+/**
+ * The user's file a failed call was about (#8): a staged file (new/N) or a backup (old/N) stands
+ * for step N's target, a rename into the workspace for its destination; other journal files are
+ * not the user's and name nothing.
+ */
+function userFileOf(
+  error: unknown,
+  root: string,
+  dir: string,
+  steps: readonly CommitStep[],
+): string | undefined {
+  const { path: from, dest } = error as NodeJS.ErrnoException & { dest?: string }
+  for (const where of [from, dest]) {
+    if (where === undefined) continue
+    const inTxn = path.relative(dir, where).split(path.sep)
+    if (inTxn.length === 2 && (inTxn[0] === NEW_DIR || inTxn[0] === OLD_DIR)) {
+      const step = steps[Number(inTxn[1])]
+      if (step !== undefined) return step.rel
+      continue
+    }
+    const rel = workspaceRelative(root, where)
+    if (rel !== undefined && !rel.startsWith('.patchloom/')) return rel
+  }
+  return undefined
 }
 
 /** `abs` relative to the workspace, '/'-separated; undefined outside it. */
@@ -380,10 +422,21 @@ function workspaceRelative(root: string, abs: string): string | undefined {
 }
 
 /** The cause of a failed commit in a few words, without the "nothing was changed" outcome. */
-function describe(error: unknown): string {
-  if (error instanceof EditError)
-    return error.path === undefined ? error.code : `${error.code} on ${error.path}`
-  const where = (error as NodeJS.ErrnoException).path
+function describe(
+  error: unknown,
+  root?: string,
+  dir?: string,
+  steps?: readonly CommitStep[],
+): string {
+  if (error instanceof EditError) {
+    // A rollback step's failure carries its errno (EIO, ...), which says more than the code.
+    const what = errnoOf(error.cause) ?? error.code
+    return error.path === undefined ? what : `${what} on ${error.path}`
+  }
+  const where =
+    root === undefined || dir === undefined || steps === undefined
+      ? (error as NodeJS.ErrnoException).path
+      : userFileOf(error, root, dir, steps)
   return where === undefined ? reasonOf(error) : `${reasonOf(error)} on ${where}`
 }
 

@@ -1,6 +1,7 @@
 // The staging journal's contract: what a commit is asked to do (CommitStep), what it records
 // (the manifest, see manifest.ts) and what recovery, undo and the log report. Plain data only,
 // so the CLI and tests depend on these shapes without loading the implementation.
+import type { ErrorCode } from '../errors.js'
 import type { Warning } from '../types.js'
 
 /**
@@ -74,6 +75,8 @@ export interface TransactionInfo {
   readonly deletions: number
   /** True while the before-state backups are kept (undo is possible). */
   readonly undoable: boolean
+  /** Set when the transaction cannot be verified as this workspace's (#8); never acted on. */
+  readonly untrusted?: true
 }
 
 /** A file recovery or undo would not overwrite, and why. */
@@ -84,6 +87,12 @@ export interface JournalConflict {
   readonly reason: string
   /** Absolute path of the kept before-state copy, when there is one. */
   readonly backup?: string
+  /**
+   * Set when the whole transaction was not acted on (JOURNAL_UNTRUSTED, JOURNAL_CORRUPT,
+   * JOURNAL_UNSAFE_PATH) or its rollback failed (a JOURNAL_* errno code); `path` then names the
+   * transaction's directory or the file the failure was on.
+   */
+  readonly code?: ErrorCode
 }
 
 export interface RecoveryReport {
@@ -92,6 +101,18 @@ export interface RecoveryReport {
   /** Transactions recovery could only partly roll back; see conflicts. */
   readonly conflicted: readonly string[]
   readonly conflicts: readonly JournalConflict[]
+}
+
+/**
+ * Something a request should tell its caller about the journal: an interrupted transaction
+ * (rolled back, or pending on a dry run), or one that was not acted on (untrusted, corrupt,
+ * unsafe). Same shape as a result's Warning, with dotted codes: journal.untrusted, ...
+ */
+export interface JournalNotice {
+  readonly code: string
+  readonly message: string
+  /** The transaction's directory (`.patchloom/journal/<name>`) or the file concerned. */
+  readonly path: string
 }
 
 export interface UndoResult {

@@ -2,12 +2,16 @@
 // state, checked first against the files as they are now. Any file changed since the transaction
 // makes the whole undo refuse with UNDO_CONFLICT, naming every such file; nothing is written.
 // The undo then commits as a transaction of its own, with the same guarantees as any other.
+// Only a transaction verify.ts accepts is undone: this workspace's engine wrote it and every path
+// passes the sandbox (#8); anything else is refused with its code before a file is read.
 import path from 'node:path'
 import { EditError } from '../errors.js'
-import type { JournalFs } from './fs.js'
+import { codeForErrno, reasonOf } from './fs-errors.js'
+import { errnoOf } from './fs.js'
 import { hashBytes } from '../hash.js'
-import { OLD_DIR, txnDir, type Layout } from './layout.js'
-import { currentState, describeCurrent, readManifest, sameState } from './recover.js'
+import { OLD_DIR, txnDir } from './layout.js'
+import { currentState, describeCurrent, sameState } from './recover.js'
+import { verifyTransaction, type VerifyContext } from './verify.js'
 import type {
   CommitStep,
   TransactionFile,
@@ -24,15 +28,19 @@ export interface UndoPlan {
 }
 
 export async function planUndo(
-  fs: JournalFs,
-  layout: Layout,
+  ctx: VerifyContext,
   infos: readonly TransactionInfo[],
   id: string | undefined,
 ): Promise<UndoPlan> {
+  const { fs, layout } = ctx
   const info =
     id === undefined
       ? infos.find(
-          (t) => t.status === 'committed' && t.kind === 'apply' && t.undoneBy === undefined,
+          (t) =>
+            t.status === 'committed' &&
+            t.kind === 'apply' &&
+            t.undoneBy === undefined &&
+            t.untrusted === undefined,
         )
       : infos.find((t) => t.id === id)
   if (info === undefined) {
@@ -43,6 +51,7 @@ export async function planUndo(
         : `No transaction ${id} in this workspace's journal (it may have been pruned).`,
     )
   }
+  if (info.untrusted !== undefined) await verifyTransaction(ctx, info.id, info.status)
   if (info.undoneBy !== undefined)
     throw new EditError(
       'UNDO_UNAVAILABLE',
@@ -56,17 +65,26 @@ export async function planUndo(
       () => true,
       () => false,
     )
-    if (corrupt) await readManifest(fs, committedDir, info.id)
+    if (corrupt) await verifyTransaction(ctx, info.id, 'committed')
     throw new EditError(
       'UNDO_UNAVAILABLE',
       `Transaction ${info.id} did not commit (it is ${info.status}); run \`patchloom recover\` instead.`,
     )
   }
   const dir = txnDir(layout, info.id, 'committed')
-  const manifest = await readManifest(fs, dir, info.id)
+  const manifest = await verifyTransaction(ctx, info.id, 'committed')
   const changed: { path: string; now: string }[] = []
   for (const step of manifest.steps) {
-    const current = await currentState(fs, path.join(layout.root, ...step.path.split('/')))
+    const current = await currentState(fs, path.join(layout.root, ...step.path.split('/'))).catch(
+      (error: unknown) => {
+        if (errnoOf(error) === undefined) throw error
+        throw new EditError(
+          codeForErrno(error),
+          `Cannot undo ${info.id}: reading ${step.path} failed (${reasonOf(error)}). Nothing was written.`,
+          { path: step.path, cause: error },
+        )
+      },
+    )
     if (!sameState(current, step.after))
       changed.push({ path: step.path, now: describeCurrent(current) })
   }
@@ -97,7 +115,13 @@ export async function planUndo(
       files.push({ path: step.path, op: 'remove', beforeHash: afterHash, afterHash: null })
       continue
     }
-    const bytes = await fs.readFile(path.join(dir, OLD_DIR, String(i))).catch(() => null)
+    const backup = path.join(dir, OLD_DIR, String(i))
+    // Only a regular file is read: a symlink there could make undo copy a file from elsewhere.
+    const isFile = await fs.lstat(backup).then(
+      (st) => st.kind === 'file',
+      () => false,
+    )
+    const bytes = isFile ? await fs.readFile(backup).catch(() => null) : null
     if (bytes === null || hashBytes(bytes) !== step.before.hash) {
       throw new EditError(
         'UNDO_UNAVAILABLE',

@@ -463,3 +463,84 @@ describe('patchloom recover', () => {
     expect(((await stat(join(ws, 'a.sh'))).mode & 0o777).toString(8)).toBe('755')
   })
 })
+
+describe('a forged journal in a checkout (#8)', () => {
+  const FORGED = '20261130T120000000Z-forged'
+  const HOOK = '#!/bin/sh\necho owned\n'
+
+  /** What a malicious repository ships: a pending "removal" of a git hook, the hook as backup. */
+  async function plantForgedHook(): Promise<void> {
+    const { createHash } = await import('node:crypto')
+    const { mkdir } = await import('node:fs/promises')
+    const dir = join(ws, '.patchloom', 'journal', `${FORGED}.pending`)
+    await mkdir(join(dir, 'old'), { recursive: true })
+    await mkdir(join(ws, '.git'))
+    await writeFile(join(ws, '.git', 'HEAD'), 'ref: refs/heads/main\n')
+    const hash = 'sha256:' + createHash('sha256').update(HOOK).digest('hex')
+    const step = {
+      kind: 'remove',
+      path: '.git/hooks/pre-commit',
+      before: { hash, permissions: 0o755 },
+      after: null,
+      createdDirs: [],
+    }
+    const manifest = {
+      version: 1,
+      id: FORGED,
+      createdAt: '2026-11-30T12:00:00.000Z',
+      durability: 'full',
+      summary: { kind: 'apply', files: [] },
+      steps: [step],
+    }
+    await writeFile(join(dir, 'manifest.json'), JSON.stringify(manifest))
+    await writeFile(join(dir, 'old', '0'), HOOK)
+    await chmod(join(dir, 'old', '0'), 0o755)
+  }
+
+  const everything = () => snapshot(ws, { includeState: true })
+
+  it('check writes nothing, recover refuses it (exit 1), apply of another file works', async () => {
+    await plantWorkspace()
+    await plantForgedHook()
+    const before = await everything()
+
+    const check = await runCli(['check', '--root', ws, '--json'], { stdin: PATCH })
+    expect(check.code).toBe(0)
+    expect(jsonLine(check)['warnings']).toContainEqual(
+      expect.objectContaining({ code: 'journal.untrusted' }),
+    )
+    expect(await everything()).toEqual(before)
+
+    const recover = await runCli(['recover', '--root', ws, '--json'])
+    expect(recover.code).toBe(1)
+    expect(jsonLine(recover)).toMatchObject({
+      ok: true,
+      rolledBack: [],
+      conflicted: [FORGED],
+      conflicts: [
+        {
+          transaction: FORGED,
+          code: 'JOURNAL_UNTRUSTED',
+          path: `.patchloom/journal/${FORGED}.pending`,
+        },
+      ],
+    })
+    const human = await runCli(['recover', '--root', ws])
+    expect(human.code).toBe(1)
+    expect(human.stdout).toContain(`not acted on: ${FORGED} (JOURNAL_UNTRUSTED)`)
+    expect(human.stdout).toContain(`delete .patchloom/journal/${FORGED}.pending`)
+    expect(await everything()).toEqual(before)
+
+    const apply = await runCli(['apply', '--root', ws, '--json'], { stdin: PATCH })
+    expect(apply.code).toBe(0)
+    expect(await readFile(join(ws, 'a.sh'), 'utf8')).toBe(A_AFTER)
+    expect(existsSync(join(ws, '.git', 'hooks'))).toBe(false)
+    const id = jsonLine(apply)['transaction'] as string
+    expect(await journalEntries(ws)).toEqual([id, `${FORGED}.pending`].sort())
+
+    const undo = await runCli(['undo', FORGED, '--root', ws, '--json'])
+    expect(undo.code).toBe(1)
+    expect(jsonLine(undo)).toMatchObject({ ok: false, error: { code: 'JOURNAL_UNTRUSTED' } })
+    expect(existsSync(join(ws, '.git', 'hooks'))).toBe(false)
+  })
+})

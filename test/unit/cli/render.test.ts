@@ -225,6 +225,26 @@ describe('renderRecoverHuman', () => {
   })
 })
 
+describe('renderRecoverHuman with a refused transaction (#8)', () => {
+  it('says it was not acted on, with its code and how to clear it, apart from file conflicts', () => {
+    const reason =
+      'Transaction .patchloom/journal/T3.pending was not acted on: x. Nothing was written. If it is not a change of yours, delete .patchloom/journal/T3.pending; files it names were not touched.'
+    const out = renderRecoverHuman({
+      rolledBack: [],
+      conflicted: ['T3'],
+      conflicts: [
+        {
+          transaction: 'T3',
+          path: '.patchloom/journal/T3.pending',
+          reason,
+          code: 'JOURNAL_UNTRUSTED',
+        },
+      ],
+    })
+    expect(out).toBe(`not acted on: T3 (JOURNAL_UNTRUSTED): ${reason}\n`)
+  })
+})
+
 describe('transactionStatus', () => {
   it('says committed, undone by, undo of, pending or conflict', () => {
     expect(transactionStatus(INFO)).toBe('committed')
@@ -235,6 +255,9 @@ describe('transactionStatus', () => {
     )
     expect(transactionStatus({ ...INFO, status: 'pending', undoable: false })).toBe('pending')
     expect(transactionStatus({ ...INFO, status: 'conflict', undoable: false })).toBe('conflict')
+    expect(
+      transactionStatus({ ...INFO, status: 'pending', undoable: false, untrusted: true }),
+    ).toBe('pending, untrusted (never acted on)')
   })
 })
 

@@ -154,11 +154,22 @@ describe('engine and journal', () => {
       pool: false,
       logger: { debug: () => undefined, warn: (event) => warnings.push(event) },
     })
-    // Even a dry run sees the recovered workspace, not the torn one.
-    const checked = await engine.check(patch('two', 'deux'))
-    expect(checked.files[0]?.beforeHash).toBeDefined()
-    expect(await read('a.txt')).toBe('one\ntwo\nthree\n')
-    expect(await journal()).toEqual([])
+    // A dry run writes nothing (#8, D-020): it sees the torn file and says recovery is pending.
+    const pending = await journal()
+    const checked = await engine.check(patch('TWO', 'deux'))
+    expect(checked.warnings).toEqual([
+      expect.objectContaining({
+        code: 'journal.pending',
+        path: `.patchloom/journal/${pending[0]}`,
+      }),
+    ])
+    expect(await read('a.txt')).toBe('one\nTWO\nthree\n')
+    expect(await journal()).toEqual(pending)
+    // The next apply rolls it back before it reads a file, and says so.
+    const applied = await engine.apply(patch('two', 'deux'))
+    expect(applied.warnings).toEqual([expect.objectContaining({ code: 'journal.recovered' })])
+    expect(await read('a.txt')).toBe('one\ndeux\nthree\n')
+    expect(await journal()).toEqual([applied.transaction])
     expect(warnings).toEqual(['engine.journal.recovered'])
     await engine.close()
   })

@@ -25,6 +25,7 @@ import { hashBytes } from '../../../src/hash.js'
 import { Journal, type JournalOptions } from '../../../src/journal/journal.js'
 import { layoutFor } from '../../../src/journal/layout.js'
 import type { RecoveryContext } from '../../../src/journal/recover.js'
+import { fixedKeyTrust, type JournalTrust } from '../../../src/journal/trust.js'
 import type {
   CommitStep,
   FileState,
@@ -345,6 +346,13 @@ export function recordingFs(
   return { fs, calls, log, failed }
 }
 
+/** The key every journal unit test signs with: tests never read or create the user's key. */
+export const TEST_KEY = new Uint8Array(32).fill(7)
+
+export function testTrust(root: string): JournalTrust {
+  return fixedKeyTrust(TEST_KEY, root)
+}
+
 export function journalFor(
   root: string,
   options: Partial<Omit<JournalOptions, 'rootReal'>> = {},
@@ -355,6 +363,7 @@ export function journalFor(
     keep: 20,
     lockTimeoutMs: 2000,
     fs: quietJournalFs,
+    trust: testTrust(root),
     ...options,
   })
 }
@@ -364,7 +373,7 @@ export function contextFor(
   fs: JournalFs = quietJournalFs,
   hooks: JournalHooks = {},
 ): RecoveryContext {
-  return { fs, layout: layoutFor(root), durability: 'full', hooks }
+  return { fs, layout: layoutFor(root), durability: 'full', hooks, trust: testTrust(root) }
 }
 
 /** The rejection of `promise`, which must be an EditError whose retryable matches its code. */

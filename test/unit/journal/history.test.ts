@@ -3,13 +3,14 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { encodeManifest, newTransactionId } from '../../../src/journal/manifest.js'
+import { encodeManifest, newTransactionId, signManifest } from '../../../src/journal/manifest.js'
 import {
   journalFor,
   standardSteps,
   STANDARD_SUMMARY,
   summaryOf,
   tempWorkspace,
+  testTrust,
   writeStandardFiles,
   writeStep,
 } from './fixtures.js'
@@ -25,14 +26,16 @@ async function plantTransaction(
   await mkdir(dir)
   await writeFile(
     path.join(dir, 'manifest.json'),
-    encodeManifest({
-      version: 1,
-      id,
-      createdAt: new Date().toISOString(),
-      durability: 'full',
-      summary: summaryOf([{ path: `${suffix}.txt`, op: 'add', additions: 4, deletions: 0 }]),
-      steps: [],
-    }),
+    encodeManifest(
+      await signManifest(testTrust(root), {
+        version: 2,
+        id,
+        createdAt: new Date().toISOString(),
+        durability: 'full',
+        summary: summaryOf([{ path: `${suffix}.txt`, op: 'add', additions: 4, deletions: 0 }]),
+        steps: [],
+      }),
+    ),
   )
   return id
 }

@@ -15,7 +15,7 @@ import {
 const ID = '20261130T143109123Z-k3x9q2'
 
 const VALID: Manifest = {
-  version: 1,
+  version: 2,
   id: ID,
   createdAt: '2026-11-30T14:31:09.123Z',
   durability: 'full',
@@ -58,7 +58,8 @@ describe('decodeManifest', () => {
     ['bad JSON', new TextEncoder().encode('{"version":1,'), 'not valid JSON'],
     ['invalid UTF-8', new Uint8Array([0x7b, 0xff, 0x7d]), 'not valid JSON'],
     ['an array', json([VALID]), 'not a JSON object'],
-    ['an unknown version', json({ ...VALID, version: 2 }), 'unknown version 2'],
+    ['an unknown version', json({ ...VALID, version: 3 }), 'unknown version 3'],
+    ['version 1 (unsigned)', json({ ...VALID, version: 1 }), 'before transactions were signed'],
     ['a missing version', json({ ...VALID, version: undefined }), 'unknown version'],
     ['a bad id', json({ ...VALID, id: '../x' }), 'bad id'],
     ['a missing createdAt', json({ ...VALID, createdAt: 5 }), 'bad createdAt'],

@@ -301,7 +301,7 @@ describe('recovery of an untrustworthy manifest', () => {
     [
       'another id',
       (m) => encodeManifest({ ...m, id: newTransactionId(new Date(0)) }),
-      'id does not match',
+      'names another transaction',
     ],
   ]
   for (const [what, corrupt, reason] of CORRUPTIONS) {
@@ -322,13 +322,14 @@ describe('recovery of an untrustworthy manifest', () => {
       expect(report.conflicted).toEqual([id])
       expect(report.conflicts).toHaveLength(1)
       expect(report.conflicts[0]?.reason).toContain(reason)
-      expect(report.conflicts[0]?.path).toBe(`.patchloom/journal/${id}.conflict`)
+      expect(report.conflicts[0]?.code).toBe('JOURNAL_CORRUPT')
+      // Never written to, not even renamed (#8): it stays where it is, named with how to clear it.
+      expect(report.conflicts[0]?.path).toBe(`.patchloom/journal/${id}.pending`)
+      expect(report.conflicts[0]?.reason).toContain(`delete .patchloom/journal/${id}.pending`)
       expect(await treeState(root)).toEqual(crashedTree)
       expect(await readFile(path.join(parent, 'outside.txt'), 'utf8')).toBe('ALPHA\n')
-      expect(await journalEntries(root)).toEqual([`${id}.conflict`])
-      expect(existsSync(path.join(root, '.patchloom/journal', `${id}.conflict`, 'old/0'))).toBe(
-        true,
-      )
+      expect(await journalEntries(root)).toEqual([`${id}.pending`])
+      expect(existsSync(path.join(root, '.patchloom/journal', `${id}.pending`, 'old/0'))).toBe(true)
     })
   }
 
@@ -378,7 +379,7 @@ describe('Journal recovery on open', () => {
 
   it('does nothing, and creates nothing, in a workspace without a journal', async () => {
     const { root } = await tempWorkspace()
-    await journalFor(root).open()
+    expect(await journalFor(root).beforeRequest(false)).toEqual([])
     expect(existsSync(layoutFor(root).stateDir)).toBe(false)
     expect(await journalFor(root).recover()).toEqual(EMPTY)
     expect(existsSync(layoutFor(root).stateDir)).toBe(false)

@@ -77,7 +77,8 @@ describe('Journal.commit', () => {
     const manifest = await manifestOf(root, id)
     const h = (text: string) => hashBytes(enc(text))
     expect(manifest).toMatchObject({
-      version: 1,
+      version: 2,
+      mac: expect.stringMatching(/^[0-9a-f]{64}$/),
       id,
       durability: 'full',
       summary: STANDARD_SUMMARY,

@@ -1,0 +1,165 @@
+// Which transactions this workspace's engine wrote (#8): a `.patchloom/` directory can arrive
+// with a clone, so nothing in it is trusted for what it is. Every manifest carries an HMAC-SHA256
+// over its content and the workspace's real root, keyed by a per-user secret kept outside any
+// workspace (the user's state directory, see stateDirFor). A checkout cannot supply that key, so
+// it cannot forge a transaction; one copied from another workspace or user fails too. The key is
+// read on demand and created only when a transaction is written (dry runs create nothing).
+// Does not decide what to do with an untrusted transaction: recover.ts refuses and reports it.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { constants } from 'node:fs'
+import * as fsp from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { EditError } from '../errors.js'
+import { errnoOf } from './fs.js'
+
+/** Environment variable that moves the key (tests, CI, several users on one home). */
+export const STATE_DIR_ENV = 'PATCHLOOM_STATE_DIR'
+const KEY_FILE = 'journal-key'
+const KEY_BYTES = 32
+/** Bound into every MAC so a MAC made for something else can never pass as a manifest's. */
+const DOMAIN = 'patchloom journal manifest v2\n'
+
+/** Signs manifests and checks their signatures for one workspace. */
+export interface JournalTrust {
+  /** The MAC of a manifest's canonical bytes; creates the key on first use. */
+  sign(canonical: Uint8Array): Promise<string>
+  /** Whether `mac` is this user's MAC for these bytes in this workspace. Never creates a key. */
+  verify(canonical: Uint8Array, mac: string): Promise<boolean>
+}
+
+/**
+ * Where the per-user key lives: $PATCHLOOM_STATE_DIR, else $XDG_STATE_HOME/patchloom, else
+ * ~/.local/state/patchloom (%LOCALAPPDATA%\patchloom on Windows).
+ */
+export function stateDirFor(env: NodeJS.ProcessEnv = process.env): string {
+  // Only absolute: a relative one would resolve against the working directory, often the very
+  // repository whose contents must not be able to supply the key.
+  const explicit = env[STATE_DIR_ENV]
+  if (explicit !== undefined && path.isAbsolute(explicit)) return explicit
+  const xdg = env['XDG_STATE_HOME']
+  if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, 'patchloom')
+  if (process.platform === 'win32' && env['LOCALAPPDATA'] !== undefined)
+    return path.join(env['LOCALAPPDATA'], 'patchloom')
+  return path.join(os.homedir(), '.local', 'state', 'patchloom')
+}
+
+/** Trust backed by the key file in `stateDir`, for the workspace whose real root is `rootReal`. */
+export function keyFileTrust(stateDir: string, rootReal: string): JournalTrust {
+  let cached: Buffer | undefined
+  const load = async (create: boolean): Promise<Buffer | null> => {
+    if (cached !== undefined) return cached
+    await assertOutside(stateDir, rootReal)
+    const key = (await readKey(stateDir)) ?? (create ? await createKey(stateDir) : null)
+    if (key !== null) cached = key
+    return key
+  }
+  return {
+    sign: async (canonical) => {
+      const key = await load(true)
+      if (key === null) throw new Error('trust: cannot sign without a key after creating one')
+      return mac(key, rootReal, canonical)
+    },
+    verify: async (canonical, given) => {
+      const k = await load(false).catch(() => null)
+      if (k === null || !/^[0-9a-f]{64}$/.test(given)) return false
+      return timingSafeEqual(
+        Buffer.from(mac(k, rootReal, canonical), 'hex'),
+        Buffer.from(given, 'hex'),
+      )
+    },
+  }
+}
+
+/** Trust with a fixed key (tests). */
+export function fixedKeyTrust(key: Uint8Array, rootReal: string): JournalTrust {
+  const k = Buffer.from(key)
+  return {
+    sign: async (canonical) => mac(k, rootReal, canonical),
+    verify: async (canonical, given) =>
+      /^[0-9a-f]{64}$/.test(given) &&
+      timingSafeEqual(Buffer.from(mac(k, rootReal, canonical), 'hex'), Buffer.from(given, 'hex')),
+  }
+}
+
+/**
+ * A key inside the workspace could have come with it: refused, lexically and after symlinks.
+ * Except when the workspace holds the user's home directory (`--root ~`): a checkout is cloned
+ * into a directory, it never contains the home it was cloned in.
+ */
+async function assertOutside(stateDir: string, rootReal: string): Promise<void> {
+  const inside = (dir: string): boolean => {
+    const rel = path.relative(rootReal, dir)
+    return rel === '' || !(rel === '..' || rel.startsWith('..' + path.sep) || path.isAbsolute(rel))
+  }
+  const home = await fsp.realpath(os.homedir()).catch(() => os.homedir())
+  if (inside(home)) return
+  const real = await fsp.realpath(stateDir).catch(() => stateDir)
+  if (inside(path.resolve(stateDir)) || inside(real))
+    throw keyError(`${stateDir} is inside the workspace, where a checkout could supply the key`)
+}
+
+function mac(key: Buffer, rootReal: string, canonical: Uint8Array): string {
+  return createHmac('sha256', key)
+    .update(DOMAIN)
+    .update(rootReal)
+    .update('\0')
+    .update(canonical)
+    .digest('hex')
+}
+
+/** The key, or null when there is none yet. A key file others may read is refused. */
+async function readKey(stateDir: string): Promise<Buffer | null> {
+  const file = path.join(stateDir, KEY_FILE)
+  let handle
+  try {
+    handle = await fsp.open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
+  } catch (error) {
+    if (errnoOf(error) === 'ENOENT') return null
+    throw keyError(`cannot read ${file} (${errnoOf(error) ?? (error as Error).message})`, error)
+  }
+  try {
+    const st = await handle.stat()
+    const uid = process.getuid?.()
+    if (!st.isFile() || (uid !== undefined && st.uid !== uid))
+      throw keyError(`${file} is not a regular file owned by this user`)
+    if (process.platform !== 'win32' && (st.mode & 0o077) !== 0)
+      throw keyError(`${file} may be read by other users (mode ${(st.mode & 0o777).toString(8)})`)
+    const text = (await handle.readFile('utf8')).trim()
+    if (!/^[0-9a-f]{64}$/.test(text)) throw keyError(`${file} does not hold a key`)
+    return Buffer.from(text, 'hex')
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Creates the key: written aside at 0600, then linked into place, so two processes agree. */
+async function createKey(stateDir: string): Promise<Buffer> {
+  const file = path.join(stateDir, KEY_FILE)
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`
+  try {
+    await fsp.mkdir(stateDir, { recursive: true, mode: 0o700 })
+    await fsp.writeFile(temp, randomBytes(KEY_BYTES).toString('hex') + '\n', {
+      mode: 0o600,
+      flag: 'wx',
+    })
+    await fsp.link(temp, file).catch((error: unknown) => {
+      if (errnoOf(error) !== 'EEXIST') throw error // another process won the race: use its key
+    })
+  } catch (error) {
+    throw keyError(`cannot create ${file} (${errnoOf(error) ?? (error as Error).message})`, error)
+  } finally {
+    await fsp.unlink(temp).catch(() => undefined)
+  }
+  const key = await readKey(stateDir)
+  if (key === null) throw keyError(`${file} vanished after it was created`)
+  return key
+}
+
+function keyError(reason: string, cause?: unknown): EditError {
+  return new EditError(
+    'JOURNAL_KEY_UNAVAILABLE',
+    `The journal key that signs this user's transactions is unusable: ${reason}. Nothing was changed.`,
+    cause === undefined ? {} : { cause },
+  )
+}

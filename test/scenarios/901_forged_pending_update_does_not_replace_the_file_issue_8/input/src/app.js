@@ -1,0 +1,2 @@
+export const greeting = 'hello'
+export const answer = 42
