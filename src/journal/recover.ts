@@ -9,6 +9,7 @@ import { errnoOf, type JournalFs } from './fs.js'
 import { hashBytes } from './hash.js'
 import { CONFLICTS, MANIFEST, NEW_DIR, OLD_DIR, parseEntry, txnDir, type Layout } from './layout.js'
 import { decodeManifest, type Manifest, type ManifestStep } from './manifest.js'
+import { isLinkState, linkState } from './symlink.js'
 import type {
   Durability,
   FileState,
@@ -72,7 +73,7 @@ export async function rollBack(
       await fs.unlink(abs)
       await removeCreatedDirs(fs, layout.root, step)
     } else {
-      const saved = await backupHash(fs, backup)
+      const saved = await backupHash(fs, backup, step.before)
       if (saved !== step.before.hash) {
         conflicts.push({
           transaction: id,
@@ -203,22 +204,23 @@ export async function currentState(fs: JournalFs, abs: string): Promise<Current>
     if (code === 'ENOENT' || code === 'ENOTDIR') return null
     throw error
   }
+  if (st.kind === 'symlink') return linkState(fs, abs)
   if (st.kind !== 'file') return { other: st.kind === 'dir' ? 'a directory' : `a ${st.kind}` }
   return { hash: hashBytes(await fs.readFile(abs)), permissions: st.permissions }
 }
 
 export function sameState(current: Current, expected: FileState | null): boolean {
   if (current === null || expected === null) return current === expected
-  return (
-    'hash' in current &&
-    current.hash === expected.hash &&
-    current.permissions === expected.permissions
-  )
+  if (!('hash' in current) || current.kind !== expected.kind) return false
+  // A link has no permission bits of its own to compare (see symlink.ts).
+  if (isLinkState(expected)) return current.hash === expected.hash
+  return current.hash === expected.hash && current.permissions === expected.permissions
 }
 
 export function describeCurrent(current: Current): string {
   if (current === null) return 'it is missing'
   if ('other' in current) return `it is now ${current.other}`
+  if (isLinkState(current)) return `it is a symlink with target ${current.hash.slice(0, 19)}…`
   return `it has content ${current.hash.slice(0, 19)}… and mode ${current.permissions.toString(8)}`
 }
 
@@ -235,9 +237,14 @@ async function removeCreatedDirs(fs: JournalFs, root: string, step: ManifestStep
   }
 }
 
-async function backupHash(fs: JournalFs, backup: string): Promise<string | null> {
+async function backupHash(
+  fs: JournalFs,
+  backup: string,
+  before: FileState,
+): Promise<string | null> {
   try {
-    return hashBytes(await fs.readFile(backup))
+    // A link's backup is a link: read its target, never the file it points to.
+    return hashBytes(await (isLinkState(before) ? fs.readlink(backup) : fs.readFile(backup)))
   } catch (error) {
     if (errnoOf(error) === 'ENOENT') return null
     throw error

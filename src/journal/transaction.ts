@@ -14,6 +14,7 @@ import { hashBytes } from './hash.js'
 import { MANIFEST, NEW_DIR, OLD_DIR, txnDir, type Layout } from './layout.js'
 import { encodeManifest, MANIFEST_VERSION, type Manifest, type ManifestStep } from './manifest.js'
 import { rollBack } from './recover.js'
+import { backUpLink, isLinkState } from './symlink.js'
 import type { CommitStep, Durability, JournalHooks, TransactionSummary } from './types.js'
 
 export interface TransactionContext {
@@ -33,6 +34,8 @@ type Captured =
   | { readonly kind: 'linked'; readonly stat: JournalStat }
   /** A copy: the target must be re-read and hashed. */
   | { readonly kind: 'copied'; readonly hash: string }
+  /** A symlink, backed up as a new link: its target string must still hash the same. */
+  | { readonly kind: 'link'; readonly hash: string }
 
 /** Runs one transaction; returns when it is committed. The caller holds the workspace lock. */
 export async function runTransaction(
@@ -53,7 +56,9 @@ export async function runTransaction(
     await fs.mkdir(path.join(dir, OLD_DIR))
     await forEachLimited(steps, async (step, i) => {
       if (step.kind !== 'write') return
-      await fs.writeNew(path.join(dir, NEW_DIR, String(i)), step.bytes, step.permissions, sync)
+      const staged = path.join(dir, NEW_DIR, String(i))
+      if (step.symlink === true) await fs.symlink(step.bytes, staged)
+      else await fs.writeNew(staged, step.bytes, step.permissions, sync)
       hooks.at?.('staged', i)
     })
     captured = await captureAll(ctx, dir, steps)
@@ -72,7 +77,11 @@ export async function runTransaction(
         before: step.before,
         after:
           step.kind === 'write'
-            ? { hash: hashBytes(step.bytes), permissions: step.permissions }
+            ? {
+                hash: hashBytes(step.bytes),
+                permissions: step.permissions,
+                ...(step.symlink === true ? { kind: 'symlink' as const } : {}),
+              }
             : null,
         createdDirs,
       })
@@ -180,6 +189,7 @@ async function capture(
     return { kind: 'absent' }
   }
   if (current === null) throw changed(step, 'was removed')
+  if (isLinkState(step.before)) return captureLink(ctx.fs, backup, step, current)
   if (current.kind !== 'file')
     throw changed(step, `became a ${current.kind === 'dir' ? 'directory' : current.kind}`)
   if (current.permissions !== step.before.permissions)
@@ -212,6 +222,25 @@ async function capture(
   return linked ? { kind: 'linked', stat: await fs.lstat(backup) } : { kind: 'copied', hash }
 }
 
+/** Backs up a symlink the step replaces or removes as a new link (see symlink.ts). */
+async function captureLink(
+  fs: JournalFs,
+  backup: string,
+  step: CommitStep,
+  current: JournalStat,
+): Promise<Captured> {
+  if (current.kind !== 'symlink') throw changed(step, `is no longer a symlink`)
+  const hash = await backUpLink(fs, step.abs, backup)
+  if (hash !== step.before?.hash) {
+    throw new EditError(
+      'FILE_CHANGED',
+      `${step.rel} changed after it was verified (the symlink points elsewhere); nothing was changed.`,
+      { path: step.rel, currentHash: hash },
+    )
+  }
+  return { kind: 'link', hash }
+}
+
 /** The last check before a target is replaced: it must still be what prepare captured. */
 async function recheck(
   ctx: TransactionContext,
@@ -225,6 +254,16 @@ async function recheck(
     return
   }
   if (current === null) throw changed(step, 'was removed')
+  if (captured.kind === 'link') {
+    if (current.kind !== 'symlink') throw changed(step, 'is no longer a symlink')
+    const hash = hashBytes(await ctx.fs.readlink(step.abs))
+    if (hash === captured.hash) return
+    throw new EditError(
+      'FILE_CHANGED',
+      `${step.rel} changed after it was verified (the symlink points elsewhere); nothing was changed.`,
+      { path: step.rel, currentHash: hash },
+    )
+  }
   if (current.kind !== 'file')
     throw changed(step, `became a ${current.kind === 'dir' ? 'directory' : current.kind}`)
   if (captured.kind === 'linked' && sameInode(current, captured.stat)) return

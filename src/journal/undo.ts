@@ -8,6 +8,7 @@ import type { JournalFs } from './fs.js'
 import { hashBytes } from './hash.js'
 import { OLD_DIR, txnDir, type Layout } from './layout.js'
 import { currentState, describeCurrent, readManifest, sameState } from './recover.js'
+import { isLinkState } from './symlink.js'
 import type {
   CommitStep,
   TransactionFile,
@@ -97,7 +98,10 @@ export async function planUndo(
       files.push({ path: step.path, op: 'remove', beforeHash: afterHash, afterHash: null })
       continue
     }
-    const bytes = await fs.readFile(path.join(dir, OLD_DIR, String(i))).catch(() => null)
+    const backup = path.join(dir, OLD_DIR, String(i))
+    const link = isLinkState(step.before)
+    // A link's backup is a link: its target string is what is restored, never what it points to.
+    const bytes = await (link ? fs.readlink(backup) : fs.readFile(backup)).catch(() => null)
     if (bytes === null || hashBytes(bytes) !== step.before.hash) {
       throw new EditError(
         'UNDO_UNAVAILABLE',
@@ -111,6 +115,7 @@ export async function planUndo(
       rel: step.path,
       bytes,
       permissions: step.before.permissions,
+      ...(link ? { symlink: true } : {}),
       before: step.after,
     })
     files.push({

@@ -196,6 +196,17 @@ interface GitHeader {
   renameTo?: string
   copyFrom?: string
   copyTo?: string
+  /** The mode an `index` line states when the mode does not change (`index a..b 120000`). */
+  indexMode?: FileMode
+}
+
+/**
+ * The mode at the end of an `index <hex>..<hex> <mode>` line, if any. Only a symlink's matters
+ * (issue #8): it says the hunks change a link's target string, not a file.
+ */
+function indexLineMode(line: string): FileMode | undefined {
+  const mode = /^index [0-9a-f]+\.\.[0-9a-f]+ ([0-7]{6})$/.exec(line)?.[1]
+  return mode === '120000' ? mode : undefined
 }
 
 function parseGitSection(
@@ -226,6 +237,8 @@ function parseGitSection(
     const line = lines[index] as string
     const field = EXTENDED_HEADERS.find((entry) => line.startsWith(entry.prefix))
     if (field === undefined) break
+    const indexMode = indexLineMode(line)
+    if (indexMode !== undefined) header.indexMode = indexMode
     if (field.key === null) continue
     const raw = line.slice(field.prefix.length)
     const value = field.kind === 'mode' ? parseMode(raw) : (parseName(raw, false)?.name ?? null)
@@ -373,7 +386,11 @@ function buildGitOp(
     hunks,
     locate: 'near-line',
     ...withBinary,
-    ...(header.oldMode === undefined ? {} : { modeBefore: header.oldMode }),
+    ...(header.oldMode === undefined
+      ? header.indexMode === undefined
+        ? {}
+        : { modeBefore: header.indexMode }
+      : { modeBefore: header.oldMode }),
     ...(header.newMode === undefined ? {} : { modeAfter: header.newMode }),
   }
   return ok({ op, next })
