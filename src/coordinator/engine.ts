@@ -40,8 +40,7 @@ import {
   resolveWorkspacePath,
   type PathContext,
 } from './paths.js'
-import { prepareOps, type PreparedOp } from './prepare.js'
-import { SYMLINK_MODE } from './read.js'
+import { prepareOps, writesLink, type PreparedOp } from './prepare.js'
 import { routeCompute, routeParse, type Route } from './route.js'
 
 /** Internal seams for tests (fault injection); not part of the public options. */
@@ -528,14 +527,6 @@ function permissionsFor(base: number | undefined, mode: FileMode | undefined): n
   if (mode === undefined) return start
   // Git records only the executable bit: grant x wherever r is granted, or clear all x bits.
   return mode === '100755' ? start | ((start & 0o444) >> 2) : start & ~0o111
-}
-
-/** Whether the op leaves a symlink at its destination (issue #8): git mode 120000. */
-function writesLink(p: PreparedOp): boolean {
-  const { op } = p
-  if (op.kind === 'edits' || op.kind === 'delete') return false
-  if (op.modeAfter !== undefined) return op.modeAfter === SYMLINK_MODE
-  return op.kind === 'update' && p.target.snap.kind === 'symlink'
 }
 
 /** Every symlink the change writes must lead somewhere inside the root (paths.ts). */

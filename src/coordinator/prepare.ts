@@ -74,6 +74,14 @@ export function actsOnLink(op: FileOp, role: 'target' | 'moveTo' | 'from'): bool
   }
 }
 
+/** Whether the op leaves a symlink at its destination (issue #8): git mode 120000. */
+export function writesLink(p: PreparedOp): boolean {
+  const { op } = p
+  if (op.kind === 'edits' || op.kind === 'delete') return false
+  if (op.modeAfter !== undefined) return op.modeAfter === SYMLINK_MODE
+  return op.kind === 'update' && p.target.snap.kind === 'symlink'
+}
+
 /**
  * Turns a diff's deletion of a path followed by its creation (git writes a type change between
  * file and symlink that way) into one replacement, as git apply does: the creation then expects

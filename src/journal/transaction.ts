@@ -1,7 +1,8 @@
 // One transaction through the write-ahead journal, run while the workspace lock is held:
 //   prepare: stage every new content under <id>.pending/new, keep every old content under old/
-//            (a hard link, else a copy), check both against the verified hashes, write the
-//            manifest; with durability 'full' fsync all of it. No target has been touched yet.
+//            (a hard link, else a copy; a symlink as a new link, see symlink.ts), check both
+//            against the verified hashes, write the manifest; with durability 'full' fsync all
+//            of it. No target has been touched yet.
 //   replace: in step order, re-check each target and rename the staged file over it (or unlink it).
 //   mark:    fsync the touched directories, then rename <id>.pending to <id>: committed.
 // Any failure before the mark rolls back with the same code recovery uses (recover.ts), so a

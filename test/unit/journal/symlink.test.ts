@@ -90,10 +90,7 @@ describe('journal symlink steps (#8)', () => {
         },
       },
     })
-    const steps: CommitStep[] = [
-      removeLink(root),
-      writeLink(root, 'moved/alias.txt', 'real.txt'),
-    ]
+    const steps: CommitStep[] = [removeLink(root), writeLink(root, 'moved/alias.txt', 'real.txt')]
     const error = await editError(
       journal.commit(steps, summaryOf([{ path: 'alias.txt', op: 'update' }])),
     )
