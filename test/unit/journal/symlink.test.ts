@@ -9,7 +9,18 @@ import { hashBytes } from '../../../src/journal/hash.js'
 import { decodeManifest, encodeManifest, type Manifest } from '../../../src/journal/manifest.js'
 import { SYMLINK_PERMISSIONS } from '../../../src/journal/symlink.js'
 import type { CommitStep, FileState } from '../../../src/journal/types.js'
-import { editError, enc, journalFor, summaryOf, tempWorkspace } from './fixtures.js'
+import {
+  editError,
+  enc,
+  FAULT_METHODS,
+  journalFor,
+  recordingFs,
+  summaryOf,
+  tempWorkspace,
+  treeState,
+  type FsMethod,
+} from './fixtures.js'
+import { journalEntries } from '../../helpers/tree.js'
 
 const linkState = (target: string): FileState => ({
   hash: hashBytes(enc(target)),
@@ -169,5 +180,81 @@ describe('journal symlink steps (#8)', () => {
       new TextDecoder().decode(encodeManifest(manifest)).replace('"symlink"', '"fifo"'),
     )
     expect(decodeManifest(bogus)).toBe('step 0: bad after state')
+  })
+
+  it('ends exactly before or exactly after when any filesystem call of a link change fails', async () => {
+    // Remove a link, create one in a new directory, replace a file by a link.
+    const stepsFor = (root: string): CommitStep[] => [
+      removeLink(root),
+      writeLink(root, 'sub/new-link', '../real.txt'),
+      {
+        ...writeLink(root, 'real.txt', 'sub/new-link'),
+        before: { hash: hashBytes(enc('real\n')), permissions: 0o644 },
+      },
+    ]
+    const summary = summaryOf([{ path: 'alias.txt', op: 'delete' }])
+    const clean = await workspace()
+    const before = await treeState(clean)
+    const counted = recordingFs()
+    await journalFor(clean, { fs: counted.fs }).commit(stepsFor(clean), summary)
+    const after = await treeState(clean)
+    expect(after).not.toEqual(before)
+    // Links are staged and backed up with symlink() and readlink(), never link() or copyNew().
+    expect(counted.calls.symlink).toBeGreaterThanOrEqual(3)
+    expect(counted.calls.readlink).toBeGreaterThanOrEqual(2)
+    const methods: FsMethod[] = [...FAULT_METHODS, 'symlink', 'readlink']
+    const outcomes = new Set<string>()
+    for (const method of methods) {
+      for (let nth = 1; nth <= counted.calls[method]; nth++) {
+        const root = await workspace()
+        const faulty = recordingFs({
+          fail: (call) => (call.method === method && call.nth === nth ? 'ENOSPC' : undefined),
+        })
+        const label = `${method} #${nth}`
+        const outcome = await journalFor(root, { fs: faulty.fs })
+          .commit(stepsFor(root), summary)
+          .then(
+            () => 'committed',
+            (error: unknown) => (error as { code?: string }).code ?? String(error),
+          )
+        outcomes.add(outcome)
+        if (outcome === 'JOURNAL_ROLLBACK_FAILED') await journalFor(root).recover()
+        const tree = await treeState(root)
+        expect(tree, label).toEqual(outcome === 'committed' ? after : before)
+        const pending = (await journalEntries(root)).filter((e) => e.endsWith('.pending'))
+        expect(pending, label).toEqual([])
+      }
+    }
+    expect([...outcomes]).toEqual(expect.arrayContaining(['JOURNAL_NO_SPACE']))
+  })
+
+  it('recovers an interrupted link change whose rollback failed too, links back as links', async () => {
+    const root = await workspace()
+    const before = await treeState(root)
+    let broken = false
+    const faulty = recordingFs({
+      fail: (call) => {
+        const [, to] = call.args.map(String)
+        if (call.method === 'rename' && to === path.join(root, 'real.txt')) broken = true
+        return broken && (call.method === 'rename' || call.method === 'unlink') ? 'EIO' : undefined
+      },
+    })
+    const steps: CommitStep[] = [
+      removeLink(root),
+      writeLink(root, 'sub/new-link', '../real.txt'),
+      {
+        ...writeLink(root, 'real.txt', 'sub/new-link'),
+        before: { hash: hashBytes(enc('real\n')), permissions: 0o644 },
+      },
+    ]
+    const error = await editError(
+      journalFor(root, { fs: faulty.fs }).commit(steps, summaryOf([{ path: 'x', op: 'update' }])),
+    )
+    expect(error.code).toBe('JOURNAL_ROLLBACK_FAILED')
+    expect((await journalEntries(root)).some((e) => e.endsWith('.pending'))).toBe(true)
+    const report = await journalFor(root).recover()
+    expect(report.conflicts).toEqual([])
+    expect(await treeState(root)).toEqual(before)
+    expect(await entry(path.join(root, 'alias.txt'))).toEqual({ link: 'real.txt' })
   })
 })
