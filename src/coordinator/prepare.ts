@@ -261,8 +261,8 @@ function checkState({ op, target, moveTo, from }: PreparedOp): void {
  * Adds, deletes and moves through a symlinked directory are refused, as git refuses a path
  * "beyond a symbolic link" (issue #8): deleting aliasdir/x.txt would otherwise act inside the
  * directory the link points to, and pruning it could remove that directory itself. Updating an
- * existing file there (its real path is inside the root) still works; so does creating through
- * SEARCH/REPLACE or edits only when the file exists.
+ * existing file there (its real path is inside the root) still works in every format; creating a
+ * missing one through SEARCH/REPLACE or JSON edits is an add, and refused.
  */
 function checkNotBeyondSymlink(op: FileOp, target: PreparedPath, moveTo?: PreparedPath): void {
   const creates = target.snap.kind === 'missing'
