@@ -8,7 +8,6 @@ import type {
   PoolOptions,
 } from './coordinator/engine-types.js'
 import type { Durability } from './journal/types.js'
-import { DEFAULT_INLINE_MAX_BYTES, DEFAULT_INLINE_PARSE_MAX_BYTES } from './coordinator/route.js'
 import type { FormatOption } from './types.js'
 
 // .patchloom/ holds the staging journal (issue #4): a patch that rewrote it could forge recovery.
@@ -27,6 +26,13 @@ export const DEFAULT_LIMITS: Required<LimitOptions> = {
   maxFileBytes: 64 * 1024 * 1024,
   maxFiles: 10_000,
 }
+
+// Routing thresholds measured by bench/pool.bench.ts; coordinator/route.ts says how they are used.
+/** Requests (patch text plus the bytes of the files they touch) below this stay inline. */
+export const DEFAULT_INLINE_MAX_BYTES = 2 * 1024 * 1024
+
+/** Patch text longer than this is parsed in a worker, keeping the event loop free. */
+export const DEFAULT_INLINE_PARSE_MAX_BYTES = 1024 * 1024
 
 export const FORMAT_OPTIONS: readonly FormatOption[] = [
   'auto',

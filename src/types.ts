@@ -58,6 +58,13 @@ export interface BinaryHunk {
 export interface BinaryPatch {
   readonly forward: BinaryHunk
   readonly reverse?: BinaryHunk
+  /**
+   * The git `index` line's blob ids of the file before and after (lowercase hex, full or
+   * abbreviated; all zeros for no file), when the diff has one. The preimage is checked against
+   * `oldId` and the result against `newId` (src/apply/git-binary.ts).
+   */
+  readonly oldId?: string
+  readonly newId?: string
 }
 
 /** Git file modes as octal strings, e.g. '100644', '100755', '120000'. */
@@ -179,6 +186,31 @@ export interface Warning {
   readonly message: string
   readonly path?: string
   readonly patchLine?: number
+}
+
+/**
+ * What computing one file's new content needs. `source` is the current content of the file the op
+ * reads: op.path for update/delete/edits and for add (to report an overwrite), op.from for copy;
+ * null when it does not exist. The coordinator wraps it in a ComputeJob to send it to a worker.
+ */
+export interface ComputeInput {
+  readonly format: PatchFormat
+  readonly op: FileOp
+  readonly source: Uint8Array | null
+  readonly sourceMode?: FileMode
+  /** The op's forward GIT binary hunk, inflated by the coordinator (zlib is not in the pure core). */
+  readonly inflated?: Uint8Array
+}
+
+/** One file's computed change, before anything is written. */
+export interface ComputedFile {
+  /** New content; null when the op deletes the file. */
+  readonly after: Uint8Array | null
+  readonly additions: number
+  readonly deletions: number
+  /** Unified diff with a/ and b/ headers ('' when the content is unchanged). */
+  readonly diff: string
+  readonly warnings: readonly Warning[]
 }
 
 /** One file in a result. Hashes are `sha256:<hex>` of the raw bytes; null where the file does not exist. */

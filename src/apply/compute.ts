@@ -7,10 +7,16 @@ import { errorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import { decodeText, encodeText, toModeText, utf8Encode, type TextMode } from '../text/decode.js'
 import { joinLines, splitLines, type Line } from '../text/lines.js'
-import type { ComputedFile, ComputeJob, ComputeOutcome } from '../coordinator/jobs.js'
-import type { FileOp, LineHunk, PatchFormat, Warning } from '../types.js'
+import type {
+  ComputedFile,
+  ComputeInput,
+  FileOp,
+  LineHunk,
+  PatchFormat,
+  Warning,
+} from '../types.js'
 import { applyHunks } from './apply-hunks.js'
-import { applyBinaryPatch } from './git-binary.js'
+import { applyBinaryPatch, checkPreimage } from './git-binary.js'
 import { renderDiff, type DiffHeader, type LineRegion, type RenderedDiff } from './render-diff.js'
 import { applyStringEdits } from './string-edits.js'
 
@@ -30,7 +36,7 @@ interface Content {
   readonly regions?: readonly LineRegion[]
 }
 
-export function computeFile(job: ComputeJob): ComputeOutcome {
+export function computeFile(job: ComputeInput): Result<ComputedFile> {
   const content = newContent(job)
   if (!content.ok) return content
   const after = content.value === null ? null : content.value.bytes
@@ -41,7 +47,7 @@ export function computeFile(job: ComputeJob): ComputeOutcome {
 }
 
 /** The new bytes for the op's target, or null when the op deletes it. */
-function newContent(job: ComputeJob): Result<Content | null> {
+function newContent(job: ComputeInput): Result<Content | null> {
   const { op, source } = job
   switch (op.kind) {
     case 'add':
@@ -49,7 +55,12 @@ function newContent(job: ComputeJob): Result<Content | null> {
       return ok({ bytes: utf8Encode(op.content), warnings: [] })
     case 'delete': {
       if (source === null) return fail(notFound(op.path, op.patchLine))
-      if (op.binary !== undefined || op.hunks.length === 0) return ok(null)
+      if (op.binary !== undefined) {
+        const context = { path: op.path, patchLine: op.patchLine }
+        const preimage = checkPreimage(source, op.binary, context)
+        return preimage.ok ? ok(null) : preimage
+      }
+      if (op.hunks.length === 0) return ok(null)
       // A diff states the removed content; verify it, so a delete never removes a file that
       // differs from what the patch author saw.
       const left = applyLineHunks(source, op.hunks, 'near-line', job.format, op.path)
@@ -135,14 +146,15 @@ function applyLineHunks(
   })
 }
 
-function binaryContent(job: ComputeJob, source: Uint8Array | null): Result<Content> {
+function binaryContent(job: ComputeInput, source: Uint8Array | null): Result<Content> {
   const { op } = job
   if (op.kind === 'edits' || op.binary === undefined)
     throw new Error('compute: binary content without a binary patch')
   const inflated = job.inflated
   if (inflated === undefined)
     throw new Error('compute: binary patch reached compute without inflated data')
-  const applied = applyBinaryPatch(source, op.binary, () => inflated)
+  const context = { path: op.path, patchLine: op.patchLine }
+  const applied = applyBinaryPatch(source, op.binary, () => inflated, context)
   if (!applied.ok) return fail({ ...applied.error, path: op.path, patchLine: op.patchLine })
   return ok({ bytes: applied.value, warnings: [] })
 }
@@ -169,7 +181,11 @@ function notFound(path: string, patchLine: number) {
 }
 
 /** The file's diff and line counts, from lines the op already split where it can. */
-function diffFor(job: ComputeJob, content: Content | null, after: Uint8Array | null): RenderedDiff {
+function diffFor(
+  job: ComputeInput,
+  content: Content | null,
+  after: Uint8Array | null,
+): RenderedDiff {
   const { op, source } = job
   const oldPath = op.kind === 'copy' ? op.from : op.path
   const newPath = op.kind === 'update' && op.moveTo !== undefined ? op.moveTo : op.path

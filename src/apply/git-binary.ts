@@ -1,11 +1,18 @@
 // Applies one `GIT binary patch` (already base85-decoded by src/parse/unified.ts) to a file's
 // bytes: inflate the forward hunk, then take it as the new content ('literal') or run git's delta
 // format against the current content ('delta'). Pure: zlib is injected as `inflate`, so this runs
-// in a worker or a browser alike. Reading and writing files, and the reverse hunk, are left to
-// the caller (the reverse hunk only matters for `git apply -R`).
+// in a worker or a browser alike. Like git, the current content must be the blob the `index`
+// line names (full or abbreviated id; all zeros for no file), for deltas and literals alike, and
+// the result must be the blob it names after (#8, D-052); without an index line only a delta's
+// stated source size guards the preimage. Reading and writing files, and the reverse hunk, are
+// left to the caller (the reverse hunk only matters for `git apply -R`).
 import { errorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
+import { gitBlobId } from '../text/blob-id.js'
 import type { BinaryPatch } from '../types.js'
+
+const PREIMAGE_HINT =
+  'The file is not the one the binary diff was made from: regenerate it with `git diff --binary` against the current file.'
 
 /** Where the patch came from, for error messages. */
 export interface BinaryPatchContext {
@@ -28,6 +35,8 @@ export function applyBinaryPatch(
 ): Result<Uint8Array> {
   const where = describe(context)
   const { forward } = patch
+  const preimage = checkPreimage(source, patch, context)
+  if (!preimage.ok) return preimage
   let data: Uint8Array
   try {
     data = inflate(forward.deflated)
@@ -46,8 +55,69 @@ export function applyBinaryPatch(
       ),
     )
   }
-  if (forward.method === 'literal') return ok(Uint8Array.from(data))
-  return applyDelta(source, data, where, context)
+  const result =
+    forward.method === 'literal'
+      ? ok(Uint8Array.from(data))
+      : applyDelta(source, data, where, context)
+  if (!result.ok || patch.newId === undefined || isNullId(patch.newId)) return result
+  const made = gitBlobId(result.value)
+  if (made.startsWith(patch.newId)) return result
+  return fail(
+    errorData(
+      'PARSE_BAD_BINARY',
+      `The binary patch${where} makes blob ${made}, not the ${patch.newId} its index line names: the patch data is corrupt.`,
+      context,
+    ),
+  )
+}
+
+/**
+ * Ok when `source` (null: no file) is the blob the patch's `index` line names before, or when
+ * the patch names none; else MATCH_NOT_FOUND, as a context line that does not match would be.
+ * Deletions call it directly: their data is never applied, but the file must be the one the
+ * author saw.
+ */
+export function checkPreimage(
+  source: Uint8Array | null,
+  patch: BinaryPatch,
+  context: BinaryPatchContext = {},
+): Result<void> {
+  const expected = patch.oldId
+  if (expected === undefined) return ok(undefined)
+  const where = describe(context)
+  if (isNullId(expected)) {
+    if (source === null) return ok(undefined)
+    return fail(
+      errorData(
+        'MATCH_NOT_FOUND',
+        `Binary patch does not apply${where}: its index line says the file does not exist yet, but it does.`,
+        { ...context, hint: PREIMAGE_HINT },
+      ),
+    )
+  }
+  if (source === null) {
+    return fail(
+      errorData(
+        'MATCH_NOT_FOUND',
+        `Binary patch does not apply${where}: the file does not exist, patch expects blob ${expected}.`,
+        { ...context, hint: PREIMAGE_HINT },
+      ),
+    )
+  }
+  const actual = gitBlobId(source)
+  if (actual.startsWith(expected)) return ok(undefined)
+  return fail(
+    errorData(
+      'MATCH_NOT_FOUND',
+      `Binary patch does not apply${where}: the file is blob ${actual}, the patch's index line expects ${expected}.`,
+      { ...context, hint: PREIMAGE_HINT },
+    ),
+  )
+}
+
+// git writes `index 0000000..` for a file that does not exist on that side.
+function isNullId(id: string): boolean {
+  return /^0+$/.test(id)
 }
 
 interface VarintRead {

@@ -5,7 +5,6 @@
 // With --json, stdout carries exactly one JSON line whatever happens.
 import { readFile } from 'node:fs/promises'
 import { createEngine } from '../coordinator/engine.js'
-import type { Engine, EngineOptions } from '../coordinator/engine-types.js'
 import { isEditError, type EditErrorData } from '../errors.js'
 import { HELP_TEXT, parseArgs } from './args.js'
 import { runApply } from './commands/apply.js'
@@ -23,21 +22,7 @@ import {
   renderErrorHuman,
   renderJsonLine,
 } from './render.js'
-
-/** Where the CLI reads and writes; the real process or a test's buffers. */
-export interface CliIo {
-  /** Resolves to all of stdin, decoded as UTF-8. Only called when the patch comes from stdin. */
-  readonly stdin: () => Promise<string>
-  readonly stdout: (s: string) => void
-  readonly stderr: (s: string) => void
-  /** Directory that relative FILE and --root arguments resolve against. */
-  readonly cwd: string
-}
-
-/** Seams for tests: the engine factory. */
-export interface CliDeps {
-  readonly createEngine: (options: EngineOptions) => Engine
-}
+import type { CliDeps, CliIo } from './types.js'
 
 const DEFAULT_DEPS: CliDeps = { createEngine }
 

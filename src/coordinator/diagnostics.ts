@@ -2,11 +2,10 @@
 // before/after file texts the sidecar pool compares, starts the pool on first use, and makes
 // sure an LSP problem never fails an edit (it becomes a warning and an unsettled report).
 import type { EngineDiagnosticsOptions } from './engine-types.js'
-import type { ComputedFile } from './jobs.js'
 import { writesLink, type PreparedOp, type PreparedPath } from './prepare.js'
 import type { Baseline, LspClient, PoolOptions } from '../lsp/client-types.js'
 import type { DiagnosticsOptions, DiagnosticsReport, FileChange } from '../lsp/types.js'
-import type { Warning } from '../types.js'
+import type { ComputedFile, Warning } from '../types.js'
 
 export type LspClientFactory = (options: PoolOptions) => LspClient | Promise<LspClient>
 

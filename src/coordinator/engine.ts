@@ -10,7 +10,7 @@ import { computeFile } from '../apply/compute.js'
 import { resolveConfig, checkFormat, type ResolvedConfig } from '../config.js'
 import { EditError } from '../errors.js'
 import type { JournalFs } from '../journal/fs.js'
-import { hashBytes } from '../journal/hash.js'
+import { hashBytes } from '../hash.js'
 import { Journal } from '../journal/journal.js'
 import { SYMLINK_PERMISSIONS } from '../journal/symlink.js'
 import type {
@@ -24,7 +24,14 @@ import type {
 import { silentLogger } from '../log.js'
 import { parsePatch } from '../parse/index.js'
 import { unwrap } from '../result.js'
-import type { ApplyResult, EditPlan, FileMode, FileResult, Warning } from '../types.js'
+import type {
+  ApplyResult,
+  ComputedFile,
+  EditPlan,
+  FileMode,
+  FileResult,
+  Warning,
+} from '../types.js'
 import type { ApplyOptions, Engine, EngineOptions } from './engine-types.js'
 import { combineSignals, throwIfAborted } from './abort.js'
 import { EngineDiagnostics, fileChanges, type LspClientFactory } from './diagnostics.js'
@@ -32,7 +39,7 @@ import type { LspClient, PoolOptions as LspPoolOptions } from '../lsp/client-typ
 import type { DiagnosticsOptions, DiagnosticsReport } from '../lsp/types.js'
 import { compileGlobs } from './glob.js'
 import { JobPool } from './job-pool.js'
-import { JOB_PROTOCOL, type ComputedFile, type ComputeJob } from './jobs.js'
+import { JOB_PROTOCOL, type ComputeJob } from './jobs.js'
 import { checkComputedSizes, checkFileCount, checkPatchSize } from './limits.js'
 import {
   checkSymlinkTarget,

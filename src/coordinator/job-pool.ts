@@ -8,8 +8,8 @@ import type { Piscina } from 'piscina'
 import { EditError } from '../errors.js'
 import { unwrap } from '../result.js'
 import { abortError } from './abort.js'
-import type { EditPlan } from '../types.js'
-import type { ComputedFile, ComputeJob, ComputeOutcome, ParseJob, ParseOutcome } from './jobs.js'
+import type { ComputedFile, EditPlan } from '../types.js'
+import type { ComputeJob, ComputeOutcome, ParseJob, ParseOutcome } from './jobs.js'
 
 export interface JobPoolOptions {
   readonly minThreads?: number

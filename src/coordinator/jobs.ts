@@ -3,7 +3,7 @@
 // Piscina worker. Bump JOB_PROTOCOL when a shape changes incompatibly; workers refuse jobs
 // stamped with another version (a stale dist/ would otherwise misread them).
 import type { Result } from '../result.js'
-import type { EditPlan, FileMode, FileOp, FormatOption, PatchFormat, Warning } from '../types.js'
+import type { ComputedFile, ComputeInput, EditPlan, FormatOption } from '../types.js'
 
 export const JOB_PROTOCOL = 1
 
@@ -15,29 +15,9 @@ export interface ParseJob {
 
 export type ParseOutcome = Result<EditPlan>
 
-/**
- * Compute one file's new content. `source` is the current content of the file the op reads:
- * op.path for update/delete/edits and for add (to report an overwrite), op.from for copy;
- * null when it does not exist.
- */
-export interface ComputeJob {
+/** One file's compute input (src/types.ts), stamped for the worker. */
+export interface ComputeJob extends ComputeInput {
   readonly protocol: number
-  readonly format: PatchFormat
-  readonly op: FileOp
-  readonly source: Uint8Array | null
-  readonly sourceMode?: FileMode
-  /** The op's forward GIT binary hunk, inflated by the coordinator (zlib is not in the pure core). */
-  readonly inflated?: Uint8Array
-}
-
-export interface ComputedFile {
-  /** New content; null when the op deletes the file. */
-  readonly after: Uint8Array | null
-  readonly additions: number
-  readonly deletions: number
-  /** Unified diff with a/ and b/ headers ('' when the content is unchanged). */
-  readonly diff: string
-  readonly warnings: readonly Warning[]
 }
 
 export type ComputeOutcome = Result<ComputedFile>

@@ -3,8 +3,7 @@
 // read are checked in read.ts, from their stat. Checks only: they read nothing and throw
 // EditError LIMIT_*.
 import { EditError } from '../errors.js'
-import type { EditPlan } from '../types.js'
-import type { ComputedFile } from './jobs.js'
+import type { ComputedFile, EditPlan } from '../types.js'
 import type { PreparedOp } from './prepare.js'
 
 /** Throws LIMIT_PATCH_TOO_LARGE when `input` is over `maxPatchBytes` bytes of UTF-8. */

@@ -2,13 +2,13 @@
 // paths and the current state of every file it reads or replaces. Refuses, before any content is
 // compared, what no match could fix: paths outside the root or denied, duplicates (case-folded on
 // a case-insensitive filesystem), moves onto themselves, missing files, directories, FIFOs and
-// device nodes, files over the size limit, existing targets a diff may not overwrite, and stale
-// expected hashes. Symlinks (issue #8): deletes, moves and diff creations act on a link itself
-// (read as its target string, mode 120000), adds, deletes and moves through a symlinked directory
-// are refused, and a diff's delete followed by a creation of the same path (git's type change)
-// becomes one replacement.
+// device nodes, files over the size limit, existing targets a diff may not overwrite (creations,
+// copies and renames), and stale expected hashes. Symlinks (issue #8): deletes, moves and diff
+// creations act on a link itself (read as its target string, mode 120000), adds, deletes and
+// moves through a symlinked directory are refused, and a diff's delete followed by a creation of
+// the same path (git's type change) becomes one replacement.
 import { EditError } from '../errors.js'
-import type { EditPlan, FileOp } from '../types.js'
+import type { EditPlan, FileOp, PatchFormat } from '../types.js'
 import { pathKey, resolveWorkspacePath, type PathContext, type ResolvedPath } from './paths.js'
 import { MISSING, readLinkSnapshot, readSnapshot, SYMLINK_MODE, type Snapshot } from './read.js'
 
@@ -48,7 +48,7 @@ export async function prepareOps(
   checkDuplicates(resolved, ctx.caseInsensitive === true)
   const read = await Promise.all(resolved.map((op) => readOp(op, options.maxFileBytes)))
   const prepared = pairTypeChanges(read, ctx.caseInsensitive === true)
-  for (const p of prepared) checkState(p)
+  for (const p of prepared) checkState(p, plan.format)
   return prepared
 }
 
@@ -195,7 +195,7 @@ async function readOp(op: ResolvedOp, maxFileBytes: number | undefined): Promise
   }
 }
 
-function checkState({ op, target, moveTo, from }: PreparedOp): void {
+function checkState({ op, target, moveTo, from }: PreparedOp, format: PatchFormat): void {
   const where = (p: PreparedPath) => ({ path: p.resolved.rel, patchLine: op.patchLine })
   checkNotBeyondSymlink(op, target, moveTo)
   checkLinkType(op, target)
@@ -232,7 +232,11 @@ function checkState({ op, target, moveTo, from }: PreparedOp): void {
     case 'update':
       if (op.createIfMissing === true) notRegular(target)
       else mustExist(target)
-      if (moveTo !== undefined) notRegular(moveTo)
+      // A diff's rename never replaces a file, as git apply refuses it (#8, D-051); Codex's
+      // Move to overwrites, as Codex's apply_patch does (scenario 028).
+      if (moveTo !== undefined && format === 'unified') {
+        mustNotExist(moveTo, 'the diff renames onto it')
+      } else if (moveTo !== undefined) notRegular(moveTo)
       return
     case 'copy':
       if (from !== undefined) mustExist(from)

@@ -8,7 +8,7 @@ import { constants } from 'node:fs'
 import { lstat, open, readlink, stat } from 'node:fs/promises'
 import { EditError } from '../errors.js'
 import type { FileMode } from '../types.js'
-import { hashBytes } from '../journal/hash.js'
+import { hashBytes } from '../hash.js'
 
 export type SnapshotKind = 'file' | 'symlink' | 'missing' | 'directory' | 'other'
 

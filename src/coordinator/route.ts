@@ -4,17 +4,13 @@
 // RESULTS.md): on a 2-core machine the pool breaks even near 16 files / 0.6 MiB and wins ~15% at
 // 64 files / 6 MiB, so requests go to it only when they are clearly past break-even. More cores
 // move the crossover down; re-run the bench on the target machine and pass pool.inlineMaxBytes.
+// The byte defaults live in config.ts (configuration sits below the router, #8); the file count
+// is not configurable and stays here.
 
 export type Route = 'inline' | 'pool'
 
-/** Requests (patch text plus the bytes of the files they touch) below this stay inline. */
-export const DEFAULT_INLINE_MAX_BYTES = 2 * 1024 * 1024
-
 /** A request must touch at least this many files to be verified in parallel. */
 export const MIN_POOL_FILES = 8
-
-/** Patch text longer than this is parsed in a worker, keeping the event loop free. */
-export const DEFAULT_INLINE_PARSE_MAX_BYTES = 1024 * 1024
 
 export function routeCompute(totalBytes: number, fileCount: number, inlineMaxBytes: number): Route {
   return fileCount >= MIN_POOL_FILES && totalBytes >= inlineMaxBytes ? 'pool' : 'inline'

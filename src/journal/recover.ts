@@ -6,7 +6,7 @@
 import path from 'node:path'
 import { EditError } from '../errors.js'
 import { errnoOf, type JournalFs } from './fs.js'
-import { hashBytes } from './hash.js'
+import { hashBytes } from '../hash.js'
 import { CONFLICTS, MANIFEST, NEW_DIR, OLD_DIR, parseEntry, txnDir, type Layout } from './layout.js'
 import { decodeManifest, type Manifest, type ManifestStep } from './manifest.js'
 import { isLinkState, linkState } from './symlink.js'

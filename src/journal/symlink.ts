@@ -4,7 +4,7 @@
 // (macOS), nor by a copy, which would copy the file it points to. Restoring is the same rename
 // as for a file: rename(2) moves a link, not its target.
 import type { JournalFs } from './fs.js'
-import { hashBytes } from './hash.js'
+import { hashBytes } from '../hash.js'
 import type { FileState } from './types.js'
 
 /** The permissions recorded for a link: lstat reports 0o777 for every link on Linux. */

@@ -5,7 +5,7 @@
 import path from 'node:path'
 import { EditError } from '../errors.js'
 import type { JournalFs } from './fs.js'
-import { hashBytes } from './hash.js'
+import { hashBytes } from '../hash.js'
 import { OLD_DIR, txnDir, type Layout } from './layout.js'
 import { currentState, describeCurrent, readManifest, sameState } from './recover.js'
 import { isLinkState } from './symlink.js'

@@ -6,7 +6,9 @@
 // While a hunk's stated counts are not yet used up, every body line belongs to it, whatever it
 // looks like (`--- x`, `-- `, `diff`-like text removed from a file), as `git apply` reads it. Only
 // when the body disagrees with the counts is the hunk recounted, and only then do `--- `/`+++ `
-// pairs, `diff ` lines and a `-- ` signature end it.
+// pairs, `diff ` lines and a `-- ` signature end it. A non-empty line that starts with none of
+// ' ', '-', '+', '\' met while the counts still run is corrupt (PARSE_BAD_LINE, #8), unless it is
+// the next hunk or file (`@@`, `diff `, `Index: `) ending a miscounted hunk; see corruptLine.
 //
 //   hunk      = "@@ -" a ["," b] " +" c ["," d] " @@" [section] NL { body-line }
 //   body-line = (" " | "-" | "+") text NL | "\" text NL          (\ No newline at end of file)
@@ -72,7 +74,25 @@ function parseHunk(
   const oldStartLine = Number(match[1])
   const oldCount = match[2] === undefined ? 1 : Number(match[2])
   const newCount = match[4] === undefined ? 1 : Number(match[4])
-  const end = countedEnd(lines, start + 1, oldCount, newCount) ?? recountedEnd(lines, start + 1)
+  const counted = countedEnd(lines, start + 1, oldCount, newCount)
+  if (counted === null) {
+    const corrupt = corruptLine(lines, start + 1, oldCount, newCount)
+    if (corrupt !== null) {
+      const text = lines[corrupt] as string
+      return fail(
+        errorData(
+          'PARSE_BAD_LINE',
+          `Patch line ${corrupt + 1} ("${clip(text)}") in the hunk for ${path} at patch line ${patchLine} starts with none of " ", "-", "+", "\\" while the hunk's counts still run.`,
+          {
+            hint: 'Start every hunk line with " " (context, also for a context line that lost its space), "-" or "+", or fix the @@ counts.',
+            path,
+            patchLine: corrupt + 1,
+          },
+        ),
+      )
+    }
+  }
+  const end = counted ?? recountedEnd(lines, start + 1)
 
   const body: HunkLine[] = []
   let oldNoNewlineAtEnd = false
@@ -194,12 +214,50 @@ function countedEnd(
 function endsOnFileHeader(lines: readonly string[], start: number, end: number): boolean {
   if (end - start < 2 || !isFileHeaderPair(lines, end - 2)) return false
   if (!(lines[end] ?? '').startsWith('@@ -')) return false
-  const oldName = parseName((lines[end - 2] as string).slice(4), true)
-  const newName = parseName((lines[end - 1] as string).slice(4), true)
+  const oldName = parseName((lines[end - 2] as string).slice(4), 'traditional')
+  const newName = parseName((lines[end - 1] as string).slice(4), 'traditional')
   if (oldName === null || newName === null) return false
   if (oldName.name === DEV_NULL || newName.name === DEV_NULL) return true
   const names = stripPlainNames(oldName.name, newName.name)
   return names.old === names.new
+}
+
+// Lines that may follow a miscounted hunk (too large counts) without making it corrupt: the next
+// hunk, the next file (`diff ...`, an svn `Index:` line) or the end of the patch.
+function endsMiscountedHunk(line: string): boolean {
+  return line.startsWith('@@') || line.startsWith('diff ') || line.startsWith('Index: ')
+}
+
+/**
+ * The 0-based index of a line that starts with none of ' ', '-', '+', '\' (and is not empty)
+ * met while the stated counts still run, or null. Such a line is a context line that lost its
+ * leading space (or got a tab instead): ending the hunk there would drop every line after it and
+ * still report the patch as applied, so git and GNU patch call it corrupt (#8). Once the counts
+ * are used up, what follows is junk or the next header, as git reads it; and a miscounted hunk
+ * may still end at the next hunk, file header or signature (recountedEnd).
+ */
+function corruptLine(
+  lines: readonly string[],
+  start: number,
+  oldCount: number,
+  newCount: number,
+): number | null {
+  let oldSeen = 0
+  let newSeen = 0
+  for (let index = start; oldSeen < oldCount || newSeen < newCount; index++) {
+    const line = lines[index]
+    if (line === undefined || isFileHeaderPair(lines, index) || isSignature(lines, index)) {
+      return null
+    }
+    if (!isBodyLine(line)) return endsMiscountedHunk(line) ? null : index
+    const c = line === '' ? ' ' : line[0]
+    if (c === ' ') {
+      oldSeen++
+      newSeen++
+    } else if (c === '-') oldSeen++
+    else if (c === '+') newSeen++
+  }
+  return null
 }
 
 /**

@@ -1,7 +1,8 @@
 // File names in unified diff headers: `diff --git` name pairs, `---`/`+++` names with their
-// timestamps, C-style unquoting, the strip level, and `diff -N` epoch stamps. Also `clip`, how a
-// header or patch line is quoted back in an error message. Knows nothing of hunks or of which op
-// a header becomes; that is src/parse/unified.ts.
+// timestamps (found at the end of a traditional header, as git finds them, #8), C-style
+// unquoting, the strip level, and `diff -N` epoch stamps. Also `clip`, how a header or patch line
+// is quoted back in an error message. Knows nothing of hunks or of which op a header becomes;
+// that is src/parse/unified.ts.
 //
 //   name = /dev/null | unquoted text
 //        | C-quoted "..." (\t \n \" \\ \a \b \f \r \v, and \ooo octal bytes read as UTF-8)
@@ -9,9 +10,17 @@ import { errorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 
 export const DEV_NULL = '/dev/null'
-// The epoch in ISO form (diff -u) or ctime form (diff -c era), in any time zone.
-const EPOCH_RE =
-  /^(?:1970-01-01|1969-12-31)[ T]\d\d:\d\d:\d\d|(?:Jan\s+1|Dec\s+31) \d\d:\d\d:\d\d (?:1970|1969)/
+// The epoch in ctime form (diff -c era), in any time zone; the ISO form is checked exactly.
+const CTIME_EPOCH_RE = /(?:Jan\s+1|Dec\s+31) \d\d:\d\d:\d\d (?:1970|1969)/
+// An ISO stamp as `diff -u` writes it: date, time, optional fraction, optional zone (+HHMM or
+// +HH:MM, the colon form being what some tools and `date --rfc-3339` write).
+const ISO_STAMP_RE =
+  /^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?: ?([+-])(\d\d):?(\d\d))?(?:\s|$)/
+// A traditional header's trailing timestamp, found from the end of the line as git finds it: a
+// date ([YY]YY-MM-DD), then optionally a time (HH:MM:SS[.fraction]) and a zone (+HHMM or
+// +HH:MM), after a tab or after spaces (tools that write spaces, or whitespace damage).
+const TRAILING_STAMP_RE =
+  /(?:\t| +)((?:\d\d)?\d\d-\d\d-\d\d(?: \d\d:\d\d:\d\d(?:\.\d+)?)?(?: [+-](?:\d{4}|\d\d:\d\d))?)$/
 
 const utf8 = new TextDecoder('utf-8')
 const utf8Encoder = new TextEncoder()
@@ -22,14 +31,28 @@ export interface ParsedName {
   readonly stamp: string
 }
 
-/** Parses a header name: C-quoted, or plain up to a TAB (`withStamp`) or the end. */
-export function parseName(rest: string, withStamp: boolean): ParsedName | null {
+/**
+ * How a header name ends: 'none' at the end of the line (rename/copy lines); 'tab' at the first
+ * TAB (git's own ---/+++ lines); 'traditional' before a trailing timestamp when the line has one,
+ * else at the first TAB, as git reads `diff -u` headers (#8): the name may then hold tabs and
+ * spaces, and the timestamp may follow spaces instead of a tab.
+ */
+export type NameEnd = 'none' | 'tab' | 'traditional'
+
+/** Parses a header name: C-quoted, or plain up to where `end` says it ends. */
+export function parseName(rest: string, end: NameEnd): ParsedName | null {
+  const withStamp = end !== 'none'
   if (rest.startsWith('"')) {
     const quoted = unquoteC(rest, 0)
     if (quoted === null || quoted.name === '') return null
     const tail = rest.slice(quoted.end)
     if (!withStamp && tail.trim() !== '') return null
     return { name: quoted.name, stamp: tail.replace(/^\s+/, '') }
+  }
+  if (end === 'traditional') {
+    const stamp = TRAILING_STAMP_RE.exec(rest)
+    const name = stamp === null ? '' : rest.slice(0, stamp.index).trimEnd()
+    if (stamp !== null && name !== '') return { name, stamp: stamp[1] as string }
   }
   const tab = withStamp ? rest.indexOf('\t') : -1
   const name = (tab === -1 ? rest : rest.slice(0, tab)).trimEnd()
@@ -39,15 +62,17 @@ export function parseName(rest: string, withStamp: boolean): ParsedName | null {
 
 /**
  * Parses the names of the `--- ` line at `start` and the `+++ ` line after it (the caller has
- * checked both prefixes). `path`, when known, labels the error.
+ * checked both prefixes). `path`, when known, labels the error; `end` is 'traditional' outside
+ * a `diff --git` section.
  */
 export function parseHeaderPair(
   lines: readonly string[],
   start: number,
   path?: string,
+  end: NameEnd = 'tab',
 ): Result<{ readonly old: ParsedName; readonly new: ParsedName }> {
-  const oldSide = parseName((lines[start] as string).slice(4), true)
-  const newSide = parseName((lines[start + 1] as string).slice(4), true)
+  const oldSide = parseName((lines[start] as string).slice(4), end)
+  const newSide = parseName((lines[start + 1] as string).slice(4), end)
   if (oldSide === null || newSide === null) {
     const at = oldSide === null ? start : start + 1
     return fail(
@@ -138,9 +163,29 @@ export function stripPlainNames(
   return { old: oldReal, new: newReal }
 }
 
-/** True for a `diff -N` timestamp (leniency): the epoch marks a side whose file does not exist. */
+/**
+ * True for a `diff -N` timestamp (leniency): the epoch marks a side whose file does not exist.
+ * An ISO stamp must be the epoch instant in its own zone (`1969-12-31 16:00:00 -0800`,
+ * `1970-01-01 05:30:00 +05:30`), as git checks it; without a zone it is read as UTC.
+ */
 export function isEpoch(stamp: string): boolean {
-  return EPOCH_RE.test(stamp)
+  const iso = ISO_STAMP_RE.exec(stamp)
+  if (iso === null) return CTIME_EPOCH_RE.test(stamp)
+  const [, year, month, day, hour, minute, second, fraction, sign, zoneHours, zoneMinutes] = iso
+  if (fraction !== undefined && /[1-9]/.test(fraction)) return false
+  const local = Date.UTC(
+    Number(year),
+    Number(month) - 1,
+    Number(day),
+    Number(hour),
+    Number(minute),
+    Number(second),
+  )
+  const offsetMinutes =
+    sign === undefined
+      ? 0
+      : (sign === '-' ? -1 : 1) * (Number(zoneHours) * 60 + Number(zoneMinutes))
+  return local - offsetMinutes * 60_000 === 0
 }
 
 const SIMPLE_ESCAPES: Readonly<Record<string, number>> = {

@@ -12,7 +12,8 @@
 //              | ("rename from" | "rename to" | "copy from" | "copy to") " " name
 //              | ("similarity index" | "dissimilarity index") " " N "%"
 //              | "index " hex ".." hex [" " mode]
-//   plain-file = "--- " name [TAB stamp] NL "+++ " name [TAB stamp] NL hunk { hunk }
+//   plain-file = "--- " name [sep stamp] NL "+++ " name [sep stamp] NL hunk { hunk }
+//   sep        = TAB | " " { " " }      (a stamp is found from the line's end; see unified-names.ts)
 //   hunk       = "@@ -" a ["," b] " +" c ["," d] " @@" [section] NL { body-line }
 //   body-line  = (" " | "-" | "+") text NL | "\" text NL          (\ No newline at end of file)
 //   binary     = "GIT binary patch" NL bin-hunk [ bin-hunk ]
@@ -31,9 +32,14 @@
 //   and a `-- ` signature end a hunk only when it is recounted (unified-hunks.ts);
 // - wrong hunk counts: when the body does not agree with them, the hunk is recounted from the body
 //   (unified-hunks.ts recountedEnd); trailing empty lines are then not part of it;
-// - an empty line inside a hunk is an empty context line (unified-hunks.ts);
+// - an empty line inside a hunk is an empty context line (unified-hunks.ts); any other line that
+//   starts with none of ' ', '-', '+', '\' is corrupt while the counts run (PARSE_BAD_LINE,
+//   scenarios 975, 976) and junk once they are used up (977);
 // - blank lines between the hunks of one file (unified-hunks.ts); hunks directly after
 //   `diff --git` without ---/+++ (parseGitSection);
+// - traditional headers as git reads them: a timestamp after spaces instead of a tab, zones
+//   written +05:30, and a name holding tabs before its timestamp (unified-names.ts parseName;
+//   scenarios 983-986);
 // - strip level: a/ and b/ prefixes are dropped; traditional names that differ only in their
 //   first component (orig/src/x.c vs new/src/x.c) lose it (unified-names.ts stripPlainNames);
 // - `diff -N` creations and deletions: an epoch timestamp (1970-01-01) on a side whose range is
@@ -156,9 +162,8 @@ type GitHeaderKey =
   | 'copyFrom'
   | 'copyTo'
 
-// Extended header lines; key null = recognised and skipped. Git also checks a binary patch's
-// preimage against the `index` blob id; that needs SHA-1, so here only a delta's stated source
-// size guards the preimage (src/apply/git-binary.ts).
+// Extended header lines; key null = recognised and skipped. The `index` line is read apart
+// (readIndexLine): a binary patch's preimage is checked against its blob id (#8, D-052).
 const EXTENDED_HEADERS: readonly {
   readonly prefix: string
   readonly key: GitHeaderKey | null
@@ -196,8 +201,21 @@ interface GitHeader {
   renameTo?: string
   copyFrom?: string
   copyTo?: string
+  index?: { readonly oldId: string; readonly newId: string } | undefined
   /** The mode an `index` line states when the mode does not change (`index a..b 120000`). */
   indexMode?: FileMode
+}
+
+const INDEX_RE = /^index ([0-9a-fA-F]{4,64})\.\.([0-9a-fA-F]{4,64})(?: [0-7]{1,6})?$/
+
+/**
+ * The blob ids of an `index <old>..<new>[ <mode>]` line, lowercased, or null when it is not one.
+ * Leniency: a malformed index line is skipped as before, since text hunks do not need it.
+ */
+function readIndexLine(line: string): { oldId: string; newId: string } | null {
+  const match = INDEX_RE.exec(line)
+  if (match === null) return null
+  return { oldId: (match[1] as string).toLowerCase(), newId: (match[2] as string).toLowerCase() }
 }
 
 /**
@@ -205,7 +223,7 @@ interface GitHeader {
  * (issue #8): it says the hunks change a link's target string, not a file.
  */
 function indexLineMode(line: string): FileMode | undefined {
-  const mode = /^index [0-9a-f]+\.\.[0-9a-f]+ ([0-7]{6})$/.exec(line)?.[1]
+  const mode = /^index [0-9a-fA-F]+\.\.[0-9a-fA-F]+ ([0-7]{6})$/.exec(line)?.[1]
   return mode === '120000' ? mode : undefined
 }
 
@@ -237,11 +255,12 @@ function parseGitSection(
     const line = lines[index] as string
     const field = EXTENDED_HEADERS.find((entry) => line.startsWith(entry.prefix))
     if (field === undefined) break
+    if (field.prefix === 'index ') header.index = readIndexLine(line) ?? undefined
     const indexMode = indexLineMode(line)
     if (indexMode !== undefined) header.indexMode = indexMode
     if (field.key === null) continue
     const raw = line.slice(field.prefix.length)
-    const value = field.kind === 'mode' ? parseMode(raw) : (parseName(raw, false)?.name ?? null)
+    const value = field.kind === 'mode' ? parseMode(raw) : (parseName(raw, 'none')?.name ?? null)
     if (value === null) {
       return fail(
         errorData(
@@ -283,7 +302,8 @@ function parseGitSection(
   } else if (line === 'GIT binary patch') {
     const read = parseGitBinarySection(lines, index, label)
     if (!read.ok) return read
-    binary = read.value.patch
+    binary =
+      header.index === undefined ? read.value.patch : { ...read.value.patch, ...header.index }
     index = read.value.next
   } else if (isBinaryWithoutData(line)) {
     return fail(binaryWithoutData(line, index, label))
@@ -405,7 +425,7 @@ function parsePlainSection(
   start: number,
 ): Result<Section> {
   const patchLine = start + 1
-  const sides = parseHeaderPair(lines, start)
+  const sides = parseHeaderPair(lines, start, undefined, 'traditional')
   if (!sides.ok) return sides
   const { old: oldSide, new: newSide } = sides.value
   const names = stripPlainNames(oldSide.name, newSide.name)

@@ -1,6 +1,9 @@
 // Dependency directions the compiler cannot see (house style §3), checked by a regex over import
 // lines. tsconfig.core.json already keeps Node globals out of the pure core; this adds who may
 // import whom. Plant a violation in a file under src/parse/ to see it fail.
+// Since #8 the core's signatures come from src/types.ts (not coordinator/jobs.ts), the content
+// hash from the src/hash.ts leaf, config.ts sits below coordinator/route.ts, and CLI commands
+// share their types through cli/types.ts rather than the composition root.
 import { readdirSync, readFileSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import { fileURLToPath } from 'node:url'
@@ -16,8 +19,13 @@ const isNode = (spec: string): boolean =>
   spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0] ?? '')
 
 const JOBS = 'src/coordinator/jobs'
-// Plain-data shapes the pure core may reference: job shapes and the diagnostics report types.
-const DATA_LEAVES = new Set([JOBS, 'src/lsp/types'])
+// Leaves: imported by everyone, importing only each other. src/lsp/types holds the diagnostics
+// report shapes that an ApplyResult carries, so types.ts may reference it.
+const LEAVES = new Set(['src/types', 'src/errors', 'src/result', 'src/log', 'src/hash'])
+const DATA_LEAVES = new Set(['src/lsp/types'])
+// Import lines naming the content hash; it comes from the leaf, never through journal/ (#8).
+const HASH_IMPORT_RE =
+  /^\s*import\s+(?:type\s+)?\{[^}]*\b(?:hashBytes|HASH_PREFIX)\b[^}]*\}\s+from\s+['"]([^'"]+)['"]/gm
 
 /** Broken rules for one file (path relative to the repo root, '/' separated). */
 function violations(file: string, source: string): string[] {
@@ -40,9 +48,26 @@ function violations(file: string, source: string): string[] {
       bad('pure modules may not import effectful modules')
     }
     if (pure && spec.includes('job-pool')) bad('pure modules may not import the job pool')
+    const leaf = LEAVES.has(file.replace(/\.ts$/, ''))
+    if (leaf && rel !== null && !LEAVES.has(target) && !DATA_LEAVES.has(target)) {
+      bad('leaves import only other leaves')
+    }
+    if (file === 'src/config.ts' && target === 'src/coordinator/route') {
+      bad('configuration sits below the coordinator: route.ts may read config, not the reverse')
+    }
+    if (target === 'src/cli/main' && file.startsWith('src/')) {
+      bad('only bin/ imports the CLI composition root; shared CLI types live in cli/types.ts')
+    }
     const allowedForWorker = PURE.test(target) || target === JOBS || target.startsWith('workers/')
     if (worker && rel !== null && !allowedForWorker) {
       bad('workers import only pure modules and coordinator/jobs')
+    }
+  }
+  for (const m of source.matchAll(HASH_IMPORT_RE)) {
+    const spec = m[1] ?? ''
+    const target = spec.startsWith('.') ? posix.join(posix.dirname(file), spec) : spec
+    if (target.replace(/\.(js|ts)$/, '') !== 'src/hash') {
+      found.push(`${file} imports the content hash from '${spec}': it lives in src/hash.ts`)
     }
   }
   return found
@@ -67,7 +92,18 @@ describe('layering', () => {
     const count = (file: string, source: string): number => violations(file, source).length
     expect(count('src/parse/x.ts', "import { readFile } from 'node:fs'")).toBe(1)
     expect(count('src/match/x.ts', "import type { E } from '../coordinator/engine.js'")).toBe(1)
-    expect(count('src/apply/x.ts', "import { JOB_PROTOCOL } from '../coordinator/jobs.js'")).toBe(0)
+    expect(count('src/apply/x.ts', "import type { J } from '../coordinator/jobs.js'")).toBe(1)
+    expect(count('src/apply/x.ts', "import type { ComputeInput } from '../types.js'")).toBe(0)
+    expect(count('workers/m.ts', "import { JOB_PROTOCOL } from '../src/coordinator/jobs.js'")).toBe(
+      0,
+    )
+    expect(count('src/config.ts', "import { X } from './coordinator/route.js'")).toBe(1)
+    expect(count('src/cli/commands/x.ts', "import type { CliIo } from '../main.js'")).toBe(1)
+    expect(count('src/cli/commands/x.ts', "import type { CliIo } from '../types.js'")).toBe(0)
+    expect(count('src/coordinator/x.ts', "import { hashBytes } from '../journal/hash.js'")).toBe(1)
+    expect(count('src/journal/x.ts', "import { hashBytes } from '../hash.js'")).toBe(0)
+    expect(count('src/hash.ts', "import type { Step } from './journal/types.js'")).toBe(1)
+    expect(count('src/errors.ts', "import type { Logger } from './log.js'")).toBe(0)
     expect(count('src/journal/x.ts', "export { run } from '../../workers/match.worker.js'")).toBe(1)
     expect(count('src/cli/x.ts', "import { ADAPTERS } from '../../lsp-adapters/index.js'")).toBe(0)
     expect(count('workers/m.ts', "import {\n  x,\n} from '../src/journal/journal.js'")).toBe(1)

@@ -7,7 +7,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { EditError } from '../../errors.js'
 import type { RunCommand } from '../args.js'
-import type { CliDeps, CliIo } from '../main.js'
+import type { CliDeps, CliIo } from '../types.js'
 import { EXIT, renderApplyHuman, renderJsonLine, withUndoCommand } from '../render.js'
 
 /**

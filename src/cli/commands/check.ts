@@ -4,7 +4,7 @@ import { EditError } from '../../errors.js'
 import { parsePatch } from '../../parse/index.js'
 import { summarizePlan } from '../../parse/summary.js'
 import type { RunCommand } from '../args.js'
-import type { CliDeps, CliIo } from '../main.js'
+import type { CliDeps, CliIo } from '../types.js'
 import { EXIT, parseOnlyResult, renderJsonLine, renderParseOnlyHuman } from '../render.js'
 import { readPatchInput, runApply } from './apply.js'
 

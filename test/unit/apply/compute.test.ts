@@ -4,14 +4,13 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { computeFile } from '../../../src/apply/compute.js'
-import { JOB_PROTOCOL } from '../../../src/coordinator/jobs.js'
 import type { FileOp, PatchFormat } from '../../../src/types.js'
 
 const bytes = (s: string) => Uint8Array.from(Buffer.from(s, 'latin1'))
 const utf8 = (s: string) => new Uint8Array(Buffer.from(s, 'utf8'))
 
 function compute(format: PatchFormat, op: FileOp, source: Uint8Array | null) {
-  const outcome = computeFile({ protocol: JOB_PROTOCOL, format, op, source })
+  const outcome = computeFile({ format, op, source })
   if (!outcome.ok) throw new Error(outcome.error.message)
   return outcome.value
 }

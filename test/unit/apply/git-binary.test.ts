@@ -2,7 +2,8 @@
 // patches are covered end to end in test/unit/parse/unified.test.ts).
 import { deflateSync, inflateSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
-import { applyBinaryPatch } from '../../../src/apply/git-binary.js'
+import { applyBinaryPatch, checkPreimage } from '../../../src/apply/git-binary.js'
+import { gitBlobId } from '../../../src/text/blob-id.js'
 import type { BinaryHunk, BinaryPatch } from '../../../src/types.js'
 
 const inflate = (data: Uint8Array): Uint8Array => inflateSync(data)
@@ -152,5 +153,70 @@ describe('applyBinaryPatch', () => {
       const result = applyBinaryPatch(SOURCE, hunkOf('delta', data), inflate)
       expect([label, result.ok || result.error.code]).toEqual([label, 'PARSE_BAD_BINARY'])
     }
+  })
+})
+
+describe('the index line blob ids (#8)', () => {
+  const before = Uint8Array.from([0, 1, 2, 3, 4, 5, 6, 7])
+  const same = Uint8Array.from([7, 6, 5, 4, 3, 2, 1, 0])
+  const after = Uint8Array.from([0, 1, 2, 3, 9, 9])
+  const edit = delta(8, 6, copy(0, 4), insert([9, 9]))
+  const ids = (oldId: string, newId: string, patch = hunkOf('delta', edit)): BinaryPatch => ({
+    ...patch,
+    oldId,
+    newId,
+  })
+  const full = { old: gitBlobId(before), new: gitBlobId(after) }
+
+  it('applies a delta to the blob the full or abbreviated id names', () => {
+    expect(value(applyBinaryPatch(before, ids(full.old, full.new), inflate))).toEqual(after)
+    const short = ids(full.old.slice(0, 7), full.new.slice(0, 7))
+    expect(value(applyBinaryPatch(before, short, inflate))).toEqual(after)
+  })
+
+  it('refuses a delta on another file of the same size with MATCH_NOT_FOUND', () => {
+    for (const oldId of [full.old, full.old.slice(0, 7)]) {
+      const result = applyBinaryPatch(same, ids(oldId, full.new), inflate, { path: 'x.bin' })
+      expect(result).toMatchObject({ ok: false, error: { code: 'MATCH_NOT_FOUND', path: 'x.bin' } })
+      expect(result.ok ? '' : result.error.message).toContain(gitBlobId(same))
+    }
+  })
+
+  it('refuses a literal over a file that is not the preimage', () => {
+    const literal = ids(full.old, gitBlobId(after), hunkOf('literal', after))
+    expect(value(applyBinaryPatch(before, literal, inflate))).toEqual(after)
+    expect(applyBinaryPatch(same, literal, inflate)).toMatchObject({
+      ok: false,
+      error: { code: 'MATCH_NOT_FOUND' },
+    })
+  })
+
+  it('reads an all-zero old id as "no file yet"', () => {
+    const creation = ids('0000000', gitBlobId(after), hunkOf('literal', after))
+    expect(value(applyBinaryPatch(null, creation, inflate))).toEqual(after)
+    expect(checkPreimage(before, creation)).toMatchObject({
+      ok: false,
+      error: { code: 'MATCH_NOT_FOUND' },
+    })
+    expect(checkPreimage(null, ids(full.old, full.new))).toMatchObject({
+      ok: false,
+      error: { code: 'MATCH_NOT_FOUND' },
+    })
+  })
+
+  it('refuses a result that is not the blob the new id names as corrupt data', () => {
+    const wrong = ids(full.old, gitBlobId(same))
+    expect(applyBinaryPatch(before, wrong, inflate)).toMatchObject({
+      ok: false,
+      error: { code: 'PARSE_BAD_BINARY' },
+    })
+    // A deletion's new id is all zeros: nothing to compare.
+    expect(value(applyBinaryPatch(before, ids(full.old, '0'.repeat(40)), inflate))).toEqual(after)
+  })
+
+  it('checks only the delta size when the patch has no index line', () => {
+    expect(value(applyBinaryPatch(same, hunkOf('delta', edit), inflate))).toEqual(
+      Uint8Array.from([7, 6, 5, 4, 9, 9]),
+    )
   })
 })

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createEngine, createEngineWithInternals } from '../../../src/coordinator/engine.js'
 import type { ApprovalRequest } from '../../../src/coordinator/engine-types.js'
 import { EditError } from '../../../src/errors.js'
-import { hashBytes } from '../../../src/journal/hash.js'
+import { hashBytes } from '../../../src/hash.js'
 import { nodeJournalFs, type JournalFs } from '../../../src/journal/fs.js'
 import { rejection } from '../../helpers/edit-error.js'
 

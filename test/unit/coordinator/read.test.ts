@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { EditError } from '../../../src/errors.js'
-import { hashBytes } from '../../../src/journal/hash.js'
+import { hashBytes } from '../../../src/hash.js'
 import { checkFileSize, readSnapshot } from '../../../src/coordinator/read.js'
 
 let dir: string

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs'
 import { chmod, rename, rm, unlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { hashBytes } from '../../../src/journal/hash.js'
+import { hashBytes } from '../../../src/hash.js'
 import { journalEntries } from '../../helpers/tree.js'
 import {
   editError,

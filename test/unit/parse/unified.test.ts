@@ -1223,3 +1223,180 @@ describe('parseUnifiedDiff on CRLF line endings', () => {
     })
   })
 })
+
+describe('parseUnifiedDiff on hunk lines that start with none of " -+\\" (#8)', () => {
+  const BODY = ' one\n two\n-three\n+THREE\n four\n five\n+six\n'
+  const HEAD = '--- a/f.txt\n+++ b/f.txt\n@@ -1,5 +1,6 @@\n'
+
+  it('refuses a context line that lost its leading space while the counts run', () => {
+    const patch = HEAD + BODY.replace(' four\n', 'four\n')
+    expect(parseError(patch)).toMatchObject({
+      code: 'PARSE_BAD_LINE',
+      path: 'f.txt',
+      patchLine: lineOf(patch, 'four'),
+    })
+  })
+
+  it('refuses a tab-led line in real git output, as git apply does', () => {
+    const repo = makeRepo({ 'f.txt': 'one\ntwo\nthree\nfour\nfive\n' })
+    repo.write('f.txt', 'one\ntwo\nTHREE\nfour\nfive\nsix\n')
+    const patch = repo.diff().replace('\n four\n', '\n\tfour\n')
+    expect(parseError(patch)).toMatchObject({
+      code: 'PARSE_BAD_LINE',
+      patchLine: lineOf(patch, '\tfour'),
+    })
+  })
+
+  it('refuses it even when the counts are too large', () => {
+    const patch = HEAD.replace('-1,5 +1,6', '-1,9 +1,9') + BODY.replace(' four\n', 'four\n')
+    expect(parseError(patch)).toMatchObject({ code: 'PARSE_BAD_LINE', patchLine: 8 })
+  })
+
+  it('still reads a truly empty line as blank context', () => {
+    const patch = HEAD + BODY.replace(' four\n', '\n')
+    expect(only(parsed(patch))).toMatchObject({
+      hunks: [hunk(3, 1, [' one', ' two', '-three', '+THREE', ' ', ' five', '+six'])],
+    })
+  })
+
+  it('takes a line after the used-up counts as junk, as git does', () => {
+    const patch = HEAD.replace('-1,5 +1,6', '-1,4 +1,4') + BODY.replace(' five\n', 'five\n')
+    expect(only(parsed(patch))).toMatchObject({
+      hunks: [hunk(3, 1, [' one', ' two', '-three', '+THREE', ' four'])],
+    })
+  })
+
+  it('lets a miscounted hunk end at the next hunk, the next file or an Index: line', () => {
+    for (const next of ['@@ -9 +9 @@\n-x\n+y\n', 'diff -u a/g b/g\n', 'Index: g\n===\n']) {
+      const patch = HEAD.replace('-1,5 +1,6', '-1,9 +1,9') + BODY + next
+      const op = parsed(patch).ops[0]
+      expect(op).toMatchObject({ path: 'f.txt' })
+      expect(op?.kind === 'update' ? op.hunks[0]?.lines.length : 0).toBe(7)
+    }
+  })
+
+  it('still names a malformed @@ line after a miscounted hunk as a bad header', () => {
+    const patch = HEAD.replace('-1,5 +1,6', '-1,9 +1,9') + BODY + '@@ -x @@\n-a\n'
+    expect(parseError(patch)).toMatchObject({ code: 'PARSE_BAD_HEADER', patchLine: 11 })
+  })
+
+  it('reads -U0 git output whose hunks end on the next diff --git line', () => {
+    const repo = makeRepo({ 'a.txt': TWELVE, 'b.txt': TWELVE })
+    repo.write('a.txt', TWELVE.replace('three\n', 'THREE\nextra\n').replace('ten\n', ''))
+    repo.write('b.txt', TWELVE.replace('one\n', 'ONE\n'))
+    const plan = parsed(repo.diff('-U0'))
+    expect(plan.ops.map((op) => (op.kind === 'update' ? op.hunks.length : 0))).toEqual([2, 1])
+  })
+})
+
+describe('parseUnifiedDiff on the index line of a binary patch (#8)', () => {
+  // A NUL byte makes git treat the file as binary whatever the rest is.
+  const binary = (length: number, seed: number) => Uint8Array.from([0, ...noise(length, seed)])
+
+  it('keeps the blob ids git writes, for updates, creations and deletions', () => {
+    const repo = makeRepo({ 'a.bin': binary(400, 11), 'gone.bin': binary(300, 12) })
+    repo.write('a.bin', binary(400, 13))
+    repo.write('new.bin', binary(200, 14))
+    repo.remove('gone.bin')
+    const plan = parsed(repo.diff('--binary'))
+    const idsOf = (path: string) => {
+      const op = plan.ops.find((o) => o.path === path)
+      if (op === undefined) throw new Error(`no op for ${path}`)
+      const { oldId, newId } = binaryOf(op)
+      return { oldId, newId }
+    }
+    const blob = (path: string) => repo.git('rev-parse', `HEAD:${path}`).trim()
+    const staged = (path: string) => repo.git('rev-parse', `:${path}`).trim()
+    expect(idsOf('a.bin')).toEqual({ oldId: blob('a.bin'), newId: staged('a.bin') })
+    expect(idsOf('new.bin')).toEqual({ oldId: '0'.repeat(40), newId: staged('new.bin') })
+    expect(idsOf('gone.bin')).toEqual({ oldId: blob('gone.bin'), newId: '0'.repeat(40) })
+  })
+
+  it('reads abbreviated and upper-case ids with or without a mode, and skips a malformed line', () => {
+    const repo = makeRepo({ x: binary(100, 15) })
+    repo.write('x', binary(100, 16))
+    const patch = repo.diff('--binary')
+    const lines = ['index ABCDEF0..1234567 100644', 'index abcdef0..1234567', 'index nonsense']
+    const ops = lines.map((line) => only(parsed(patch.replace(/^index .*$/m, line))))
+    expect(binaryOf(ops[0] as FileOp)).toMatchObject({ oldId: 'abcdef0', newId: '1234567' })
+    expect(binaryOf(ops[1] as FileOp)).toMatchObject({ oldId: 'abcdef0', newId: '1234567' })
+    expect(binaryOf(ops[2] as FileOp).oldId).toBeUndefined()
+  })
+})
+
+describe('parseUnifiedDiff on traditional headers as git reads them (#8)', () => {
+  const update = (minus: string, plus: string) =>
+    only(parsed(`--- ${minus}\n+++ ${plus}\n@@ -1 +1 @@\n-a\n+b\n`))
+
+  it('finds the timestamp after a tab or after spaces, with any zone spelling', () => {
+    const stamps = [
+      '\t2024-03-01 10:00:00.000000000 +0100',
+      ' 2024-03-01 10:00:00 +0100',
+      '   2024-03-01 10:00:00.123 -0800',
+      '  2024-03-01 10:00:00 +05:30',
+      ' 2024-03-01 10:00:00',
+      '\t2024-03-01',
+      ' 24-03-01 10:00:00',
+    ]
+    for (const stamp of stamps) {
+      expect(update(`a/my file.txt${stamp}`, `b/my file.txt${stamp}`).path).toBe('my file.txt')
+    }
+  })
+
+  it('keeps tabs inside a name that a trailing timestamp ends', () => {
+    const stamp = '\t2024-03-01 10:00:00.000000000 +0100'
+    expect(update(`a/we\tird.txt${stamp}`, `b/we\tird.txt${stamp}`).path).toBe('we\tird.txt')
+  })
+
+  it('cuts the name at the first tab when what follows is no timestamp it knows', () => {
+    const stamp = '\tThu Jan 25 10:00:00 2024'
+    expect(update(`a/f.txt${stamp}`, `b/f.txt${stamp}`).path).toBe('f.txt')
+    expect(update('a/f.txt\tnot a date', 'b/f.txt\tnot a date').path).toBe('f.txt')
+  })
+
+  it('keeps a name whose date-like tail has no separator or is not a full date', () => {
+    expect(update('a/log-2024-03-01', 'b/log-2024-03-01').path).toBe('log-2024-03-01')
+    expect(update('a/v 10:00:00', 'b/v 10:00:00').path).toBe('v 10:00:00')
+  })
+
+  it('does not strip timestamps from the ---/+++ lines of a git section', () => {
+    const patch =
+      'diff --git a/x b/x\n--- a/x 2024-03-01\n+++ b/x 2024-03-01\n@@ -1 +1 @@\n-a\n+b\n'
+    expect(only(parsed(patch)).path).toBe('x 2024-03-01')
+  })
+
+  it('reads the epoch of diff -N in the zone it is written in', () => {
+    const created = (stamp: string) =>
+      only(
+        parsed(`--- a/n.txt${stamp}\n+++ b/n.txt\t2024-03-01 10:00:00 +0100\n@@ -0,0 +1 @@\n+n\n`),
+      ).kind
+    expect(created('\t1970-01-01 00:00:00.000000000 +0000')).toBe('add')
+    expect(created('\t1969-12-31 16:00:00.000000000 -0800')).toBe('add')
+    expect(created(' 1970-01-01 05:30:00 +05:30')).toBe('add')
+    expect(created('\t1970-01-01 00:00:00')).toBe('add')
+    expect(created('\tThu Jan  1 00:00:00 1970')).toBe('add')
+    // The same calendar day at another instant is a real (empty) file dated 1970.
+    expect(created('\t1970-01-01 10:00:00 +0000')).toBe('update')
+    expect(created('\t1970-01-01 00:00:00.5 +0000')).toBe('update')
+  })
+
+  it('reads real diff -N output written in a zone west of UTC', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'patchloom-diffu-'))
+    tempDirs.push(dir)
+    mkdirSync(join(dir, 'old'))
+    mkdirSync(join(dir, 'new'))
+    writeFileSync(join(dir, 'new', 'n.txt'), 'n\n')
+    let patch = ''
+    try {
+      execFileSync('diff', ['-ruN', 'old', 'new'], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, TZ: 'America/Los_Angeles' },
+      })
+    } catch (error) {
+      patch = String((error as { stdout: string }).stdout)
+    }
+    expect(patch).toContain('1969-12-31 16:00:00')
+    expect(only(parsed(patch))).toMatchObject({ kind: 'add', path: 'n.txt', content: 'n\n' })
+  })
+})

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { readPatchInput } from '../../../../src/cli/commands/apply.js'
-import type { CliIo } from '../../../../src/cli/main.js'
+import type { CliIo } from '../../../../src/cli/types.js'
 
 let dir: string
 let stdinReads: number
