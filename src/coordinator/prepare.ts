@@ -135,8 +135,10 @@ export function checkDuplicates(ops: readonly ResolvedOp[], caseInsensitive: boo
   const seen = new Map<string, { rel: string; abs: string; patchLine: number; deletes: boolean }>()
   for (const { op, target, moveTo } of ops) {
     for (const p of moveTo === undefined ? [target] : [target, moveTo]) {
-      const key = pathKey(p.abs, caseInsensitive)
-      const earlier = seen.get(key)
+      // Keyed by the file and by the name: an edit through link.txt (its target) and a delete of
+      // link.txt (the link itself, #8) resolve apart but are two changes to one path.
+      const keys = [pathKey(p.abs, caseInsensitive), `name:${pathKey(p.rel, caseInsensitive)}`]
+      const earlier = keys.map((k) => seen.get(k)).find((e) => e !== undefined)
       // A diff may delete a path and then create it again (git's type change; see pairTypeChanges).
       const recreates = earlier?.deletes === true && op.kind === 'add' && !op.overwrite
       if (earlier !== undefined && !recreates) {
@@ -150,12 +152,13 @@ export function checkDuplicates(ops: readonly ResolvedOp[], caseInsensitive: boo
           { path: p.rel, patchLine: op.patchLine },
         )
       }
-      seen.set(key, {
+      const entry = {
         rel: p.rel,
         abs: p.abs,
         patchLine: op.patchLine,
         deletes: op.kind === 'delete',
-      })
+      }
+      for (const key of keys) seen.set(key, entry)
     }
   }
 }

@@ -227,6 +227,17 @@ describe('symlinks through the engine (#8)', () => {
     expect(error.message).not.toContain('ignores case')
   })
 
+  it('refuses an edit through a link and a delete of the link in one patch (PATH_DUPLICATE)', async () => {
+    const error = await rejection(
+      engine.apply(
+        codex('*** Update File: alias.txt', '@@', '-two', '+2', '*** Delete File: alias.txt'),
+      ),
+    )
+    expect(error).toMatchObject({ code: 'PATH_DUPLICATE', path: 'alias.txt', patchLine: 6 })
+    expect(await entry('alias.txt')).toEqual({ link: 'real.txt' })
+    expect(await entry('real.txt')).toEqual({ text: 'one\ntwo\n' })
+  })
+
   it('refuses a delete through a symlinked directory and keeps that directory', async () => {
     await mkdir(at('realdir'))
     await writeFile(at('realdir/x.txt'), 'x\n')
