@@ -101,8 +101,8 @@ export const ERROR_CODES = {
   },
   FILE_WRONG_TYPE: {
     meaning:
-      'The path is a symlink where the patch states a regular file, or a regular file where it states a symlink (mode 120000), as git apply refuses with "wrong type"; or a move of a symlink also changes its content.',
-    hint: 'Regenerate the patch from the current tree; move a symlink without changes, and edit the file it points to by its own path.',
+      'The path is a symlink where the patch states a regular file, or a regular file where it states a symlink (mode 120000), as git apply refuses with "wrong type"; or a move or copy of a symlink also changes its content.',
+    hint: 'Regenerate the patch from the current tree; move or copy a symlink without changes, and edit the file it points to by its own path.',
     retryable: false,
   },
   FILE_NOT_REGULAR: {

@@ -54,10 +54,10 @@ export async function prepareOps(
 
 /**
  * Whether `op` acts on a symlink at the given path itself rather than on what it points to
- * (issue #8), as git does: deletes, both ends of a move, diff creations and copy destinations,
- * and updates whose patch states mode 120000. Edits and Codex Add File write through a link.
+ * (issue #8), as git does: deletes, both ends of a move or copy, diff creations, and updates
+ * whose patch states mode 120000. Edits and Codex Add File write through a link.
  */
-export function actsOnLink(op: FileOp, role: 'target' | 'moveTo' | 'from'): boolean {
+export function actsOnLink(op: FileOp): boolean {
   switch (op.kind) {
     case 'delete':
       return true
@@ -68,7 +68,7 @@ export function actsOnLink(op: FileOp, role: 'target' | 'moveTo' | 'from'): bool
     case 'add':
       return !op.overwrite || op.modeAfter === SYMLINK_MODE
     case 'copy':
-      return role === 'target'
+      return true // git copies a link as a link
     case 'edits':
       return false
   }
@@ -79,6 +79,7 @@ export function writesLink(p: PreparedOp): boolean {
   const { op } = p
   if (op.kind === 'edits' || op.kind === 'delete') return false
   if (op.modeAfter !== undefined) return op.modeAfter === SYMLINK_MODE
+  if (op.kind === 'copy') return p.from?.snap.kind === 'symlink'
   return op.kind === 'update' && p.target.snap.kind === 'symlink'
 }
 
@@ -110,11 +111,11 @@ export interface ResolvedOp {
 
 async function resolveOp(ctx: PathContext, op: FileOp): Promise<ResolvedOp> {
   const target = await resolveWorkspacePath(ctx, op.path, op.patchLine, {
-    followLast: !actsOnLink(op, 'target'),
+    followLast: !actsOnLink(op),
   })
   if (op.kind === 'update' && op.moveTo !== undefined) {
     const moveTo = await resolveWorkspacePath(ctx, op.moveTo, op.patchLine, {
-      followLast: !actsOnLink(op, 'moveTo'),
+      followLast: !actsOnLink(op),
     })
     if (moveTo.abs === target.abs) {
       throw new EditError('PATH_MOVE_TO_SELF', `${target.rel} is moved onto itself.`, {
@@ -125,7 +126,9 @@ async function resolveOp(ctx: PathContext, op: FileOp): Promise<ResolvedOp> {
     return { op: { ...op, path: target.rel, moveTo: moveTo.rel }, target, moveTo }
   }
   if (op.kind === 'copy') {
-    const from = await resolveWorkspacePath(ctx, op.from, op.patchLine)
+    const from = await resolveWorkspacePath(ctx, op.from, op.patchLine, {
+      followLast: !actsOnLink(op),
+    })
     return { op: { ...op, path: target.rel, from: from.rel }, target, from }
   }
   return { op: { ...op, path: target.rel }, target }
@@ -169,15 +172,13 @@ function sameFileBecause(earlierAbs: string, abs: string): string {
 }
 
 async function readOp(op: ResolvedOp, maxFileBytes: number | undefined): Promise<PreparedOp> {
-  const read = async (
-    resolved: ResolvedPath,
-    role: 'target' | 'moveTo' | 'from',
-  ): Promise<PreparedPath> => {
+  // One rule for every path of an op: a link there is read as the link, or followed (#8).
+  const link = actsOnLink(op.op)
+  const read = async (resolved: ResolvedPath): Promise<PreparedPath> => {
     const limit =
       maxFileBytes === undefined
         ? undefined
         : { maxFileBytes, path: resolved.rel, patchLine: op.op.patchLine }
-    const link = actsOnLink(op.op, role)
     return {
       resolved,
       snap: await (link
@@ -186,9 +187,9 @@ async function readOp(op: ResolvedOp, maxFileBytes: number | undefined): Promise
     }
   }
   const [target, moveTo, from] = await Promise.all([
-    read(op.target, 'target'),
-    op.moveTo === undefined ? undefined : read(op.moveTo, 'moveTo'),
-    op.from === undefined ? undefined : read(op.from, 'from'),
+    read(op.target),
+    op.moveTo === undefined ? undefined : read(op.moveTo),
+    op.from === undefined ? undefined : read(op.from),
   ])
   return {
     op: op.op,
@@ -201,7 +202,7 @@ async function readOp(op: ResolvedOp, maxFileBytes: number | undefined): Promise
 function checkState({ op, target, moveTo, from }: PreparedOp, format: PatchFormat): void {
   const where = (p: PreparedPath) => ({ path: p.resolved.rel, patchLine: op.patchLine })
   checkNotBeyondSymlink(op, target, moveTo)
-  checkLinkType(op, target)
+  checkLinkType(op, op.kind === 'copy' && from !== undefined ? from : target)
   const notRegular = (p: PreparedPath) => {
     if (p.snap.kind === 'directory')
       throw new EditError('FILE_IS_DIRECTORY', `${p.resolved.rel} is a directory.`, where(p))
@@ -305,27 +306,28 @@ function checkNotBeyondSymlink(op: FileOp, target: PreparedPath, moveTo?: Prepar
  * regular file, or a regular mode on a link, is refused; so is a change to a link's content that
  * no stated mode vouches for (a Codex move with chunks would edit the link's target string).
  */
-function checkLinkType(op: FileOp, target: PreparedPath): void {
-  if (op.kind !== 'delete' && op.kind !== 'update') return
-  const kind = target.snap.kind
+function checkLinkType(op: FileOp, source: PreparedPath): void {
+  if (op.kind !== 'delete' && op.kind !== 'update' && op.kind !== 'copy') return
+  const kind = source.snap.kind
   if (kind !== 'file' && kind !== 'symlink') return
-  const stated = [op.modeBefore, op.kind === 'update' ? op.modeAfter : undefined].filter(
+  const modeBefore = op.kind === 'copy' ? undefined : op.modeBefore
+  const stated = [modeBefore, op.kind === 'delete' ? undefined : op.modeAfter].filter(
     (m): m is string => m !== undefined,
   )
   const isLink = kind === 'symlink'
   const mismatch = stated.some((m) => (m === SYMLINK_MODE) !== isLink)
   const unvouched =
     isLink &&
-    op.kind === 'update' &&
+    op.kind !== 'delete' &&
     (op.hunks.length > 0 || op.binary !== undefined) &&
-    op.modeBefore !== SYMLINK_MODE
+    modeBefore !== SYMLINK_MODE
   if (!mismatch && !unvouched) return
-  const rel = target.resolved.rel
+  const rel = source.resolved.rel
   throw new EditError(
     'FILE_WRONG_TYPE',
     mismatch
       ? `${rel} is ${isLink ? 'a symlink' : 'a regular file'}, but the patch states mode ${stated.join(' -> ')}.`
-      : `${rel} is a symlink; a move changes the link, not its content, so it cannot also apply changes.`,
+      : `${rel} is a symlink; a ${op.kind === 'copy' ? 'copy' : 'move'} carries the link, not its content, so it cannot also apply changes.`,
     { path: rel, patchLine: op.patchLine },
   )
 }

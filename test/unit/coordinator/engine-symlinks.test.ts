@@ -102,6 +102,41 @@ describe('symlinks through the engine (#8)', () => {
     expect(await entry('alias.txt')).toEqual({ link: 'real.txt' })
   })
 
+  it('copies a link as a link (git copy), and undo removes only the copy', async () => {
+    const patch = [
+      'diff --git a/alias.txt b/copy.txt',
+      'similarity index 100%',
+      'copy from alias.txt',
+      'copy to copy.txt',
+      '',
+    ].join('\n')
+    const result = await engine.apply(patch)
+    expect(await entry('copy.txt')).toEqual({ link: 'real.txt' })
+    expect(result.files[0]).toMatchObject({ op: 'copy', from: 'alias.txt' })
+    await engine.undo()
+    expect(await entry('copy.txt')).toBe(null)
+    expect(await entry('alias.txt')).toEqual({ link: 'real.txt' })
+  })
+
+  it('refuses a copy of a link with changes and no mode 120000 (FILE_WRONG_TYPE)', async () => {
+    const patch = [
+      'diff --git a/alias.txt b/copy.txt',
+      'similarity index 60%',
+      'copy from alias.txt',
+      'copy to copy.txt',
+      '--- a/alias.txt',
+      '+++ b/copy.txt',
+      '@@ -1,2 +1,2 @@',
+      ' one',
+      '-two',
+      '+2',
+      '',
+    ].join('\n')
+    const error = await rejection(engine.apply(patch))
+    expect(error).toMatchObject({ code: 'FILE_WRONG_TYPE', path: 'alias.txt' })
+    expect(await entry('copy.txt')).toBe(null)
+  })
+
   it('creates a link from new file mode 120000, and undo removes only the link', async () => {
     const patch = [
       'diff --git a/new-link b/new-link',
