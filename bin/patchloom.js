@@ -4,13 +4,12 @@
 // src/cli/main.ts so it can be tested in-process.
 import { main } from '../dist/src/cli/main.js'
 
-async function readStdin() {
+// The stream itself: main() reads it as bytes and stops at --max-patch-bytes (#8).
+function readStdin() {
   if (process.stdin.isTTY) {
     process.stderr.write('patchloom: reading the patch from stdin (end with Ctrl-D)\n')
   }
-  const chunks = []
-  for await (const chunk of process.stdin) chunks.push(chunk)
-  return Buffer.concat(chunks).toString('utf8')
+  return process.stdin
 }
 
 process.exitCode = await main(process.argv.slice(2), {

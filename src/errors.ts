@@ -49,9 +49,15 @@ export const ERROR_CODES = {
     hint: 'Regenerate the patch with `git diff --binary`.',
     retryable: false,
   },
+  PARSE_BAD_ENCODING: {
+    meaning:
+      'The patch is not valid UTF-8 where it must be: a JSON edit list (JSON is UTF-8; no unpaired surrogate escapes), or patch text passed as a string that holds unpaired surrogates.',
+    hint: 'Send JSON edits as UTF-8 (escape other bytes as text); pass a patch that is not UTF-8 as bytes (a file, stdin, or a Uint8Array) in another format.',
+    retryable: false,
+  },
   PATH_INVALID: {
     meaning:
-      'A path is empty, contains a NUL byte, names the workspace root itself, or is too long (a component over 255 bytes, or the whole path over 4095 bytes).',
+      'A path is empty, contains a NUL byte, is not valid UTF-8, names the workspace root itself, or is too long (a component over 255 bytes, or the whole path over 4095 bytes).',
     hint: 'Use a relative path to a file inside the workspace, with names the filesystem can hold.',
     retryable: false,
   },
@@ -148,6 +154,12 @@ export const ERROR_CODES = {
   MATCH_OUT_OF_RANGE: {
     meaning: 'A line range (start_line/end_line) lies outside the file.',
     hint: 'Use 1-based inclusive line numbers within the file; the message gives its line count.',
+    retryable: false,
+  },
+  MATCH_NOT_EXACT: {
+    meaning:
+      "The patch's lines for a file hold bytes that are not UTF-8, so only a byte-exact match is allowed, and the change needs more (a lenient match).",
+    hint: "Give context lines that match the file byte for byte, or send the patch in the file's own encoding.",
     retryable: false,
   },
   LIMIT_PATCH_TOO_LARGE: {

@@ -200,6 +200,11 @@ export interface ComputeInput {
   readonly sourceMode?: FileMode
   /** The op's forward GIT binary hunk, inflated by the coordinator (zlib is not in the pure core). */
   readonly inflated?: Uint8Array
+  /**
+   * The op's text holds raw bytes (a patch that is not UTF-8, src/text/patch-bytes.ts): match it
+   * byte-exactly against the file's bytes and write its bytes as they are (D-040).
+   */
+  readonly rawBytes?: true
 }
 
 /** One file's computed change, before anything is written. */

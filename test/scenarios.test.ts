@@ -71,10 +71,10 @@ async function runScenario(
   const applyOptions = { format: scenario.format, route }
 
   // A dry run must reach the same verdict and write nothing.
-  const checked = await attempt(() => engine.check(scenario.patchText, applyOptions))
+  const checked = await attempt(() => engine.check(scenario.patchBytes, applyOptions))
   expect(readableTree(await snapshot(root)), 'check() changed the tree').toEqual(before)
 
-  const outcome = await attempt(() => engine.apply(scenario.patchText, applyOptions))
+  const outcome = await attempt(() => engine.apply(scenario.patchBytes, applyOptions))
   expect(checked.ok, `check() and apply() disagree: ${describeFailure(checked)}`).toBe(outcome.ok)
 
   if (scenario.expectedDir !== undefined) {

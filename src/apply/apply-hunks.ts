@@ -1,7 +1,8 @@
 // Applies a file's line hunks: locates each (src/match/locate.ts, per LocateMode) and splices the
 // new lines in, keeping the file's own bytes wherever the patch does not change them: context and
 // removed lines are the FILE's lines (text and terminator), added lines are restyled to the
-// file's indentation/quotes and take its dominant line ending, unless the patch states endings
+// file's indentation/quotes (src/match/restyle.ts, learned by the locator from the matched lines
+// and the added ones) and take its dominant line ending, unless the patch states endings
 // (a unified diff of a CRLF file, HunkLine.eol): then they take exactly the stated ones, as
 // `git apply` writes them. The final-newline rule depends on the patch format (finishLastLine).
 // Decoding, BOMs and patch-text conversion are the caller's (src/apply/compute.ts); this module

@@ -2,19 +2,22 @@
 // string edits, or a binary patch), encode, and render the file's diff. Pure: the same function
 // runs inline and in a worker (workers/engine.worker.ts). It never reads or writes files; the
 // coordinator passes the current bytes in and writes the result out. Binary hunks arrive already
-// inflated (job.inflated) because zlib lives outside the pure core.
-import { errorData } from '../errors.js'
+// inflated (job.inflated) because zlib lives outside the pure core. An op whose text holds raw
+// bytes (job.rawBytes: the patch is not UTF-8 there, src/text/patch-bytes.ts) is matched and
+// written one char per byte, whatever the file's own encoding: exact matches only (D-040).
+import { errorData, type EditErrorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
-import { decodeText, encodeText, toModeText, utf8Encode, type TextMode } from '../text/decode.js'
+import {
+  decodeText,
+  encodeText,
+  toModeText,
+  utf8Encode,
+  type DecodedText,
+  type TextMode,
+} from '../text/decode.js'
+import { rawTextToByteChars, rawTextToBytes } from '../text/patch-bytes.js'
 import { joinLines, splitLines, type Line } from '../text/lines.js'
-import type {
-  ComputedFile,
-  ComputeInput,
-  FileOp,
-  LineHunk,
-  PatchFormat,
-  Warning,
-} from '../types.js'
+import type { ComputedFile, ComputeInput, FileOp, LineHunk, Warning } from '../types.js'
 import { applyHunks } from './apply-hunks.js'
 import { applyBinaryPatch, checkPreimage } from './git-binary.js'
 import { renderDiff, type DiffHeader, type LineRegion, type RenderedDiff } from './render-diff.js'
@@ -52,7 +55,10 @@ function newContent(job: ComputeInput): Result<Content | null> {
   switch (op.kind) {
     case 'add':
       if (op.binary !== undefined) return binaryContent(job, null)
-      return ok({ bytes: utf8Encode(op.content), warnings: [] })
+      return ok({
+        bytes: job.rawBytes === true ? rawTextToBytes(op.content) : utf8Encode(op.content),
+        warnings: [],
+      })
     case 'delete': {
       if (source === null) return fail(notFound(op.path, op.patchLine))
       if (op.binary !== undefined) {
@@ -63,7 +69,7 @@ function newContent(job: ComputeInput): Result<Content | null> {
       if (op.hunks.length === 0) return ok(null)
       // A diff states the removed content; verify it, so a delete never removes a file that
       // differs from what the patch author saw.
-      const left = applyLineHunks(source, op.hunks, 'near-line', job.format, op.path)
+      const left = applyLineHunks(job, source, op.hunks, 'near-line')
       if (!left.ok) return left
       if (left.value.bytes.length !== 0) {
         return fail(
@@ -86,12 +92,12 @@ function newContent(job: ComputeInput): Result<Content | null> {
       if (op.binary !== undefined) return binaryContent(job, source)
       if (source === null) {
         if (op.kind === 'update' && op.createIfMissing === true) {
-          return applyLineHunks(new Uint8Array(0), op.hunks, op.locate, job.format, op.path)
+          return applyLineHunks(job, new Uint8Array(0), op.hunks, op.locate)
         }
         return fail(notFound(readPath, op.patchLine))
       }
       if (op.hunks.length === 0) return ok({ bytes: source, warnings: [] })
-      return applyLineHunks(source, op.hunks, op.locate, job.format, op.path)
+      return applyLineHunks(job, source, op.hunks, op.locate)
     }
     case 'edits': {
       const decoded =
@@ -115,14 +121,21 @@ function newContent(job: ComputeInput): Result<Content | null> {
 }
 
 function applyLineHunks(
+  job: ComputeInput,
   source: Uint8Array,
   hunks: readonly LineHunk[],
   locate: 'cursor' | 'near-line' | 'sequential',
-  format: PatchFormat,
-  path: string,
 ): Result<Content> {
-  const decoded = decodeText(source)
-  const modeHunks = decoded.mode === 'utf8' ? hunks : hunks.map((h) => hunkToMode(h, decoded.mode))
+  const { format } = job
+  const path = job.op.path
+  const raw = job.rawBytes === true
+  const fileDecoded = decodeText(source)
+  const decoded = raw ? asBytesMode(fileDecoded) : fileDecoded
+  const modeHunks = raw
+    ? hunks.map(rawHunkToBytes)
+    : decoded.mode === 'utf8'
+      ? hunks
+      : hunks.map((h) => hunkToMode(h, decoded.mode))
   const lines = splitLines(decoded.text)
   const applied = applyHunks({
     lines,
@@ -132,7 +145,7 @@ function applyLineHunks(
     path,
     exactOnly: decoded.mode === 'bytes',
   })
-  if (!applied.ok) return applied
+  if (!applied.ok) return raw ? fail(rawBytesError(applied.error, fileDecoded)) : applied
   return ok({
     bytes: encodeText(joinLines(applied.value.lines), decoded.mode, decoded.bom),
     warnings: applied.value.warnings,
@@ -144,6 +157,47 @@ function applyLineHunks(
     },
     ...(applied.value.regions === undefined ? {} : { regions: applied.value.regions }),
   })
+}
+
+/** A UTF-8 file seen one char per byte, so raw-byte patch lines can be compared with it. */
+function asBytesMode(decoded: DecodedText): DecodedText {
+  if (decoded.mode === 'bytes') return decoded
+  return { mode: 'bytes', bom: decoded.bom, text: toModeText(decoded.text, 'bytes') }
+}
+
+function rawHunkToBytes(hunk: LineHunk): LineHunk {
+  return {
+    ...hunk,
+    hints: hunk.hints.map(rawTextToByteChars),
+    lines: hunk.lines.map((l) => ({ ...l, text: rawTextToByteChars(l.text) })),
+  }
+}
+
+/**
+ * A refusal for an op whose patch text is not UTF-8 says so: on a UTF-8 file the exact-only rule
+ * comes from the patch (MATCH_NOT_EXACT, not FILE_NOT_TEXT), and a miss may be an encoding clash.
+ */
+function rawBytesError(error: EditErrorData, file: DecodedText): EditErrorData {
+  const why = 'the patch holds bytes that are not UTF-8 for this file'
+  if (error.code === 'FILE_NOT_TEXT' && file.mode === 'utf8') {
+    const at =
+      error.patchLine === undefined ? 'a hunk' : `the hunk at patch line ${error.patchLine}`
+    return errorData(
+      'MATCH_NOT_EXACT',
+      `${error.path ?? 'the file'}: ${why}, so only a byte-exact match is allowed, and ${at} matches only leniently.`,
+      {
+        ...(error.path === undefined ? {} : { path: error.path }),
+        ...(error.patchLine === undefined ? {} : { patchLine: error.patchLine }),
+      },
+    )
+  }
+  if (error.code === 'MATCH_NOT_FOUND') {
+    return {
+      ...error,
+      hint: `${error.hint} Note that ${why}: its lines match only the same bytes, so a file in another encoding (UTF-8 where the patch has Latin-1, say) never matches.`,
+    }
+  }
+  return error
 }
 
 function binaryContent(job: ComputeInput, source: Uint8Array | null): Result<Content> {

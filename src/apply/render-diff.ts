@@ -2,7 +2,9 @@
 // counts added and removed lines. Only the regions a change touched are diffed: the caller passes
 // the old/new line ranges each hunk replaced, and lines between them must be identical (checked;
 // anything else falls back to diffing the whole file minus its common prefix and suffix). The
-// minimal line diff inside a region comes from jsdiff's diffArrays.
+// minimal line diff inside a region comes from jsdiff's diffArrays. Lines are git's already
+// (src/text/lines.ts ends them at LF only; a lone CR is content), so the diff replays with
+// `git apply` as it is.
 // PERF: replaces a whole-file Myers diff, which dominated verification time on large files
 // (bench/apply.bench.ts, bench/RESULTS.md).
 // Only the array differ: importing 'diff' whole loads every module of jsdiff (~20 ms at startup).
@@ -65,13 +67,6 @@ export function renderDiff(
       diff: (headerText ?? gitLine(header)) + `Binary files ${from} and ${to} differ\n`,
     }
   }
-  // Git ends lines at '\n' only; a lone CR is part of a line. Re-split such files its way so the
-  // diff replays with git apply (regions then no longer line up).
-  if (hasLoneCr(oldLines) || hasLoneCr(newLines)) {
-    oldLines = gitLines(oldLines)
-    newLines = gitLines(newLines)
-    regions = undefined
-  }
   const changes = changesOf(oldLines, newLines, regions)
   let additions = 0
   let deletions = 0
@@ -130,23 +125,6 @@ function quoteName(name: string): string {
     return named[c] ?? '\\' + c.charCodeAt(0).toString(8).padStart(3, '0')
   })
   return `"${escaped}"`
-}
-
-function hasLoneCr(lines: readonly Line[]): boolean {
-  return lines.some((line) => line.eol === '\r')
-}
-
-function gitLines(lines: readonly Line[]): Line[] {
-  const text = lines.map((l) => l.text + l.eol).join('')
-  if (text === '') return []
-  const parts = text.split('\n')
-  const last = parts.pop() as string
-  const out: Line[] = parts.map((part) => ({
-    text: part.endsWith('\r') ? part.slice(0, -1) : part,
-    eol: part.endsWith('\r') ? '\r\n' : '\n',
-  }))
-  if (last !== '') out.push({ text: last, eol: '' })
-  return out
 }
 
 function lineKey(line: Line): string {

@@ -8,15 +8,18 @@
 // an LF view of the lines and maps offsets back); line breaks that pair with an unchanged old line
 // keep its terminator, new ones take the file's dominant ending, and the last touched line keeps
 // its own.
+// After a lenient match, new lines are restyled like hunk lines (src/match/restyle.ts): a
+// replace's new lines learn from the matched old_string lines, an insert's from its anchor.
 // Only the array differ: importing 'diff' whole loads every module of jsdiff (~20 ms at startup).
 import { diffArrays } from 'diff/lib/diff/array.js'
 import type { Candidate } from '../errors.js'
 import { errorData } from '../errors.js'
 import { findCandidates, MAX_CANDIDATES, previewOf } from '../match/candidates.js'
-import { deriveRestyle, restyleLine } from '../match/restyle.js'
+import { surroundingLines } from '../match/locate.js'
+import { deriveRestyle, restyleLine, type Restyle } from '../match/restyle.js'
 import { fail, ok, type Result } from '../result.js'
 import { joinLines, type Eol, type Line } from '../text/lines.js'
-import type { MatchPass } from '../text/normalize.js'
+import { normalizeLine, type MatchPass } from '../text/normalize.js'
 import type { StringEdit, Warning } from '../types.js'
 import {
   disjointStarts,
@@ -253,7 +256,10 @@ function applyReplace(
   // Bottom-up, so earlier starts stay valid while later ones are rewritten.
   for (const s of [...starts].reverse()) {
     const fileSlice = doc.texts.slice(s, s + wanted.length)
-    const restyle = deriveRestyle(fileSlice, wanted, pass)
+    const restyle = deriveRestyle(fileSlice, wanted, pass, {
+      added: newLines.filter((_, k) => !pairs.has(k)),
+      surrounding: surroundingLines(doc.texts, s, s + wanted.length),
+    })
     const texts = newLines.map((line, k) => {
       const j = pairs.get(k)
       // Unchanged lines keep the file's own text, not the edit's lenient spelling of it.
@@ -327,7 +333,13 @@ function applyInsert(
   const inserted = wholeLines(edit.newString)
   if (inserted.length === 0) return ok({ text: doc.text, warnings: [] })
   const lines = [...doc.lines]
-  const fresh: Line[] = inserted.map((text) => ({ text, eol: doc.dominant }))
+  // A leniently matched anchor tells how the edit's indentation maps onto the file's; the new
+  // lines were written with the same view of the file, so they are re-indented the same way.
+  const restyle = anchorRestyle(doc, anchorLf, first, last, pass, inserted)
+  const fresh: Line[] = inserted.map((text) => ({
+    text: restyle === null ? text : restyleLine(text, restyle),
+    eol: doc.dominant,
+  }))
   if (edit.position === 'before') {
     lines.splice(first, 0, ...fresh)
   } else {
@@ -341,6 +353,32 @@ function applyInsert(
   }
   const warnings = pass === 'exact' ? [] : lenientWarnings(pass, [first], ctx, 'anchor')
   return ok({ text: joinLines(lines), warnings })
+}
+
+/**
+ * The restyle for lines inserted at a lenient anchor: learned from the anchor's lines when it
+ * matched whole lines, or from its one line when the anchor is that line's start (an anchor in
+ * the middle of a line says nothing about indentation). Null for an exact anchor.
+ */
+function anchorRestyle(
+  doc: Doc,
+  anchorLf: string,
+  first: number,
+  last: number,
+  pass: MatchPass,
+  inserted: readonly string[],
+): Restyle | null {
+  if (pass === 'exact') return null
+  const wanted = anchorLf.split('\n')
+  const fileSlice = doc.texts.slice(first, last + 1)
+  if (wanted.length === 1) {
+    const key = normalizeLine(wanted[0] as string, pass)
+    if (!normalizeLine(fileSlice[0] ?? '', pass).startsWith(key)) return null
+  }
+  return deriveRestyle(fileSlice, wanted, pass, {
+    added: inserted,
+    surrounding: surroundingLines(doc.texts, first, last + 1),
+  })
 }
 
 /**

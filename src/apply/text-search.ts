@@ -1,7 +1,8 @@
 // Finding a string edit's old_string or anchor in one file's text. A Doc pairs the file's lines
-// with an LF view (every terminator written as '\n'), so a search string matches CRLF, LF and lone
-// CR alike; view offsets map back to 0-based lines and text offsets. Whole-line search falls back
-// to the lenient passes. Pure and error-free: whether a lenient hit is allowed (bytes mode), and
+// with an LF view (every terminator written as '\n'), so a search string matches CRLF and LF
+// alike; a lone CR is content in the file (src/text/lines.ts) and in the search string (toLf).
+// View offsets map back to 0-based lines and text offsets. Whole-line search falls back to the
+// lenient passes. Pure and error-free: whether a lenient hit is allowed (bytes mode), and
 // what the error says, is src/apply/string-edits.ts.
 import { findLineMatches } from '../match/ladder.js'
 import { dominantEol, splitLines, type Eol, type Line } from '../text/lines.js'
@@ -83,8 +84,9 @@ export function eolsIn(doc: Doc, s: number, e: number): Eol[] {
   return eols
 }
 
+/** CRLF written as LF; a lone CR is content and stays (D-032). */
 export function toLf(text: string): string {
-  return text.replace(/\r\n?/g, '\n')
+  return text.replace(/\r\n/g, '\n')
 }
 
 /** Non-overlapping occurrences of `needle` in `hay`, as start offsets. */

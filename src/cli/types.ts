@@ -5,8 +5,11 @@ import type { Engine, EngineOptions } from '../coordinator/engine-types.js'
 
 /** Where the CLI reads and writes; the real process or a test's buffers. */
 export interface CliIo {
-  /** Resolves to all of stdin, decoded as UTF-8. Only called when the patch comes from stdin. */
-  readonly stdin: () => Promise<string>
+  /**
+   * Stdin as a stream of chunks (strings count as UTF-8), read only up to the patch size limit
+   * (src/cli/read-patch.ts). Only called when the patch comes from stdin.
+   */
+  readonly stdin: () => AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>
   readonly stdout: (s: string) => void
   readonly stderr: (s: string) => void
   /** Directory that relative FILE and --root arguments resolve against. */

@@ -127,10 +127,14 @@ export interface ApplyOptions {
 
 export interface Engine {
   readonly root: string
-  /** Parses, verifies and commits `input` all-or-nothing. Rejects with EditError. */
-  apply(input: string, options?: ApplyOptions): Promise<ApplyResult>
+  /**
+   * Parses, verifies and commits `input` all-or-nothing. Rejects with EditError. Give the patch as
+   * bytes when it may not be UTF-8 (a `git diff` of a Latin-1 file): its bytes are then matched
+   * and written exactly (D-040).
+   */
+  apply(input: string | Uint8Array, options?: ApplyOptions): Promise<ApplyResult>
   /** Same as apply with dryRun: true. */
-  check(input: string, options?: Omit<ApplyOptions, 'dryRun'>): Promise<ApplyResult>
+  check(input: string | Uint8Array, options?: Omit<ApplyOptions, 'dryRun'>): Promise<ApplyResult>
   /** Diagnostics of files as they are on disk (paths relative to the root or absolute inside it). */
   diagnostics(paths: readonly string[], options?: DiagnosticsOptions): Promise<DiagnosticsReport>
   /**

@@ -23,6 +23,7 @@ import type {
 } from '../journal/types.js'
 import { silentLogger } from '../log.js'
 import { parsePatch } from '../parse/index.js'
+import { checkPlanEncoding, opHasRawBytes } from '../parse/raw-bytes.js'
 import { unwrap } from '../result.js'
 import type {
   ApplyResult,
@@ -40,7 +41,8 @@ import type { DiagnosticsOptions, DiagnosticsReport } from '../lsp/types.js'
 import { compileGlobs } from './glob.js'
 import { JobPool } from './job-pool.js'
 import { JOB_PROTOCOL, type ComputeJob } from './jobs.js'
-import { checkComputedSizes, checkFileCount, checkPatchSize } from './limits.js'
+import { checkComputedSizes, checkFileCount } from './limits.js'
+import { patchTextOf } from './patch-input.js'
 import {
   checkSymlinkTarget,
   detectCaseInsensitive,
@@ -113,15 +115,22 @@ class EditEngine implements Engine {
     return this.#config.root
   }
 
-  apply(input: string, options: ApplyOptions = {}): Promise<ApplyResult> {
+  apply(input: string | Uint8Array, options: ApplyOptions = {}): Promise<ApplyResult> {
     return this.#logged(input, options, options.dryRun === true)
   }
 
-  check(input: string, options: Omit<ApplyOptions, 'dryRun'> = {}): Promise<ApplyResult> {
+  check(
+    input: string | Uint8Array,
+    options: Omit<ApplyOptions, 'dryRun'> = {},
+  ): Promise<ApplyResult> {
     return this.#logged(input, options, true)
   }
 
-  async #logged(input: string, options: ApplyOptions, dryRun: boolean): Promise<ApplyResult> {
+  async #logged(
+    input: string | Uint8Array,
+    options: ApplyOptions,
+    dryRun: boolean,
+  ): Promise<ApplyResult> {
     const log = this.#options.logger ?? silentLogger
     const started = performance.now()
     try {
@@ -197,10 +206,14 @@ class EditEngine implements Engine {
     await Promise.all([this.#pool?.close(), this.#diagnostics.close()])
   }
 
-  async #run(input: string, options: ApplyOptions, dryRun: boolean): Promise<ApplyResult> {
+  async #run(
+    input: string | Uint8Array,
+    options: ApplyOptions,
+    dryRun: boolean,
+  ): Promise<ApplyResult> {
     if (this.#closed) throw new Error('engine: cannot apply after close()')
-    if (typeof input !== 'string')
-      throw new EditError('CONFIG_INVALID', 'Invalid input: the patch must be a string.')
+    if (typeof input !== 'string' && !(input instanceof Uint8Array))
+      throw new EditError('CONFIG_INVALID', 'Invalid input: the patch must be a string or bytes.')
     const format = checkFormat(options.format)
     const route = options.route ?? 'auto'
     if (!['auto', 'inline', 'pool'].includes(route)) {
@@ -219,9 +232,12 @@ class EditEngine implements Engine {
     const signal = combineSignals(options.signal, timeoutMs)
     throwIfAborted(signal)
     const { limits } = this.#config
-    checkPatchSize(input, limits.maxPatchBytes)
+    const patch = patchTextOf(input, limits.maxPatchBytes)
 
-    const plan = await this.#parse(input, format, route, signal)
+    const plan = await this.#parse(patch.text, format, route, signal)
+    // A patch that is not UTF-8 keeps its raw bytes in line content only (D-040, D-041).
+    const raw = patch.firstRawLine !== undefined
+    unwrap(checkPlanEncoding(plan, patch.firstRawLine))
     checkFileCount(plan, limits.maxFiles)
     const rootReal = await this.#root()
     // Interrupted transactions are rolled back before any file is read (once per engine).
@@ -235,7 +251,7 @@ class EditEngine implements Engine {
       caseInsensitive: await this.#caseInsensitive,
     }
     const prepared = await prepareOps(ctx, plan, { maxFileBytes: limits.maxFileBytes })
-    const computed = await this.#computeAll(plan, prepared, input.length, route, signal)
+    const computed = await this.#computeAll(plan, prepared, patch.text.length, raw, route, signal)
     checkComputedSizes(prepared, computed, limits.maxFileBytes)
     await checkLinkTargets(ctx, prepared, computed)
     const files = prepared.map((p, i) => fileResult(p, computed[i] as ComputedFile))
@@ -301,10 +317,11 @@ class EditEngine implements Engine {
     plan: EditPlan,
     prepared: readonly PreparedOp[],
     inputBytes: number,
+    raw: boolean,
     route: ApplyOptions['route'],
     signal?: AbortSignal,
   ): Promise<ComputedFile[]> {
-    const jobs = prepared.map((p) => computeJob(plan, p, this.#config.limits.maxFileBytes))
+    const jobs = prepared.map((p) => computeJob(plan, p, this.#config.limits.maxFileBytes, raw))
     const pool = this.#pool
     const totalBytes = jobs.reduce((sum, job) => sum + (job.source?.length ?? 0), inputBytes)
     const chosen: Route =
@@ -389,7 +406,12 @@ class EditEngine implements Engine {
   }
 }
 
-function computeJob(plan: EditPlan, p: PreparedOp, maxFileBytes: number): ComputeJob {
+function computeJob(
+  plan: EditPlan,
+  p: PreparedOp,
+  maxFileBytes: number,
+  rawPatch: boolean,
+): ComputeJob {
   const { op } = p
   const read = op.kind === 'copy' && p.from !== undefined ? p.from : p.target
   const source = read.snap.bytes
@@ -427,6 +449,8 @@ function computeJob(plan: EditPlan, p: PreparedOp, maxFileBytes: number): Comput
     source,
     ...(read.snap.mode === undefined ? {} : { sourceMode: read.snap.mode }),
     ...(inflated === undefined ? {} : { inflated }),
+    // Only ops whose own lines hold raw bytes lose leniency; the rest of the patch keeps it.
+    ...(rawPatch && opHasRawBytes(op) ? { rawBytes: true as const } : {}),
   }
 }
 

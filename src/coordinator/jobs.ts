@@ -5,7 +5,8 @@
 import type { Result } from '../result.js'
 import type { ComputedFile, ComputeInput, EditPlan, FormatOption } from '../types.js'
 
-export const JOB_PROTOCOL = 1
+// 2: ComputeInput.rawBytes (#8).
+export const JOB_PROTOCOL = 2
 
 export interface ParseJob {
   readonly protocol: number

@@ -1,8 +1,13 @@
 // Locates one hunk in a file's lines, per LocateMode: 'cursor' (Codex: in order, after the
-// previous hunk, narrowed by @@ hints), 'near-line' (unified: nearest to the stated line, as GNU
+// previous hunk, bounded by @@ hints), 'near-line' (unified: nearest to the stated line, as GNU
 // patch), 'sequential' (SEARCH/REPLACE: anywhere in the current text, must be unique). Every mode
 // climbs the ladder (exact -> trim-end -> trim -> fold) and refuses rather than guesses:
 // MATCH_AMBIGUOUS when two places fit equally, MATCH_NOT_FOUND with near-miss candidates.
+// Hints (D-025): each place the first hint matches after the cursor is one reading; each later
+// hint is the first match inside the previous one's scope (src/match/scope.ts). The hunk takes
+// the first fit inside each reading's scope, the ladder climbed per scope, and must change
+// nothing past the scope's end (trailing context may run on). Fits in two readings are
+// ambiguous; none at all is MATCH_NOT_FOUND naming where the lines are outside the scope.
 // It computes positions only; splicing the lines is src/apply/apply-hunks.ts's job.
 import type { Candidate } from '../errors.js'
 import { errorData } from '../errors.js'
@@ -10,8 +15,9 @@ import { fail, ok, type Result } from '../result.js'
 import { MATCH_PASSES, type MatchPass } from '../text/normalize.js'
 import type { HunkLine, LineHunk, Warning } from '../types.js'
 import { findCandidates, MAX_CANDIDATES, previewOf } from './candidates.js'
-import { findLineMatchesIn, type LineIndex } from './ladder.js'
+import { findLineMatchesIn, findStartsInPass, type LineIndex } from './ladder.js'
 import { deriveRestyle, IDENTITY_RESTYLE, type Restyle } from './restyle.js'
+import { hintScopeEnd } from './scope.js'
 
 /** Where a hunk goes: lines [start, start + oldLength) of the searched text are replaced. */
 export interface Location {
@@ -38,6 +44,12 @@ export interface Claimed {
   readonly start: number
   readonly end: number
 }
+
+/**
+ * Lines on each side of a lenient match that reveal the file's indentation unit. PERF: bounded so
+ * a lenient hunk in a huge file costs a window, not a file scan.
+ */
+const SURROUNDING = 400
 
 /** Line numbers an ambiguity message spells out before it says "and N more". */
 const MAX_AMBIGUOUS_LISTED = 10
@@ -229,6 +241,15 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1)
 }
 
+/** File lines in view when learning the file's indentation style (bounded, see SURROUNDING). */
+export function surroundingLines(
+  lines: readonly string[],
+  start: number,
+  end: number,
+): readonly string[] {
+  return lines.slice(Math.max(0, start - SURROUNDING), Math.min(lines.length, end + SURROUNDING))
+}
+
 function located(
   ctx: LocateContext,
   hunk: LineHunk,
@@ -241,7 +262,10 @@ function located(
   const restyle =
     pass === null
       ? IDENTITY_RESTYLE
-      : deriveRestyle(ctx.index.lines.slice(start, start + old.length), old, pass)
+      : deriveRestyle(ctx.index.lines.slice(start, start + old.length), old, pass, {
+          added: lines.filter((l) => l.op === '+').map((l) => l.text),
+          surrounding: surroundingLines(ctx.index.lines, start, start + old.length),
+        })
   const warnings = pass === null ? [] : lenientWarning(ctx, hunk, pass, start)
   return {
     start,
@@ -256,44 +280,172 @@ function located(
 // ---------------------------------------------------------------------------------------------
 // 'cursor' (Codex)
 
+/** One way to read a hunk's hints: the innermost hint's line and the end of its scope. */
+interface Reading {
+  readonly hint: number
+  readonly end: number
+}
+
 /**
- * The 0-based lines of the innermost hint for every way the hints can be read in order after
- * `cursor`: each hint is found (ladder, whole line) after the previous one's position.
+ * Every way the hints can be read in order after `cursor`: the first hint is found (ladder,
+ * whole line) anywhere after the cursor; each later one is the first match inside the scope of
+ * the one before it (src/match/scope.ts), and its own scope is clipped to that outer scope.
  */
-function resolveHints(ctx: LocateContext, hunk: LineHunk, cursor: number): Result<number[]> {
+function resolveHints(ctx: LocateContext, hunk: LineHunk, cursor: number): Result<Reading[]> {
   const total = ctx.index.lines.length
-  let positions: number[] = []
+  let readings: Reading[] = []
   for (let h = 0; h < hunk.hints.length; h++) {
     const hint = hunk.hints[h] as string
-    const next = new Set<number>()
+    const next = new Map<number, number>()
     if (h === 0) {
       const found = search(ctx, [hint], cursor, total)
       if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
-      if (found.kind === 'found') for (const s of found.starts) next.add(s)
+      if (found.kind === 'found') {
+        for (const s of found.starts) next.set(s, hintScopeEnd(ctx.index.lines, s))
+      }
     } else {
-      for (const p of positions) {
-        const found = search(ctx, [hint], p + 1, total, 1)
+      for (const r of readings) {
+        const found = search(ctx, [hint], r.hint + 1, r.end, 1)
         if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
-        if (found.kind === 'found') next.add(found.starts[0] as number)
+        if (found.kind !== 'found') continue
+        const s = found.starts[0] as number
+        const end = Math.min(r.end, hintScopeEnd(ctx.index.lines, s))
+        next.set(s, Math.max(end, next.get(s) ?? 0))
       }
     }
     if (next.size === 0) {
-      const after = h === 0 ? cursor : (positions[0] as number) + 1
+      const outer = readings[0]
+      const after = outer === undefined ? cursor : outer.hint + 1
+      const within =
+        outer === undefined
+          ? ''
+          : ` inside the scope of the hint before it (lines ${outer.hint + 1}-${outer.end})`
       return fail(
         errorData(
           'MATCH_NOT_FOUND',
-          `Could not find the @@ hint ${quote(hint)} of ${hunkName(hunk)} in ${ctx.path}${h === 0 ? '' : ' after the hint before it'}.`,
+          `Could not find the @@ hint ${quote(hint)} of ${hunkName(hunk)} in ${ctx.path}${within}.`,
           {
             path: ctx.path,
             patchLine: hunk.patchLine,
-            candidates: regionCandidates(ctx, [hint], after, total),
+            candidates: regionCandidates(
+              ctx,
+              [hint],
+              after,
+              outer === undefined ? total : outer.end,
+            ),
           },
         ),
       )
     }
-    positions = [...next].sort((a, b) => a - b)
+    readings = [...next]
+      .sort((a, b) => a[0] - b[0])
+      .map(([hintLine, end]) => ({ hint: hintLine, end }))
   }
-  return ok(positions)
+  return ok(readings)
+}
+
+/**
+ * Whether a hunk placed at `start` changes only lines inside [.., end): its removed lines lie
+ * before `end` and its added lines go in at `end` at the latest. Context may run past the
+ * scope's end (models often quote the next function's first line as trailing context).
+ */
+function changesWithin(lines: readonly HunkLine[], start: number, end: number): boolean {
+  let fileIndex = start
+  for (const line of lines) {
+    if (line.op === '+') {
+      if (fileIndex > end) return false
+    } else {
+      if (line.op === '-' && fileIndex >= end) return false
+      fileIndex++
+    }
+  }
+  return true
+}
+
+/**
+ * The first place inside one hint reading's scope where the hunk fits, climbing the ladder for
+ * this scope alone (D-025): it starts in [hint, end) and changes nothing past the scope.
+ */
+function searchScope(
+  ctx: LocateContext,
+  lines: readonly HunkLine[],
+  old: readonly string[],
+  reading: Reading,
+): Search {
+  const total = ctx.index.lines.length
+  // A start before `end` cannot reach past end - 1 + old.length, which bounds the scan.
+  const to = Math.min(total, reading.end - 1 + old.length)
+  const firstIn = (pass: MatchPass): number | undefined =>
+    findStartsInPass(ctx.index, old, reading.hint, to, pass).find(
+      (s) => s < reading.end && changesWithin(lines, s, reading.end),
+    )
+  for (const pass of ctx.exactOnly ? (['exact'] as const) : MATCH_PASSES) {
+    const s = firstIn(pass)
+    if (s !== undefined) return { kind: 'found', pass, starts: [s] }
+  }
+  if (ctx.exactOnly) {
+    for (const pass of MATCH_PASSES.slice(1)) {
+      if (firstIn(pass) !== undefined) return { kind: 'not-text', pass }
+    }
+  }
+  return { kind: 'none' }
+}
+
+/**
+ * MATCH_NOT_FOUND for a hunk whose lines are in no hint scope. When they do exist elsewhere in
+ * the file, the message says so and the candidates are those places (the agent named the wrong
+ * scope, or the hunk belongs elsewhere); otherwise near misses inside the first scope.
+ */
+function outsideScopeError<T>(
+  ctx: LocateContext,
+  hunk: LineHunk,
+  old: readonly string[],
+  readings: readonly Reading[],
+  claimed: readonly Claimed[],
+): Result<T> {
+  const first = readings[0] as Reading
+  const total = ctx.index.lines.length
+  const scopes = readings
+    .slice(0, MAX_AMBIGUOUS_LISTED)
+    .map((r) => `${r.hint + 1}-${r.end}`)
+    .join(', ')
+  const scopeWords = `${readings.length === 1 ? 'the scope' : 'any scope'} of its @@ hint ${quote(hunk.hints[hunk.hints.length - 1] as string)} (lines ${scopes})`
+  const elsewhere = search(ctx, old, 0, total)
+  if (elsewhere.kind === 'found') {
+    const overlap = notFoundError(ctx, hunk, old, first.hint, first.end, claimed)
+    if (!overlap.ok && overlap.error.code === 'MATCH_OVERLAP') return overlap
+    const starts = elsewhere.starts
+    const spills = starts.some((st) => readings.some((r) => st >= r.hint && st < r.end))
+    const listed = starts
+      .slice(0, MAX_AMBIGUOUS_LISTED)
+      .map((s) => s + 1)
+      .join(', ')
+    const more =
+      starts.length > MAX_AMBIGUOUS_LISTED
+        ? ` and ${starts.length - MAX_AMBIGUOUS_LISTED} more`
+        : ''
+    return fail(
+      errorData(
+        'MATCH_NOT_FOUND',
+        `${capitalise(hunkName(hunk))} is not inside ${scopeWords} in ${ctx.path}: its lines ${spills ? 'match' : 'are outside that scope, matching'} ${PASS_WORDS[elsewhere.pass]} at ${starts.length === 1 ? 'line' : 'lines'} ${listed}${more}${spills ? ', but it would change lines past the end of the scope' : ''}.`,
+        {
+          path: ctx.path,
+          patchLine: hunk.patchLine,
+          candidates: exactCandidates(ctx, starts.slice(0, MAX_CANDIDATES), old.length),
+          hint: 'Name the enclosing block of the lines you change in the @@ hint (the candidates are where the lines are), or copy the lines from inside the hinted block.',
+        },
+      ),
+    )
+  }
+  return notFoundError(
+    ctx,
+    hunk,
+    old,
+    first.hint,
+    first.end,
+    claimed,
+    `the lines inside ${scopeWords}`,
+  )
 }
 
 function locateCursorOnce(
@@ -309,28 +461,27 @@ function locateCursorOnce(
   if (hunk.hints.length > 0) {
     const hints = resolveHints(ctx, hunk, cursor)
     if (!hints.ok) return hints
+    const readings = hints.value
     if (old.length === 0) {
-      const inserts = hints.value.map((p) => p + 1)
-      if (inserts.length > 1) {
-        return ambiguousError(ctx, hunk, hints.value, 1, 'has @@ hints that match')
+      if (readings.length > 1) {
+        const at = readings.map((r) => r.hint)
+        return ambiguousError(ctx, hunk, at, 1, 'has @@ hints that match')
       }
-      return ok(located(ctx, hunk, lines, inserts[0] as number, null))
+      return ok(located(ctx, hunk, lines, (readings[0] as Reading).hint + 1, null))
     }
     const byStart = new Map<number, MatchPass>()
-    for (const p of hints.value) {
+    for (const r of readings) {
       // From the hint line itself: models often repeat the hint as the chunk's first context
-      // line, which Codex then fails to find; the hint still pins the place.
-      const found = search(ctx, old, p, total, 1)
+      // line, which Codex then fails to find; the hint still pins the place. The whole ladder
+      // runs per scope (D-025): an exact match outside the scope never beats a lenient one in it.
+      const found = searchScope(ctx, lines, old, r)
       if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
       if (found.kind === 'found') byStart.set(found.starts[0] as number, found.pass)
     }
-    if (byStart.size === 0) {
-      const after = hints.value[0] as number
-      return notFoundError(ctx, hunk, old, after, total, claimed, 'the lines after its @@ hint')
-    }
+    if (byStart.size === 0) return outsideScopeError(ctx, hunk, old, readings, claimed)
     if (byStart.size > 1) {
       const starts = [...byStart.keys()].sort((a, b) => a - b)
-      const why = 'matches after each reading of its @@ hints'
+      const why = 'matches inside the scope of each reading of its @@ hints'
       return ambiguousError(ctx, hunk, starts, old.length, why)
     }
     const [[start, pass]] = [...byStart] as [[number, MatchPass]]

@@ -2,22 +2,24 @@
 // patch author saw the file slightly wrong (indentation, curly quotes, Unicode dashes), and the
 // lines they add should follow the file's style rather than the patch's. deriveRestyle() learns
 // plain-data adjustments from the matched (file, patch) line pairs; restyleLine() applies them.
+// Indentation (D-026): an added line whose patch indentation equals a matched line's takes that
+// file line's indentation; any other is placed relative to the first matched pair, its offset
+// counted in the patch's indentation levels and written in the file's unit (tab or N spaces), so
+// relative indentation survives a shifted base, a 2-vs-4 space patch and spaces for a tab file.
+// Tabs and spaces are never mixed in the result unless the file's own indentation mixes them.
 // Context and removed lines never pass through here: they keep the file's own text (apply/).
 // Both directions: ASCII quotes become curly where the file has curly ones, and curly quotes, odd
 // spaces and Unicode dashes become ASCII where the file has ASCII (a model rendering rich text).
 // Conservative on purpose: odd spaces are never introduced, and a dash is only converted inside
 // the very token the file spelled with it.
 import type { MatchPass } from '../text/normalize.js'
+import type { RestyleExtra } from './reindent.js'
+import { deriveReindent, reindentLine, type Reindent } from './reindent.js'
 
 /** How added lines are adjusted. Plain data, so it can cross threads with a located hunk. */
 export interface Restyle {
-  /**
-   * Indentation: the patch's anchor indent `from` corresponds to the file's `to`. When `to`
-   * extends `from`, the extra is prefixed to every non-blank added line; when `from` extends `to`,
-   * the extra is stripped from added lines that start with it; otherwise a leading `from` is
-   * replaced by `to`. Equal strings mean no change.
-   */
-  readonly indent: { readonly from: string; readonly to: string }
+  /** How added lines are re-indented; null leaves their indentation alone. */
+  readonly indent: Reindent | null
   /** Convert ASCII ' to curly single quotes (the file uses them where the patch had '). */
   readonly curlySingle: boolean
   /** Convert ASCII " to curly double quotes. */
@@ -33,7 +35,7 @@ export interface Restyle {
 }
 
 export const IDENTITY_RESTYLE: Restyle = {
-  indent: { from: '', to: '' },
+  indent: null,
   curlySingle: false,
   curlyDouble: false,
   asciiSingle: false,
@@ -46,11 +48,6 @@ const OPEN_SINGLE = '\u2018'
 const CLOSE_SINGLE = '\u2019'
 const OPEN_DOUBLE = '\u201c'
 const CLOSE_DOUBLE = '\u201d'
-
-function leadingWhitespace(text: string): string {
-  const match = /^[ \t]*/.exec(text)
-  return match === null ? '' : match[0]
-}
 
 function isCurlySingle(code: number): boolean {
   return code >= 0x2018 && code <= 0x201b
@@ -81,7 +78,7 @@ function isAnyDash(code: number): boolean {
 /** Whether `restyle` changes nothing. */
 export function isIdentityRestyle(restyle: Restyle): boolean {
   return (
-    restyle.indent.from === restyle.indent.to &&
+    restyle.indent === null &&
     !restyle.curlySingle &&
     !restyle.curlyDouble &&
     !restyle.asciiSingle &&
@@ -94,23 +91,17 @@ export function isIdentityRestyle(restyle: Restyle): boolean {
 /**
  * Learns a Restyle from matched line pairs: fileLines[i] is the file line that patchLines[i]
  * matched under `pass` (pairs beyond the shorter array are ignored). 'exact' and 'trim-end'
- * give the identity; 'trim' adds the indentation adjustment; 'fold' adds quotes and dashes too.
+ * give the identity; 'trim' adds the indentation mapping; 'fold' adds quotes and dashes too.
  */
 export function deriveRestyle(
   fileLines: readonly string[],
   patchLines: readonly string[],
   pass: MatchPass,
+  extra: RestyleExtra = {},
 ): Restyle {
   if (pass === 'exact' || pass === 'trim-end') return IDENTITY_RESTYLE
   const pairs = Math.min(fileLines.length, patchLines.length)
-  let indent = { from: '', to: '' }
-  for (let i = 0; i < pairs; i++) {
-    const file = fileLines[i] as string
-    const patch = patchLines[i] as string
-    if (file.trim() === '' || patch.trim() === '') continue
-    indent = { from: leadingWhitespace(patch), to: leadingWhitespace(file) }
-    break
-  }
+  const indent = deriveReindent(fileLines.slice(0, pairs), patchLines.slice(0, pairs), extra)
   if (pass === 'trim') return { ...IDENTITY_RESTYLE, indent }
 
   let singleFor = 0
@@ -185,23 +176,13 @@ function collectDashTokens(file: string, patch: string, tokens: Map<string, stri
   }
 }
 
-function adjustIndent(text: string, from: string, to: string): string {
-  if (from === to || text.trim() === '') return text
-  if (to.startsWith(from)) return to.slice(from.length) + text
-  if (from.startsWith(to)) {
-    const extra = from.slice(to.length)
-    return text.startsWith(extra) ? text.slice(extra.length) : text
-  }
-  return text.startsWith(from) ? to + text.slice(from.length) : text
-}
-
 function isOpeningContext(prev: string | undefined): boolean {
   return prev === undefined || /[\s([{]/.test(prev)
 }
 
 /** Applies a Restyle to one added line (text without its terminator). */
 export function restyleLine(text: string, restyle: Restyle): string {
-  let out = adjustIndent(text, restyle.indent.from, restyle.indent.to)
+  let out = restyle.indent === null ? text : reindentLine(text, restyle.indent)
   if (restyle.dashTokens.length > 0) {
     const map = new Map(restyle.dashTokens)
     out = out.replace(/\S+/g, (token) => map.get(token) ?? token)

@@ -6,13 +6,28 @@
 //   SEARCH    := ws? '<'{5,9} ws? 'SEARCH' ws?
 //   DIVIDER   := ws? '='{5,9} ws?
 //   REPLACE   := ws? '>'{5,9} ws? 'REPLACE' ws?
-//   fence     := ``` or ~~~ with an optional info string
-//   name-line := nearest non-blank line above the SEARCH marker, or above its opening fence;
-//                backticks, leading '#', '*'/'**' emphasis, a trailing ':' and spaces are stripped;
-//                a sentence (spaces, not wholly quoted) is no name: its one backticked path, if
-//                any, is used, else the block reuses the previous block's file (nameFromLine)
-// Leniencies: marker lengths 5..9; padded markers; CRLF text; a block with no name line reuses the
-// previous block's file; a SEARCH of only blank lines counts as empty (Aider does the same).
+//   old-line, new-line := any line that is none of the three markers
+//   fence     := ``` or ~~~ with an optional info string, or an Aider fence tag: <source>, <code>,
+//                <pre>, <codeblock>, <sourcecode> (opening, optionally with a language such as
+//                <source>python) and </source> ... (closing)
+//   name-line := nearest line above the SEARCH marker, or above its opening fence, that is not
+//                blank and not a lone `...` elision; backticks, leading '#', '*'/'**' emphasis, a
+//                trailing ':' and spaces are stripped; a sentence (spaces, not wholly quoted) is
+//                no name: its one backticked path, if any, is used, else the block reuses the
+//                previous block's file (nameFromLine); a fence or `...` line is never a name
+// A block is read by structure: it ends at the first REPLACE marker and holds exactly one DIVIDER.
+// A second DIVIDER line (a Markdown/RST heading underline, a conflict marker, a doubled divider)
+// makes the block ambiguous, and the parser, which has no file to try readings against, refuses
+// it with PARSE_BAD_LINE at that line (D-030); a SEARCH marker inside a block is PARSE_UNTERMINATED.
+// Leniencies, each with the scenario that pins it:
+//   - marker lengths 5..9 (208, 209); padded markers (208);
+//   - CRLF text reads like LF (unit test "reads CRLF text like LF text");
+//   - the name above a code fence or on the first line inside it (202);
+//   - Markdown decoration around the name (203); a sentence is no name (219);
+//   - a block with no name line reuses the previous block's file (204);
+//   - Aider fence tags are passed over looking for the name (932-936);
+//   - `...` elision lines are passed over looking for the name (937);
+//   - a SEARCH of only blank lines counts as empty (205, 206; Aider does the same).
 // Only the array differ: importing 'diff' whole loads every module of jsdiff (~20 ms at startup).
 import { diffArrays } from 'diff/lib/diff/array.js'
 import { errorData } from '../errors.js'
@@ -25,6 +40,17 @@ const DIVIDER_RE = /^\s*={5,9}\s*$/
 const REPLACE_RE = /^\s*>{5,9}\s*REPLACE\s*$/
 // Backtick info strings cannot contain backticks (CommonMark); tilde fences take anything.
 const FENCE_RE = /^\s*(?:`{3,}[^`]*|~{3,}.*)$/
+// Aider fences blocks for some models with these tags, opened with an optional language
+// (`<source>python`) and closed by the matching tag (#8).
+const FENCE_TAG_RE =
+  /^\s*(?:<(?:source|code|pre|codeblock|sourcecode)>[\w.+#-]*|<\/(?:source|code|pre|codeblock|sourcecode)>)\s*$/i
+// An elision line models write between blocks; never a file name (#8).
+const ELISION_RE = /^\s*(?:\.\.\.|\u2026)\s*$/
+
+const DIVIDER_HINT =
+  'Give each block exactly one ======= line. When the text itself holds a ======= line (a ' +
+  'Markdown or reStructuredText heading underline, a conflict marker), choose a SEARCH that ' +
+  'starts below it or ends above it, or send a unified diff or a Codex patch instead.'
 
 interface Block {
   /** 0-based index of the SEARCH marker line. */
@@ -78,7 +104,8 @@ export function parseSearchReplace(text: string): Result<EditPlan> {
     }
     const body = readBlock(lines, start)
     if (!body.ok) {
-      return fail(errorData(body.error.code, body.error.message, { path, patchLine: start + 1 }))
+      const patchLine = body.error.patchLine ?? start + 1
+      return fail({ ...body.error, path, patchLine })
     }
     const { search, replace, end } = body.value
     blocks.push({ start, path, search, replace })
@@ -92,45 +119,71 @@ export function parseSearchReplace(text: string): Result<EditPlan> {
   return ok({ format: 'search-replace', ops: toOps(blocks) })
 }
 
-/** Reads one block starting at its SEARCH marker; `end` is the REPLACE marker's index. */
+/**
+ * Reads one block starting at its SEARCH marker; `end` is the REPLACE marker's index. The block
+ * runs to the first REPLACE marker and must hold exactly one divider: with two or more, no
+ * reading is certain (D-030), so the block is refused at its second divider.
+ */
 function readBlock(
   lines: readonly string[],
   start: number,
 ): Result<{ search: string[]; replace: string[]; end: number }> {
-  const search: string[] = []
-  const replace: string[] = []
-  let inReplace = false
+  const dividers: number[] = []
+  let end: number | undefined
   for (let j = start + 1; j < lines.length; j++) {
     const line = lines[j] as string
-    if (SEARCH_RE.test(line)) break
-    if (!inReplace) {
-      if (DIVIDER_RE.test(line)) inReplace = true
-      else if (REPLACE_RE.test(line)) break
-      else search.push(line)
-      continue
+    if (SEARCH_RE.test(line)) {
+      // Marker text inside a section, or a block that never ended: either way, unreadable.
+      const message =
+        `The SEARCH block at line ${start + 1} has no >>>>>>> REPLACE marker before the next ` +
+        `<<<<<<< SEARCH marker at line ${j + 1}.`
+      return fail(errorData('PARSE_UNTERMINATED', message))
     }
-    // A second divider inside REPLACE is content: the block can only end at its REPLACE marker.
-    if (REPLACE_RE.test(line)) return ok({ search, replace, end: j })
-    replace.push(line)
+    if (REPLACE_RE.test(line)) {
+      end = j
+      break
+    }
+    if (DIVIDER_RE.test(line)) dividers.push(j)
   }
-  const missing = inReplace ? '>>>>>>> REPLACE' : '======='
-  const message = `The SEARCH block at line ${start + 1} has no ${missing} marker.`
-  return fail(errorData('PARSE_UNTERMINATED', message))
+  const divider = dividers[0]
+  if (end === undefined || divider === undefined) {
+    const missing = divider === undefined ? '=======' : '>>>>>>> REPLACE'
+    const message = `The SEARCH block at line ${start + 1} has no ${missing} marker.`
+    return fail(errorData('PARSE_UNTERMINATED', message))
+  }
+  const second = dividers[1]
+  if (second !== undefined) {
+    const at = dividers.map((d) => d + 1).join(', ')
+    const message =
+      `The SEARCH block at line ${start + 1} has ${dividers.length} ======= lines (lines ${at}), ` +
+      `so which one divides SEARCH from REPLACE is ambiguous; a block holds exactly one.`
+    return fail(errorData('PARSE_BAD_LINE', message, { hint: DIVIDER_HINT, patchLine: second + 1 }))
+  }
+  return ok({
+    search: lines.slice(start + 1, divider) as string[],
+    replace: lines.slice(divider + 1, end) as string[],
+    end,
+  })
 }
 
 /**
  * The file name for the block whose SEARCH marker is at `start`, or undefined when the block has
- * none. Only lines after `floor` (the previous block's REPLACE marker) are considered.
+ * none. Only lines after `floor` (the previous block's REPLACE marker) are considered. Blank and
+ * `...` lines are passed over, and so is one opening fence (Markdown or an Aider fence tag).
  */
 function findName(lines: readonly string[], start: number, floor: number): string | undefined {
-  let j = previousNonBlank(lines, start - 1, floor)
+  let j = previousNamable(lines, start - 1, floor)
   if (j === undefined) return undefined
-  if (FENCE_RE.test(lines[j] as string)) {
-    j = previousNonBlank(lines, j - 1, floor)
+  if (isFence(lines[j] as string)) {
+    j = previousNamable(lines, j - 1, floor)
     // Above the opening fence: nothing, or the previous block's closing fence.
-    if (j === undefined || FENCE_RE.test(lines[j] as string)) return undefined
+    if (j === undefined || isFence(lines[j] as string)) return undefined
   }
   return nameFromLine(lines[j] as string)
+}
+
+function isFence(line: string): boolean {
+  return FENCE_RE.test(line) || FENCE_TAG_RE.test(line)
 }
 
 /**
@@ -141,6 +194,7 @@ function findName(lines: readonly string[], start: number, floor: number): strin
  * would, with an empty SEARCH, create a file called "And add a footer".
  */
 export function nameFromLine(line: string): string | undefined {
+  if (isFence(line) || ELISION_RE.test(line)) return undefined
   const cleaned = cleanName(line)
   if (cleaned === '') return undefined
   if (!/\s/.test(cleaned)) return unquote(cleaned)
@@ -156,13 +210,15 @@ function unquote(name: string): string {
   return quoted === null ? name : (quoted[2] as string)
 }
 
-function previousNonBlank(
+/** The nearest line at or above `from` (and above `floor`) that is neither blank nor `...`. */
+function previousNamable(
   lines: readonly string[],
   from: number,
   floor: number,
 ): number | undefined {
   for (let j = from; j > floor; j--) {
-    if ((lines[j] as string).trim() !== '') return j
+    const line = lines[j] as string
+    if (line.trim() !== '' && !ELISION_RE.test(line)) return j
   }
   return undefined
 }

@@ -113,6 +113,9 @@ function parseHunk(
       }
       if (previous.op !== '+') oldNoNewlineAtEnd = true
       if (previous.op !== '-') newNoNewlineAtEnd = true
+      // A line with no newline ends in no CRLF either: its '\r' is content, a lone CR (D-032).
+      if (previous.eol !== undefined)
+        body[body.length - 1] = { op: previous.op, text: previous.text + '\r' }
       continue
     }
     // Leniency: an empty line is an empty context line (whitespace-stripped patches).

@@ -1,5 +1,6 @@
 // Every scenario directory (test/scenarios/, loaded by test/helpers/scenarios.ts) through the
-// built CLI: the patch FILE as written, `--root` a fresh copy of input/, `--json`. Asserts the
+// built CLI: the patch file's bytes on stdin, as an agent pipes them (#8: bytes, not text),
+// `--root` a fresh copy of input/, `--json`. Asserts the
 // exit status, the JSON line and the final tree, as test/scenarios.test.ts does in process.
 // One CLI-edge difference: a format the CLI cannot name is a usage error (64) rather than
 // CONFIG_INVALID. Engine deny globs become --deny flags (which add to the .git defaults), and
@@ -37,7 +38,7 @@ async function runScenario(scenario: Scenario): Promise<void> {
   ]
   const args = [
     'apply',
-    scenario.patchFile,
+    '-',
     '--root',
     ws,
     '--json',
@@ -46,7 +47,7 @@ async function runScenario(scenario: Scenario): Promise<void> {
     ...deny,
     ...limits,
   ]
-  const run = await runCli(args)
+  const run = await runCli(args, { stdin: scenario.patchBytes })
   const result = jsonLine(run)
   const context = `${scenario.name}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`
 

@@ -1,7 +1,8 @@
 // Byte preservation under random file contents (issue #4, "Fuzzing"): a file of random segments
 // (CRLF, lone CR, BOMs, invalid UTF-8, Latin-1 and NUL bytes) around three known ASCII lines; a
 // patch in each format changes the middle one with byte-exact context, so it applies in 'utf8'
-// and in 'bytes' mode alike. Every byte before and after the changed line must be kept.
+// and in 'bytes' mode alike. Every byte before and after the changed line must be kept. Only LF
+// and CRLF end lines; a lone CR in a segment is content of the line it is in (#8).
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import fc from 'fast-check'
@@ -45,7 +46,7 @@ const segmentArb: fc.Arbitrary<Uint8Array> = fc.oneof(
   fc.uint8Array({ maxLength: 6 }).map((b) => b.filter((x) => x !== 0x51)),
 )
 
-const eolArb = fc.constantFrom('\n', '\r\n', '\r')
+const eolArb = fc.constantFrom('\n', '\r\n')
 
 const contentArb = fc.record({
   bom: fc.boolean(),
@@ -53,7 +54,7 @@ const contentArb = fc.record({
   suffix: fc.array(segmentArb, { maxLength: 12 }),
   eolBefore: eolArb,
   eolTarget: eolArb,
-  eolAfter: fc.constantFrom('\n', '\r\n', '\r', ''),
+  eolAfter: fc.constantFrom('\n', '\r\n', ''),
 })
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {
@@ -105,7 +106,7 @@ function patchFor(format: PatchFormat, startLine: number): string {
 function countLines(bytes: Uint8Array): number {
   let n = 0
   for (let i = 0; i < bytes.length; i++) {
-    if (bytes[i] === 0x0a || (bytes[i] === 0x0d && bytes[i + 1] !== 0x0a)) n++
+    if (bytes[i] === 0x0a) n++
   }
   return n
 }
@@ -161,14 +162,14 @@ describe('untouched bytes under random file contents', () => {
             // That newline takes the file's dominant ending, like any inserted line.
             const grown =
               c.eolAfter === '' && (format === 'codex' || format === 'unified')
-                ? ['\n', '\r\n', '\r'].map((eol) => concat([tail, enc.encode(eol)]))
+                ? ['\n', '\r\n'].map((eol) => concat([tail, enc.encode(eol)]))
                 : []
             const end = grown.find((g) => sameBytes(out.subarray(out.length - g.length), g)) ?? tail
             expect(sameBytes(out.subarray(out.length - end.length), end), 'bytes after').toBe(true)
             const middle = new TextDecoder().decode(
               out.subarray(head.length, out.length - end.length),
             )
-            expect([`${NEW_LINE}\n`, `${NEW_LINE}\r\n`, `${NEW_LINE}\r`]).toContain(middle)
+            expect([`${NEW_LINE}\n`, `${NEW_LINE}\r\n`]).toContain(middle)
           }),
           { seed: 0xb17e5 + n, numRuns: RUNS_PER_FORMAT },
         )

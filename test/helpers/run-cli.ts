@@ -15,8 +15,8 @@ export interface CliRun {
 }
 
 export interface RunCliOptions {
-  /** Written to the child's stdin, which is then closed. Default: empty stdin. */
-  readonly stdin?: string
+  /** Written to the child's stdin (a string as UTF-8, bytes as they are), then closed. */
+  readonly stdin?: string | Uint8Array
   readonly cwd?: string
 }
 

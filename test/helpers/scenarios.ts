@@ -54,7 +54,11 @@ export interface Scenario {
   readonly inputDir: string | null
   /** Absolute path of the patch file. */
   readonly patchFile: string
-  readonly patchText: string
+  /**
+   * The patch file's bytes, exactly as stored: runners pass these, never a decoded string, so
+   * Latin-1 and invalid-UTF-8 fixtures reach the engine as they are (#8).
+   */
+  readonly patchBytes: Uint8Array
   /** The format the patch file's name implies; auto-detection must agree on success. */
   readonly patchFormat: PatchFormat
   /** What to pass as ApplyOptions.format (scenario.json "format", default 'auto'). */
@@ -115,7 +119,7 @@ export function loadScenario(dir: string, name: string): Scenario {
     dir,
     inputDir: existsSync(join(dir, 'input')) ? join(dir, 'input') : null,
     patchFile,
-    patchText: readFileSync(patchFile, 'utf8'),
+    patchBytes: new Uint8Array(readFileSync(patchFile)),
     patchFormat: PATCH_FILES[patchName] as PatchFormat,
     format: settings.format ?? 'auto',
     ...(hasExpected ? { expectedDir: join(dir, 'expected') } : {}),

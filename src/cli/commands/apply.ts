@@ -1,50 +1,12 @@
-// `patchloom apply`: read the patch (FILE or stdin), run it through the engine (or a dry run of
-// it), print the result. Failures propagate as EditError to main.ts, which renders them and
+// `patchloom apply`: read the patch bytes (FILE or stdin, src/cli/read-patch.ts), run them
+// through the engine (or a dry run), print the result. Failures propagate as EditError to main.ts, which renders them and
 // picks the exit status; this module only guarantees the engine is closed on every path.
-import { DEFAULT_DENY_GLOBS, DEFAULT_LIMITS } from '../../config.js'
-import { checkPatchSize } from '../../coordinator/limits.js'
-import { readFile, stat } from 'node:fs/promises'
+import { DEFAULT_DENY_GLOBS } from '../../config.js'
 import { resolve } from 'node:path'
-import { EditError } from '../../errors.js'
 import type { RunCommand } from '../args.js'
 import type { CliDeps, CliIo } from '../types.js'
+import { readPatchInput } from '../read-patch.js'
 import { EXIT, renderApplyHuman, renderJsonLine, withUndoCommand } from '../render.js'
-
-/**
- * Reads the patch text from `file` (relative to io.cwd), or from stdin when file is null, and
- * refuses one over maxPatchBytes (a file from its size, before reading it).
- */
-export async function readPatchInput(
-  file: string | null,
-  io: CliIo,
-  maxPatchBytes: number = DEFAULT_LIMITS.maxPatchBytes,
-): Promise<string> {
-  if (file === null) {
-    const text = await io.stdin()
-    checkPatchSize(text, maxPatchBytes)
-    return text
-  }
-  const abs = resolve(io.cwd, file)
-  const size = await stat(abs).then(
-    (st) => (st.isFile() ? st.size : 0),
-    () => 0,
-  )
-  if (size > maxPatchBytes) {
-    throw new EditError(
-      'LIMIT_PATCH_TOO_LARGE',
-      `The patch file '${file}' is ${size} bytes, over the ${maxPatchBytes}-byte patch size limit.`,
-    )
-  }
-  try {
-    return await readFile(abs, 'utf8')
-  } catch (err) {
-    const reason = err instanceof Error && 'code' in err ? String(err.code) : String(err)
-    throw new EditError('USAGE_INVALID', `Cannot read the patch file '${file}' (${reason}).`, {
-      hint: 'Give an existing patch file, or pipe the patch on stdin.',
-      cause: err,
-    })
-  }
-}
 
 /** Runs apply (or, with cmd.dryRun, a check) and prints the result. Returns the exit status. */
 export async function runApply(cmd: RunCommand, io: CliIo, deps: CliDeps): Promise<number> {

@@ -454,8 +454,10 @@ describe('applyHunks (line endings and final newline)', () => {
     expect(out.text).toBe('a\r\nx\r\ny\r\nc\r\n')
   })
 
-  it('keeps lone CR line endings', () => {
-    expect(run('a\rb\rc\r', [hunk([' b', '+x'])]).text).toBe('a\rb\rx\rc\r')
+  it('reads a lone CR as content, not a line ending (#8)', () => {
+    expect(run('a\rb\nc\n', [hunk([' a\rb', '+x\ry'])]).text).toBe('a\rb\nx\ry\nc\n')
+    // A CR-only file is one line, as git sees it; per-line context does not match in it.
+    expect(failure('a\rb\rc\r', [hunk([' b', '+x'])]).code).toBe('MATCH_NOT_FOUND')
   })
 
   it('keeps each line ending in a mixed file and uses the dominant one for new lines', () => {
@@ -676,5 +678,54 @@ describe('applyHunks (line endings stated by the patch)', () => {
     const op = plan.value.ops[0]
     if (op?.kind !== 'update') throw new Error('expected an update')
     expect(run(before, op.hunks, nl)).toEqual({ text: after, warnings: [] })
+  })
+})
+
+describe('applyHunks @@ hint scopes (#8)', () => {
+  // Python-like files of several functions whose bodies share lines, so a hunk's lines often
+  // exist in more than one function.
+  const body = fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 4 })
+  const files = fc.array(body, { minLength: 2, maxLength: 5 })
+
+  it('changes lines only inside the hinted function, or refuses', () => {
+    fc.assert(
+      fc.property(files, fc.nat(), fc.nat(), fc.nat(), (bodies, pickHint, pickFrom, pickLine) => {
+        const lines: string[] = []
+        const ranges: [number, number][] = []
+        bodies.forEach((values, f) => {
+          lines.push(`def f${f}():`)
+          const start = lines.length
+          for (const v of values) lines.push(`    x = ${v}`)
+          ranges.push([start, lines.length])
+          lines.push('')
+        })
+        const hinted = pickHint % bodies.length
+        const from = bodies[pickFrom % bodies.length] as number[]
+        const value = from[pickLine % from.length] as number
+        const chunk = hunk([`-    x = ${value}`, `+    x = changed`], {
+          hints: [`def f${hinted}():`],
+        })
+        const result = applyHunks({
+          lines: splitLines(lines.join('\n') + '\n'),
+          hunks: [chunk],
+          mode: 'cursor',
+          format: 'codex',
+          path: 'f.py',
+          exactOnly: false,
+        })
+        const [lo, hi] = ranges[hinted] as [number, number]
+        const inHinted = (bodies[hinted] as number[]).includes(value)
+        expect(result.ok).toBe(inHinted)
+        if (result.ok) {
+          const out = result.value.lines.map((l) => l.text)
+          const changed = out.findIndex((t) => t === '    x = changed')
+          expect(changed).toBe(lo + (bodies[hinted] as number[]).indexOf(value))
+          expect(changed).toBeLessThan(hi)
+        } else {
+          expect(result.error.code).toBe('MATCH_NOT_FOUND')
+        }
+      }),
+      { numRuns: 300 },
+    )
   })
 })

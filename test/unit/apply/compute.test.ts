@@ -56,21 +56,23 @@ describe('computeFile', () => {
     )
   })
 
-  it('renders lone-CR files the way git splits them, so the diff replays', () => {
-    const before = utf8('l\rm\rn\r')
+  it('renders files with lone CRs as git does (a CR is content), so the diff replays (#8)', () => {
+    const before = utf8('k\nl\rm\rn\r\nend\r')
     const out = compute(
       'codex',
       update([
-        [' ', 'l'],
-        ['-', 'm'],
-        ['+', 'M'],
-        [' ', 'n'],
+        [' ', 'k'],
+        ['-', 'l\rm\rn'],
+        ['+', 'l\rM\rn'],
+        ['-', 'end\r'],
+        ['+', 'end\rx'],
       ]),
       before,
     )
-    expect(Buffer.from(out.after as Uint8Array).toString('utf8')).toBe('l\rM\rn\r')
-    expect(out).toMatchObject({ additions: 1, deletions: 1 })
-    expect(gitReplay(before, out.diff)).toEqual(Buffer.from('l\rM\rn\r'))
+    const after = 'k\nl\rM\rn\nend\rx\n'
+    expect(Buffer.from(out.after as Uint8Array).toString('utf8')).toBe(after)
+    expect(out).toMatchObject({ additions: 2, deletions: 2 })
+    expect(gitReplay(before, out.diff)).toEqual(Buffer.from(after))
   })
 
   it('diffs non-UTF-8 text line by line, as git does, and keeps its bytes', () => {
@@ -119,5 +121,67 @@ describe('computeFile', () => {
       deletions: 0,
       diff: 'diff --git a/a.txt b/b.txt\nrename from a.txt\nrename to b.txt\n',
     })
+  })
+})
+
+describe('computeFile with rawBytes (a patch that is not UTF-8, #8)', () => {
+  const RAW_E9 = '\udce9'
+  const raw = (op: FileOp, source: Uint8Array | null) =>
+    computeFile({ format: 'codex', op, source, rawBytes: true })
+
+  it('writes raw bytes as they are into a UTF-8 file, BOM and UTF-8 lines kept', () => {
+    const source = utf8('\ufeffnaïve\nx\n')
+    const outcome = raw(
+      update([
+        [' ', 'naïve'],
+        ['-', 'x'],
+        ['+', `caf${RAW_E9}`],
+      ]),
+      source,
+    )
+    expect(outcome.ok).toBe(true)
+    if (outcome.ok) {
+      const want = Buffer.concat([Buffer.from('\ufeffnaïve\n', 'utf8'), bytes('caf\xe9\n')])
+      expect(Buffer.from(outcome.value.after ?? [])).toEqual(want)
+    }
+  })
+
+  it('refuses a lenient match on a UTF-8 file with MATCH_NOT_EXACT, on a Latin-1 file with FILE_NOT_TEXT', () => {
+    const op = update([
+      [' ', 'tea'],
+      ['+', `caf${RAW_E9}`],
+    ])
+    const onUtf8 = raw(op, utf8('tea  \n'))
+    expect(onUtf8.ok).toBe(false)
+    if (!onUtf8.ok) {
+      expect(onUtf8.error).toMatchObject({ code: 'MATCH_NOT_EXACT', path: 'f.txt', patchLine: 2 })
+      expect(onUtf8.error.message).toContain('not UTF-8')
+    }
+    const onLatin1 = raw(op, bytes('tea  \n\xe9\n'))
+    expect(onLatin1.ok).toBe(false)
+    if (!onLatin1.ok) expect(onLatin1.error.code).toBe('FILE_NOT_TEXT')
+  })
+
+  it('says that the patch is not UTF-8 when its lines are not found', () => {
+    const outcome = raw(update([['-', `caf${RAW_E9}`]]), utf8('café\n'))
+    expect(outcome.ok).toBe(false)
+    if (!outcome.ok) {
+      expect(outcome.error.code).toBe('MATCH_NOT_FOUND')
+      expect(outcome.error.hint).toContain('not UTF-8')
+    }
+  })
+
+  it('creates an added file from the raw bytes', () => {
+    const add: FileOp = {
+      kind: 'add',
+      path: 'f.txt',
+      patchLine: 1,
+      content: `é${RAW_E9}\n`,
+      overwrite: true,
+    }
+    const outcome = raw(add, null)
+    expect(outcome.ok && Buffer.from(outcome.value.after ?? [])).toEqual(
+      Buffer.from([0xc3, 0xa9, 0xe9, 0x0a]),
+    )
   })
 })

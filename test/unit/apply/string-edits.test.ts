@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { applyStringEdits } from '../../../src/apply/string-edits.js'
+import { joinLines, splitLines } from '../../../src/text/lines.js'
 import type { EditErrorData } from '../../../src/errors.js'
 import type { Result } from '../../../src/result.js'
 import type { StringEdit, Warning } from '../../../src/types.js'
@@ -87,8 +88,10 @@ describe('applyStringEdits replace', () => {
     expect(applied('a\nb\nc\n', [replace('a\r\nb', 'A\r\nB')])).toBe('A\nB\nc\n')
   })
 
-  it('treats lone CR line endings like LF', () => {
-    expect(applied('a\rb\rc\r', [replace('a\nb', 'a\nB\nextra')])).toBe('a\rB\rextra\rc\r')
+  it('treats a lone CR as content, not a line ending (#8)', () => {
+    expect(applied('a\rb\nc\n', [replace('a\rb\n', 'x\ry\nz\n')])).toBe('x\ry\nz\nc\n')
+    expect(applied('p\rq\r\r\n', [replace('q\r', 'Q\r')])).toBe('p\rQ\r\r\n')
+    expect(failure('a\rb\rc\r', [replace('a\nb', 'a\nB')]).code).toBe('MATCH_NOT_FOUND')
   })
 
   it('keeps each unchanged line’s own ending in a mixed file', () => {
@@ -259,7 +262,8 @@ describe('applyStringEdits insert', () => {
 
   it('gives inserted lines the file’s dominant ending', () => {
     expect(applied('a\r\nb\r\n', [insert('a', 'after', 'x\ny')])).toBe('a\r\nx\r\ny\r\nb\r\n')
-    expect(applied('a\rb\r', [insert('b', 'before', 'x\n')])).toBe('a\rx\rb\r')
+    // A lone CR ends no line (#8): a CR-only file is one line, and new lines end in LF.
+    expect(applied('a\rb\r', [insert('b', 'before', 'x\n')])).toBe('x\na\rb\r')
   })
 
   it('keeps a missing final newline missing when inserting after the last line', () => {
@@ -423,12 +427,13 @@ describe('applyStringEdits line-ending properties', () => {
   it('leaves any file unchanged when a whole-line range is replaced by its own lines', () => {
     fc.assert(
       fc.property(file, fc.nat(), fc.nat(), (text, a, b) => {
-        const lines = text.split(/\r\n|\r|\n/)
-        if (lines[lines.length - 1] === '') lines.pop()
+        const lines = splitLines(text)
         const start = (a % lines.length) + 1
         const end = start + (b % (lines.length - start + 1))
-        // A trailing newline keeps a range of one empty line from reading as a deletion.
-        const same = `${lines.slice(start - 1, end).join('\n')}\n`
+        // The range's own bytes; a trailing newline keeps a range of one empty line from reading
+        // as a deletion. It is CRLF so that a last line ending in a lone CR keeps it (#8).
+        const raw = joinLines(lines.slice(start - 1, end))
+        const same = raw.endsWith('\n') ? raw : `${raw}\r\n`
         expect(applied(text, [range(start, end, same)])).toBe(text)
       }),
     )
@@ -436,12 +441,57 @@ describe('applyStringEdits line-ending properties', () => {
 
   it('leaves any file unchanged when old_string is replaced by itself with replace_all', () => {
     fc.assert(
-      fc.property(file, fc.nat(), fc.nat(), (text, a, b) => {
-        const view = text.replace(/\r\n?/g, '\n')
-        const start = a % view.length
-        const old = view.slice(start, start + 1 + (b % (view.length - start)))
-        expect(applied(text, [replace(old, old, { replaceAll: true })])).toBe(text)
-      }),
+      // A CR before a CRLF ("x\r\r\n") reads as "x\r\n" in the LF view, which an old_string
+      // means as a CRLF break; that file's own spelling is "x\r\r\n", not a view substring.
+      fc.property(
+        file.filter((text) => !text.includes('\r\r\n')),
+        fc.nat(),
+        fc.nat(),
+        (text, a, b) => {
+          const view = text.replace(/\r\n/g, '\n')
+          const start = a % view.length
+          const old = view.slice(start, start + 1 + (b % (view.length - start)))
+          expect(applied(text, [replace(old, old, { replaceAll: true })])).toBe(text)
+        },
+      ),
+    )
+  })
+})
+
+describe('applyStringEdits re-indentation after a lenient match (#8)', () => {
+  const file = 'def f(x):\n    if x:\n        y = 1\n        return y\n'
+
+  it('gives replaced lines the file’s indentation, keeping their relative depth', () => {
+    const edit = replace('if x:\n  y = 1', 'if x:\n  y = 1\n  if y:\n    z = 2')
+    expect(applied(file, [edit])).toBe(
+      'def f(x):\n    if x:\n        y = 1\n        if y:\n            z = 2\n        return y\n',
+    )
+  })
+
+  it('writes tabs for a tab-indented file', () => {
+    const tabs = 'func f() {\n\tif x {\n\t\treturn\n\t}\n}\n'
+    const edit = replace('    if x {\n        return', '    if x {\n        log()\n        return')
+    expect(applied(tabs, [edit])).toBe('func f() {\n\tif x {\n\t\tlog()\n\t\treturn\n\t}\n}\n')
+  })
+
+  it('re-indents lines inserted at a leniently matched multi-line anchor', () => {
+    expect(applied(file, [insert('if x:\n  y = 1', 'after', '  log(y)\n')])).toBe(
+      'def f(x):\n    if x:\n        y = 1\n        log(y)\n        return y\n',
+    )
+  })
+
+  it('re-indents lines inserted at a lenient one-line anchor that starts its line', () => {
+    expect(applied(file, [insert('\tif x:', 'after', '\t\tfirst()\n')])).toBe(
+      'def f(x):\n    if x:\n        first()\n        y = 1\n        return y\n',
+    )
+  })
+
+  it('leaves inserted lines alone when the anchor is exact or mid-line', () => {
+    expect(applied(file, [insert('    if x:', 'after', '        a()\n')])).toBe(
+      'def f(x):\n    if x:\n        a()\n        y = 1\n        return y\n',
+    )
+    expect(applied('  call(f(x))\n', [insert('\tf(x)', 'after', 'next()\n')])).toBe(
+      '  call(f(x))\nnext()\n',
     )
   })
 })

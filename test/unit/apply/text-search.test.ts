@@ -16,11 +16,19 @@ import {
 
 describe('toDoc', () => {
   it('writes every terminator as LF in the view and keeps a missing final newline missing', () => {
-    const doc = toDoc('a\r\nb\rc\nd')
+    const doc = toDoc('a\r\nb\nc\r\nd')
     expect(doc.view).toBe('a\nb\nc\nd')
     expect(doc.viewStarts).toEqual([0, 2, 4, 6, 7])
-    expect(doc.textStarts).toEqual([0, 3, 5, 7, 8])
+    expect(doc.textStarts).toEqual([0, 3, 5, 8, 9])
     expect(doc.texts).toEqual(['a', 'b', 'c', 'd'])
+  })
+
+  it('keeps a lone CR as content in the view and the texts (#8)', () => {
+    const doc = toDoc('a\rb\nc\r\r\nd\r')
+    expect(doc.view).toBe('a\rb\nc\r\nd\r')
+    expect(doc.texts).toEqual(['a\rb', 'c\r', 'd\r'])
+    expect(doc.textStarts).toEqual([0, 4, 8, 10])
+    expect(doc.dominant).toBe('\n')
   })
 })
 
@@ -40,8 +48,8 @@ describe('lineAt and toTextOffset', () => {
 describe('eolsIn', () => {
   it('lists the file terminators of the LFs inside a view range, in order', () => {
     const doc = toDoc('a\r\nb\rc\nd')
-    expect(eolsIn(doc, 0, doc.view.length)).toEqual(['\r\n', '\r', '\n'])
-    expect(eolsIn(doc, 2, 5)).toEqual(['\r'])
+    expect(eolsIn(doc, 0, doc.view.length)).toEqual(['\r\n', '\n'])
+    expect(eolsIn(doc, 2, 6)).toEqual(['\n'])
   })
 })
 
@@ -64,9 +72,10 @@ describe('exactSpans', () => {
 })
 
 describe('wholeLines', () => {
-  it('treats one trailing line break as optional and normalises CR and CRLF', () => {
+  it('treats one trailing line break as optional, normalises CRLF and keeps a lone CR', () => {
     expect(wholeLines('a\r\nb\r\n')).toEqual(['a', 'b'])
-    expect(wholeLines('a\rb')).toEqual(['a', 'b'])
+    expect(wholeLines('a\rb')).toEqual(['a\rb'])
+    expect(wholeLines('a\r\r\n')).toEqual(['a\r'])
     expect(wholeLines('')).toEqual([])
   })
 })

@@ -16,12 +16,17 @@ interface Captured {
   err: () => string
 }
 
-function capture(stdin = '', cwd = '/ws'): Captured {
+function capture(stdin: string | Uint8Array = '', cwd = '/ws'): Captured {
   let out = ''
   let err = ''
   return {
     io: {
-      stdin: () => Promise.resolve(stdin),
+      // Two chunks, as a pipe delivers them; the CLI must join them byte for byte.
+      stdin: () => {
+        const bytes = Buffer.from(stdin)
+        const half = Math.floor(bytes.length / 2)
+        return [bytes.subarray(0, half), bytes.subarray(half)]
+      },
       stdout: (s) => (out += s),
       stderr: (s) => (err += s),
       cwd,
@@ -51,7 +56,11 @@ const RESULT: ApplyResult = {
 
 interface FakeEngine {
   deps: CliDeps
-  calls: { method: 'apply' | 'check'; input: string; options: ApplyOptions | undefined }[]
+  calls: {
+    method: 'apply' | 'check'
+    input: string | Uint8Array
+    options: ApplyOptions | undefined
+  }[]
   /** Journal calls: ['undo', id] / ['recover'] / ['transactions']. */
   journalCalls: unknown[][]
   created: EngineOptions[]
@@ -164,9 +173,19 @@ describe('main', () => {
     const c = capture('PATCH', '/ws')
     expect(await main(['apply', '--root', 'sub', '--format', 'codex'], c.io, fake.deps)).toBe(0)
     expect(fake.created).toEqual([{ root: '/ws/sub', durability: 'full' }])
-    expect(fake.calls).toEqual([{ method: 'apply', input: 'PATCH', options: { format: 'codex' } }])
+    expect(fake.calls).toEqual([
+      { method: 'apply', input: Buffer.from('PATCH'), options: { format: 'codex' } },
+    ])
     expect(c.out()).toBe('M a.txt (+1 -1)\n')
     expect(fake.closed()).toBe(1)
+  })
+
+  it('passes the patch to the engine as the bytes read, never decoded (#8)', async () => {
+    const fake = fakeEngine()
+    // Latin-1 "café" and a lone 0xff: not UTF-8, so a decode would have turned them into U+FFFD.
+    const bytes = Uint8Array.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0xff, 0x0a])
+    expect(await main(['apply'], capture(bytes).io, fake.deps)).toBe(0)
+    expect(fake.calls[0]?.input).toEqual(Buffer.from(bytes))
   })
 
   it('turns off the worker pool with --no-workers', async () => {
@@ -189,7 +208,9 @@ describe('main', () => {
       const fake = fakeEngine()
       const c = capture('P')
       expect(await main(argv, c.io, fake.deps)).toBe(0)
-      expect(fake.calls).toEqual([{ method: 'check', input: 'P', options: { format: 'auto' } }])
+      expect(fake.calls).toEqual([
+        { method: 'check', input: Buffer.from('P'), options: { format: 'auto' } },
+      ])
       expect(c.out()).toBe('M a.txt (+1 -1)\ndry run: nothing written\n')
     }
   })

@@ -34,7 +34,7 @@ describe('locateCursor', () => {
       ok: true,
       value: { start: 1, oldLength: 2, pass: 'exact', warnings: [] },
     })
-    if (result.ok) expect(result.value.restyle.indent).toEqual({ from: '', to: '' })
+    if (result.ok) expect(result.value.restyle.indent).toBeNull()
   })
 
   it('ignores matches before the cursor', () => {
@@ -48,7 +48,7 @@ describe('locateCursor', () => {
       hunk([' if (a) {', '-  b()', '+  c()']),
       0,
     )
-    expect(result.ok && result.value.restyle.indent).toEqual({ from: '', to: '  ' })
+    expect(result.ok && result.value.restyle.indent).toMatchObject({ refColumns: 0, refFile: '  ' })
     expect(result.ok && result.value.pass).toBe('trim')
   })
 
@@ -170,5 +170,91 @@ describe('ambiguity reports', () => {
         'at lines 1, 3, 5, 7, 9, 11, 13, 15, 17, 19 and 10 more;',
       )
     }
+  })
+})
+
+describe('locateCursor with @@ hints (scopes)', () => {
+  const file = ['def g():', '    a = 1', '', 'def h():', '    a = 1', '    b = 2']
+
+  it('refuses lines that exist only outside the hint’s scope and says where they are', () => {
+    const result = locateCursor(
+      ctx(file),
+      hunk([' a = 1', '-b = 2', '+b = 3'], { hints: ['def g():'] }),
+      0,
+    )
+    expect(result).toMatchObject({ ok: false, error: { code: 'MATCH_NOT_FOUND' } })
+    if (!result.ok) {
+      expect(result.error.candidates?.map((c) => c.fileLine)).toEqual([5])
+      expect(result.error.message).toContain(
+        'is not inside the scope of its @@ hint "def g():" (lines 1-3)',
+      )
+      expect(result.error.message).toContain(
+        'outside that scope, matching after ignoring leading and trailing whitespace at line 5',
+      )
+    }
+  })
+
+  it('prefers a lenient match inside the scope to an exact one below it', () => {
+    const lines = ['def g():', '    x = 1', 'def h():', '  x = 1']
+    const result = locateCursor(
+      ctx(lines),
+      hunk(['-  x = 1', '+  x = 2'], { hints: ['def g():'] }),
+      0,
+    )
+    expect(result).toMatchObject({ ok: true, value: { start: 1, pass: 'trim' } })
+  })
+
+  it('searches a nested hint only inside the outer hint’s scope', () => {
+    const lines = ['class A:', '    pass', 'def run():', '    x = 1']
+    const result = locateCursor(
+      ctx(lines),
+      hunk(['-    x = 1'], { hints: ['class A:', 'def run():'] }),
+      0,
+    )
+    expect(result).toMatchObject({ ok: false, error: { code: 'MATCH_NOT_FOUND' } })
+    if (!result.ok)
+      expect(result.error.message).toContain('inside the scope of the hint before it (lines 1-2)')
+  })
+
+  it('offers near misses inside the scope when the lines are nowhere', () => {
+    const result = locateCursor(ctx(file), hunk(['-a = 11', '+a = 2'], { hints: ['def h():'] }), 0)
+    expect(result).toMatchObject({ ok: false, error: { code: 'MATCH_NOT_FOUND' } })
+    if (!result.ok) {
+      expect(result.error.candidates?.[0]).toMatchObject({ fileLine: 5 })
+      expect(result.error.message).toContain('the lines inside the scope of its @@ hint')
+    }
+  })
+})
+
+describe('locateCursor scope edges', () => {
+  const file = ['def g():', '    a = 1', '', 'def h():', '    b = 2']
+
+  it('lets trailing context run past the scope when the change is inside it', () => {
+    const result = locateCursor(
+      ctx(file),
+      hunk(['     a = 1', '+    c = 3', ' ', ' def h():'], { hints: ['def g():'] }),
+      0,
+    )
+    expect(result).toMatchObject({ ok: true, value: { start: 1, oldLength: 3 } })
+  })
+
+  it('refuses a hunk that starts in the scope but removes a line after it', () => {
+    const result = locateCursor(
+      ctx(file),
+      hunk(['     a = 1', ' ', '-def h():', '+def k():'], { hints: ['def g():'] }),
+      0,
+    )
+    expect(result).toMatchObject({ ok: false, error: { code: 'MATCH_NOT_FOUND' } })
+    if (!result.ok)
+      expect(result.error.message).toContain('would change lines past the end of the scope')
+  })
+
+  it('refuses with FILE_NOT_TEXT when only a lenient match lies inside the scope', () => {
+    const result = locateCursor(
+      ctx(['h', '  b', 'x'], true),
+      hunk(['-b', '+c'], { hints: ['h'] }),
+      0,
+    )
+    expect(result).toMatchObject({ ok: false, error: { code: 'FILE_NOT_TEXT' } })
   })
 })

@@ -13,10 +13,17 @@ describe('deriveRestyle', () => {
     expect(isIdentityRestyle(IDENTITY_RESTYLE)).toBe(true)
   })
 
-  it('learns indentation from the first non-blank matched pair', () => {
+  it('learns an indentation mapping from the matched pairs under trim', () => {
     const restyle = deriveRestyle(['', '        foo()', '  bar'], ['', '    foo()', 'bar'], 'trim')
-    expect(restyle.indent).toEqual({ from: '    ', to: '        ' })
+    expect(restyle.indent).toMatchObject({ refColumns: 4, refFile: '        ' })
+    expect(restyleLine('    baz()', restyle)).toBe('        baz()')
     expect(restyle.curlyDouble).toBe(false)
+  })
+
+  it('leaves indentation alone when every matched line was indented as in the file', () => {
+    const restyle = deriveRestyle(['  say \u201chi\u201d'], ['  say "hi"'], 'fold')
+    expect(restyle.indent).toBeNull()
+    expect(restyleLine('    deeper "x"', restyle)).toBe('    deeper \u201cx\u201d')
   })
 
   it('learns curly double and single quotes under fold', () => {
@@ -54,25 +61,23 @@ describe('deriveRestyle', () => {
 })
 
 describe('restyleLine', () => {
-  it('prefixes the extra file indentation to non-blank lines', () => {
-    const restyle = { ...IDENTITY_RESTYLE, indent: { from: '  ', to: '      ' } }
-    expect(restyleLine('  baz()', restyle)).toBe('      baz()')
-    expect(restyleLine('qux', restyle)).toBe('    qux')
+  it('re-indents added lines relative to the matched ones and leaves blank lines alone', () => {
+    const restyle = deriveRestyle(['    if x:', '        y()'], ['if x:', '  y()'], 'trim')
+    expect(restyleLine('  z()', restyle)).toBe('        z()')
+    expect(restyleLine('    deeper()', restyle)).toBe('            deeper()')
+    expect(restyleLine('after()', restyle)).toBe('    after()')
     expect(restyleLine('', restyle)).toBe('')
     expect(restyleLine('   ', restyle)).toBe('   ')
   })
 
-  it('strips the patch extra indentation from lines that start with it', () => {
-    const restyle = { ...IDENTITY_RESTYLE, indent: { from: '    ', to: '' } }
-    expect(restyleLine('      baz()', restyle)).toBe('  baz()')
-    expect(restyleLine('  x', restyle)).toBe('  x')
-  })
-
-  it('replaces a leading patch indent with the file indent when neither extends the other', () => {
-    const restyle = { ...IDENTITY_RESTYLE, indent: { from: '    ', to: '\t' } }
-    expect(restyleLine('    x', restyle)).toBe('\tx')
-    expect(restyleLine('        y', restyle)).toBe('\t    y')
-    expect(restyleLine('z', restyle)).toBe('z')
+  it('writes tabs, never a tab-space mix, for a tab-indented file', () => {
+    const restyle = deriveRestyle(
+      ['\tif x {', '\t\treturn'],
+      ['    if x {', '        return'],
+      'trim',
+    )
+    expect(restyleLine('        log()', restyle)).toBe('\t\tlog()')
+    expect(restyleLine('            deep()', restyle)).toBe('\t\t\tdeep()')
   })
 
   it('chooses opening or closing curly quotes by the previous character', () => {

@@ -31,6 +31,7 @@ runParserContract('search-replace', parseSearchReplace, {
     'Here is the change:\n\nsrc/app.ts\n```ts\n<<<<<<< SEARCH\nconst a = 1\n=======\nconst a = 2\n>>>>>>> REPLACE\n```\n',
     block('new.txt', [], ['hello']),
     block('crlf.txt', ['x'], ['y']).replaceAll('\n', '\r\n'),
+    'app.py\n<source>python\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n</source>\n',
   ],
   invalid: [
     '<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n',
@@ -38,6 +39,8 @@ runParserContract('search-replace', parseSearchReplace, {
     'a.txt\n<<<<<<< SEARCH\nold\n',
     'a.txt\n<<<<<<< SEARCH\nold\n>>>>>>> REPLACE\n',
     'just prose, no blocks\n',
+    block('doubled.txt', ['old'], ['new', '=======']),
+    block('README.md', ['Install', '=======', 'old'], ['Install', '=======', 'new']),
   ],
 })
 
@@ -201,15 +204,6 @@ describe('parseSearchReplace', () => {
     expect(ops(created)[0]?.createIfMissing).toBe(true)
   })
 
-  it('keeps a second divider inside REPLACE as content', () => {
-    const [op] = ops(block('f', ['a'], ['x', '=======', 'y']))
-    expect(op?.hunks[0]?.lines.filter((l) => l.op === '+').map((l) => l.text)).toEqual([
-      'x',
-      '=======',
-      'y',
-    ])
-  })
-
   it('ignores prose between and after blocks', () => {
     const text = `${block('a.txt', ['1'], ['2'])}\nThat fixes it. Now:\n\n${block('b.txt', ['3'], ['4'])}Done.\n`
     expect(ops(text).map((op) => op.path)).toEqual(['a.txt', 'b.txt'])
@@ -307,5 +301,122 @@ describe('parseSearchReplace on large blocks', () => {
     expect(lines.filter((l) => l.op !== '-').map((l) => l.text)).toEqual(replace)
     // Past the edit bound only the common head and tail stay context: here, the last line.
     expect(lines.filter((l) => l.op === ' ').map((l) => l.text)).toEqual(['same'])
+  })
+})
+
+describe('parseSearchReplace with ======= lines inside a section (#8)', () => {
+  const dividerError = (text: string): EditErrorData => {
+    const error = failure(text)
+    expect(error.code).toBe('PARSE_BAD_LINE')
+    expect(error.hint).toContain('exactly one =======')
+    return error
+  }
+
+  it('refuses a Markdown heading underline on both sides at the second divider line', () => {
+    const text = block('README.md', ['Install', '=======', 'old'], ['Install', '=======', 'new'])
+    const error = dividerError(text)
+    expect(error).toMatchObject({ path: 'README.md', patchLine: 6 })
+    expect(error.message).toContain('3 ======= lines (lines 4, 6, 8)')
+  })
+
+  it('refuses a doubled divider before the REPLACE marker rather than write it', () => {
+    // Two readings fit: SEARCH "a" -> REPLACE "b" plus a stray divider, or SEARCH "a\n=======\nb"
+    // deleted. Neither is certain, so the block is refused.
+    expect(dividerError(block('f', ['a'], ['b', '=======']))).toMatchObject({ patchLine: 6 })
+    expect(dividerError(block('f', ['a'], ['=======', 'b']))).toMatchObject({ patchLine: 5 })
+  })
+
+  it('refuses a divider in a fenced code block inside a section', () => {
+    const text = block('doc.md', ['```', 'a', '```'], ['```', '=======', '```'])
+    expect(dividerError(text)).toMatchObject({ patchLine: 8 })
+  })
+
+  it('refuses a git conflict inside a section', () => {
+    const text = block('c.txt', ['<<<<<<< HEAD', 'x', '=======', 'y', '>>>>>>> main'], ['x'])
+    expect(dividerError(text)).toMatchObject({ patchLine: 8 })
+  })
+
+  it('keeps underlines of 10 or more characters and underlines of other characters as text', () => {
+    const [op] = ops(block('r.rst', ['Title', '==========', 'old'], ['Title', '-----', 'new']))
+    expect(op?.hunks[0]?.lines.map((l) => l.op + l.text)).toEqual([
+      ' Title',
+      '-==========',
+      '-old',
+      '+-----',
+      '+new',
+    ])
+  })
+
+  it('refuses a SEARCH marker line inside a section, naming both lines', () => {
+    const text = block('sr.md', ['<<<<<<< SEARCH', 'x'], ['y'])
+    const error = failure(text)
+    expect(error).toMatchObject({ code: 'PARSE_UNTERMINATED', path: 'sr.md', patchLine: 2 })
+    expect(error.message).toContain('next <<<<<<< SEARCH marker at line 3')
+  })
+
+  it('refuses a REPLACE marker line inside a section, on either side', () => {
+    const inSearch = block('sr.md', ['>>>>>>> REPLACE', 'x'], ['y'])
+    expect(failure(inSearch)).toMatchObject({ code: 'PARSE_UNTERMINATED', patchLine: 2 })
+    // The block ends at the first REPLACE marker; the real one is then a stray marker.
+    const inReplace = block('sr.md', ['x'], ['y', '>>>>>>> REPLACE', 'z'])
+    expect(failure(inReplace)).toMatchObject({ code: 'PARSE_BAD_LINE', patchLine: 8 })
+  })
+
+  it('reads blocks inside prose with one divider each', () => {
+    const text = `Intro.\n\n${block('a.md', ['x'], ['y'])}\nThen =======\n${block('b.md', ['p'], ['q'])}Bye.\n`
+    expect(ops(text).map((op) => op.path)).toEqual(['a.md', 'b.md'])
+  })
+})
+
+describe('parseSearchReplace name lines around Aider fence tags and elisions (#8)', () => {
+  const body = ['<<<<<<< SEARCH', 'old', '=======', 'new', '>>>>>>> REPLACE']
+  for (const tag of ['source', 'code', 'pre', 'codeblock', 'sourcecode']) {
+    it(`skips a <${tag}> fence line above the SEARCH marker`, () => {
+      for (const open of [`<${tag}>`, `<${tag}>python`, `<${tag}>c++`]) {
+        const text = ['mathweb/flask/app.py', open, ...body, `</${tag}>`, ''].join('\n')
+        expect(ops(text).map((op) => op.path)).toEqual(['mathweb/flask/app.py'])
+      }
+    })
+  }
+
+  it('creates the named file, not one called <source>python, for an empty SEARCH', () => {
+    const text =
+      'new.py\n<source>python\n<<<<<<< SEARCH\n=======\nx = 1\n>>>>>>> REPLACE\n</source>\n'
+    expect(ops(text)).toMatchObject([{ path: 'new.py', createIfMissing: true }])
+  })
+
+  it('finds the name on the first line inside a fence tag', () => {
+    const text =
+      '<source>python\nsrc/a.py\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n</source>\n'
+    expect(ops(text).map((op) => op.path)).toEqual(['src/a.py'])
+  })
+
+  it('reuses the previous file for a fence-tagged block after a closing tag', () => {
+    const first = ['a.py', '<code>', ...body, '</code>', '']
+    const text = [...first, '<code>', ...body, '</code>', ''].join('\n')
+    const result = ops(text)
+    expect(result.map((op) => op.path)).toEqual(['a.py'])
+    expect(result[0]?.hunks).toHaveLength(2)
+  })
+
+  it('refuses a first block whose only line above is a fence tag', () => {
+    const text = ['<source>python', ...body, '</source>', ''].join('\n')
+    expect(failure(text)).toMatchObject({ code: 'PARSE_BAD_HEADER', patchLine: 2 })
+  })
+
+  it('passes over ... lines: between blocks, above a fence and inside one', () => {
+    const between = `${block('a.py', ['x'], ['y'])}\n...\n\n${F}python\n${body.join('\n')}\n${F}\n`
+    expect(ops(between).map((op) => op.path)).toEqual(['a.py'])
+    expect(ops(between)[0]?.hunks).toHaveLength(2)
+    const above = `b.py\n...\n${F}python\n...\n${body.join('\n')}\n${F}\n`
+    expect(ops(above).map((op) => op.path)).toEqual(['b.py'])
+    const alone = `...\n${body.join('\n')}\n`
+    expect(failure(alone)).toMatchObject({ code: 'PARSE_BAD_HEADER', patchLine: 2 })
+  })
+
+  it('never takes a fence, a fence tag or an elision as a name', () => {
+    for (const line of ['<source>python', '</code>', '<PRE>', '...', ' … ', '```python', '~~~']) {
+      expect(nameFromLine(line), line).toBeUndefined()
+    }
   })
 })

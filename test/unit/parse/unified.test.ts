@@ -1400,3 +1400,34 @@ describe('parseUnifiedDiff on traditional headers as git reads them (#8)', () =>
     expect(only(parsed(patch))).toMatchObject({ kind: 'add', path: 'n.txt', content: 'n\n' })
   })
 })
+
+describe('parseUnifiedDiff and lone CRs (#8)', () => {
+  it('reads a CR before a "\\ No newline" marker as content of the last line, from real git', () => {
+    const repo = makeRepo({ 'end.txt': 'a\nlast\r' })
+    repo.write('end.txt', 'a\nlast line\r')
+    repo.write('new.txt', 'x\ry\r')
+    const ops = parsed(repo.diff()).ops
+    const update = ops.find((op) => op.path === 'end.txt')
+    if (update?.kind !== 'update') throw new Error('expected an update of end.txt')
+    expect(update.hunks[0]?.lines).toEqual([
+      { op: ' ', text: 'a' },
+      { op: '-', text: 'last\r' },
+      { op: '+', text: 'last line\r' },
+    ])
+    expect(ops.find((op) => op.path === 'new.txt')).toMatchObject({
+      kind: 'add',
+      content: 'x\ry\r',
+    })
+  })
+
+  it('keeps a mid-line CR in the line text and a CR before LF as its CRLF ending', () => {
+    const text = '--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\rb\r\n-c\n+c\rd\n'
+    const [op] = parsed(text).ops
+    if (op?.kind !== 'update') throw new Error('expected an update')
+    expect(op.hunks[0]?.lines).toEqual([
+      { op: ' ', text: 'a\rb', eol: '\r\n' },
+      { op: '-', text: 'c' },
+      { op: '+', text: 'c\rd' },
+    ])
+  })
+})

@@ -1,0 +1,69 @@
+// Reads the patch for `apply` and `check` as bytes (#8): from stdin as a stream, or from a FILE
+// (a regular file is refused from its stat when over the limit, before any read). Both count
+// bytes as they arrive and stop at --max-patch-bytes with LIMIT_PATCH_TOO_LARGE, so no more
+// than the limit plus one chunk is ever held in memory. Decoding is the engine's business
+// (src/coordinator/patch-input.ts): the bytes are passed on as they are.
+import { createReadStream } from 'node:fs'
+import { stat } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { DEFAULT_LIMITS } from '../config.js'
+import { EditError } from '../errors.js'
+import type { CliIo } from './types.js'
+
+/** Where the patch came from, for messages. */
+type Source = { readonly kind: 'stdin' } | { readonly kind: 'file'; readonly name: string }
+
+/**
+ * Reads the patch bytes from `file` (relative to io.cwd), or from stdin when file is null, and
+ * refuses one over maxPatchBytes without reading past the limit.
+ */
+export async function readPatchInput(
+  file: string | null,
+  io: CliIo,
+  maxPatchBytes: number = DEFAULT_LIMITS.maxPatchBytes,
+): Promise<Uint8Array> {
+  if (file === null) return readLimited(io.stdin(), maxPatchBytes, { kind: 'stdin' })
+  const source: Source = { kind: 'file', name: file }
+  const abs = resolve(io.cwd, file)
+  try {
+    const st = await stat(abs)
+    if (st.isFile() && st.size > maxPatchBytes) throw tooLarge(source, maxPatchBytes, st.size)
+    // Read as a stream too: a FIFO (`<(git diff)`) has no size, and a file may grow meanwhile.
+    return await readLimited(createReadStream(abs), maxPatchBytes, source)
+  } catch (err) {
+    if (err instanceof EditError) throw err
+    const reason = err instanceof Error && 'code' in err ? String(err.code) : String(err)
+    throw new EditError('USAGE_INVALID', `Cannot read the patch file '${file}' (${reason}).`, {
+      hint: 'Give an existing patch file, or pipe the patch on stdin.',
+      cause: err,
+    })
+  }
+}
+
+/** Collects `chunks` until they end, or throws once they pass `maxBytes` (the rest is not read). */
+export async function readLimited(
+  chunks: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
+  maxBytes: number,
+  source: Source,
+): Promise<Uint8Array> {
+  const parts: Uint8Array[] = []
+  let total = 0
+  // Leaving the loop early returns the iterator, which destroys a Node stream: no more is read.
+  for await (const chunk of chunks) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk
+    total += bytes.length
+    if (total > maxBytes) throw tooLarge(source, maxBytes)
+    parts.push(bytes)
+  }
+  return Buffer.concat(parts, total)
+}
+
+function tooLarge(source: Source, maxBytes: number, size?: number): EditError {
+  const what = source.kind === 'stdin' ? 'The patch on stdin' : `The patch file '${source.name}'`
+  const amount = size === undefined ? 'is over' : `is ${size} bytes, over`
+  return new EditError(
+    'LIMIT_PATCH_TOO_LARGE',
+    `${what} ${amount} the ${maxBytes}-byte patch size limit; raise it with --max-patch-bytes N.`,
+    { hint: 'Split the change into smaller patches, or raise the limit with --max-patch-bytes N.' },
+  )
+}

@@ -1,0 +1,9 @@
+def g():
+    value = fetch()
+    return value
+
+
+def h():
+    value = fetch()
+    cache.store(value)
+    return value

@@ -1,0 +1,7 @@
+def g():
+    value = fetch()
+    return value or default()
+
+
+def h():
+    return None

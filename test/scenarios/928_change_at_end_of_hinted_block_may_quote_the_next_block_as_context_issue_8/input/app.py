@@ -1,0 +1,7 @@
+def g():
+    value = fetch()
+    return value
+
+
+def h():
+    return None

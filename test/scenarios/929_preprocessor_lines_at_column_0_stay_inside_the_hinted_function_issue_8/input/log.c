@@ -1,0 +1,12 @@
+int log_value(int v)
+{
+#ifdef VERBOSE
+    trace(v);
+#endif
+    return emit(v);
+}
+
+int log_twice(int v)
+{
+    return emit(v) + emit(v);
+}

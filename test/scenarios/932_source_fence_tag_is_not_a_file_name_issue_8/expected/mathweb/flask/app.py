@@ -1,0 +1,4 @@
+import math
+from flask import Flask
+
+app = Flask(__name__)

@@ -1,0 +1,3 @@
+export function area(r) {
+  return Math.PI * r * r
+}

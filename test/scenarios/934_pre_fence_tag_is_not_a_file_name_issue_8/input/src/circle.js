@@ -1,0 +1,3 @@
+export function area(r) {
+  return 3.14 * r * r
+}

@@ -1,0 +1,6 @@
+def a():
+    return 10
+
+
+def b():
+    return 20
