@@ -67,6 +67,17 @@ describe('symlinks through the engine (#8)', () => {
     expect(await entry('real.txt')).toEqual({ text: 'one\ntwo\n' })
   })
 
+  it('moves a file onto an existing link by replacing the link, not its target', async () => {
+    await writeFile(at('moved.txt'), 'm\n')
+    const result = await engine.apply(codex('*** Update File: moved.txt', '*** Move to: alias.txt'))
+    expect(result.files[0]).toMatchObject({ op: 'move', path: 'alias.txt', overwrote: true })
+    expect(await entry('alias.txt')).toEqual({ text: 'm\n' })
+    expect(await entry('real.txt')).toEqual({ text: 'one\ntwo\n' })
+    await engine.undo()
+    expect(await entry('alias.txt')).toEqual({ link: 'real.txt' })
+    expect(await entry('moved.txt')).toEqual({ text: 'm\n' })
+  })
+
   it('refuses a moved link whose relative target would then lead outside the root', async () => {
     await mkdir(at('a'))
     await symlink('../real.txt', at('a/up.txt'))
