@@ -107,6 +107,7 @@ function isState(value: unknown): value is FileState {
   return (
     isRecord(value) &&
     typeof value['hash'] === 'string' &&
+    (value['kind'] === undefined || value['kind'] === 'symlink') &&
     Number.isInteger(value['permissions']) &&
     (value['permissions'] as number) >= 0 &&
     (value['permissions'] as number) <= 0o7777
