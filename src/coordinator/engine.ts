@@ -393,14 +393,19 @@ class EditEngine implements Engine {
             ? {}
             : { keyDir: this.#internals.journalStateDir }),
           // The sandbox apply uses (containment through symlinks, deny globs), for every path
-          // a transaction names before recovery or undo acts on it.
+          // a transaction names before recovery or undo acts on it. The last component is not
+          // followed: the journal acts on the path itself (lstat, rename over it, unlink), never
+          // through it, so a link step's path names the link, which may lead out of the root
+          // and still be restored or removed as a link (#8); a file step's path that has become
+          // a link matches neither recorded state and is a conflict. Every directory on the way
+          // is still resolved, and verify.ts refuses one that is a symlink.
           checkPath: async (rel) => {
             const ctx: PathContext = {
               root: rootReal,
               rootReal,
               isDenied: (p) => this.#isDenied(p) ?? isAlwaysDenied(p),
             }
-            await resolveWorkspacePath(ctx, rel, 0)
+            await resolveWorkspacePath(ctx, rel, 0, { followLast: false })
           },
           onRecovered: (report) => {
             const log = this.#options.logger ?? silentLogger

@@ -45,7 +45,7 @@ export interface RecoveryContext {
   readonly checkPath?: PathCheck
 }
 
-/** What a target is now: absent, a regular file's state, or something else (dir, symlink, ...). */
+/** What a target is now: absent, a file's or a symlink's state, or something else (a dir, ...). */
 type Current = null | FileState | { readonly other: string }
 
 /**

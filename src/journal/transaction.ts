@@ -21,7 +21,7 @@ import {
   type ManifestStep,
 } from './manifest.js'
 import { rollBack, userPath, type RecoveryContext } from './recover.js'
-import { backUpLink, isLinkState } from './symlink.js'
+import { backUpLink, isLinkState, SYMLINK_PERMISSIONS } from './symlink.js'
 import type { CommitStep, TransactionSummary } from './types.js'
 
 /** Recovery's context: a failed commit rolls back with recovery's code (and its checks). */
@@ -82,11 +82,14 @@ export async function runTransaction(
         before: step.before,
         after:
           step.kind === 'write'
-            ? {
-                hash: hashBytes(step.bytes),
-                permissions: step.permissions,
-                ...(step.symlink === true ? { kind: 'symlink' as const } : {}),
-              }
+            ? step.symlink === true
+              ? // Recorded as every link is, whatever bits the step carries (manifest.ts).
+                {
+                  hash: hashBytes(step.bytes),
+                  permissions: SYMLINK_PERMISSIONS,
+                  kind: 'symlink' as const,
+                }
+              : { hash: hashBytes(step.bytes), permissions: step.permissions }
             : null,
         createdDirs,
       })
