@@ -421,8 +421,10 @@ function userFileOf(
   dir: string,
   steps: readonly CommitStep[],
 ): string | undefined {
-  const { path: from, dest } = error as NodeJS.ErrnoException & { dest?: string }
-  for (const where of [from, dest]) {
+  const { path: from, dest, syscall } = error as NodeJS.ErrnoException & { dest?: string }
+  // symlink(2) reports the link's target string as `path`: not a file of ours, and a relative
+  // one would resolve against the working directory (#8). Its `dest` is the link.
+  for (const where of syscall === 'symlink' ? [dest] : [from, dest]) {
     if (where === undefined) continue
     const inTxn = path.relative(dir, where).split(path.sep)
     if (inTxn.length === 2 && (inTxn[0] === NEW_DIR || inTxn[0] === OLD_DIR)) {

@@ -3,7 +3,8 @@
 // (the sandbox resolves a manifest path without following its last component: the journal acts on
 // the link, never through it); a manifest that would plant a link is refused and writes nothing
 // when it is forged, names a path in .git or beyond a symlinked directory, states a kind other
-// than a link, or keeps a backup of the wrong kind (a link where a file was, or the reverse).
+// than a link, or keeps a backup of the wrong kind (a link where a file was, or the reverse). A
+// failure staging a link names the link, never its target string.
 import { createHash } from 'node:crypto'
 import {
   lstat,
@@ -185,6 +186,45 @@ describe('a link leading outside the root, through the signed journal', () => {
     await symlink('/etc/passwd', path.join(root, 'out'))
     expect((await rejection(e.undo())).code).toBe('UNDO_CONFLICT')
     expect(await entry('out')).toEqual({ link: '/etc/passwd' })
+    await e.close()
+  })
+})
+
+describe('a failure on a link', () => {
+  it('names the link, not its target string, when staging the link fails', async () => {
+    // symlink(2) errors carry the target string as `path` and the new link as `dest`; the target
+    // names a workspace file here, and is not the file the failure is about.
+    const fs: JournalFs = {
+      ...nodeJournalFs,
+      symlink: async (target, p) => {
+        throw Object.assign(new Error(`ENOSPC: no space left on device, symlink`), {
+          code: 'ENOSPC',
+          syscall: 'symlink',
+          path: new TextDecoder().decode(target),
+          dest: p,
+        })
+      },
+    }
+    const e = createEngineWithInternals(
+      { root, pool: false, durability: 'fast' },
+      { journalStateDir: stateDir, journalFs: fs },
+    )
+    const target = path.join(root, 'a.txt')
+    const diff = [
+      'diff --git a/link b/link',
+      'new file mode 120000',
+      '--- /dev/null',
+      '+++ b/link',
+      '@@ -0,0 +1 @@',
+      `+${target}`,
+      '\\ No newline at end of file',
+      '',
+    ].join('\n')
+    const error = await rejection(e.apply(diff))
+    expect(error.code).toBe('JOURNAL_NO_SPACE')
+    expect(error.path).toBe('link')
+    expect(error.message).not.toContain('a.txt')
+    expect(await entry('link')).toBeNull()
     await e.close()
   })
 })
