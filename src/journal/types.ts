@@ -11,10 +11,16 @@ import type { Warning } from '../types.js'
  */
 export type Durability = 'full' | 'fast'
 
-/** A file as the journal knows it: content hash and permission bits (e.g. 0o644). */
+/**
+ * A file as the journal knows it: content hash and permission bits (e.g. 0o644). A symlink
+ * (kind 'symlink', issue #8) is the link itself: its hash is of the target string's bytes, as git
+ * stores a link's blob, and its permissions are SYMLINK_PERMISSIONS (links have no bits of their
+ * own on Linux). Absent kind means a regular file, so older manifests read unchanged.
+ */
 export interface FileState {
   readonly hash: string
   readonly permissions: number
+  readonly kind?: 'symlink'
 }
 
 /** One change to one path. Steps run in array order; a move is a write followed by a remove. */
@@ -27,6 +33,8 @@ export type CommitStep =
       readonly rel: string
       readonly bytes: Uint8Array
       readonly permissions: number
+      /** The target becomes a symlink whose target string is `bytes` (issue #8). */
+      readonly symlink?: boolean
       /** What the target must still be just before it is replaced; null: it must not exist. */
       readonly before: FileState | null
     }
