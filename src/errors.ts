@@ -79,6 +79,12 @@ export const ERROR_CODES = {
     hint: 'Merge the operations on that path into one.',
     retryable: false,
   },
+  PATH_BEYOND_SYMLINK: {
+    meaning:
+      'An add, delete or move names a path through a symlinked directory (git: "beyond a symbolic link"); updating an existing file there is allowed.',
+    hint: 'Name the file by its real path, inside the directory the symlink points to.',
+    retryable: false,
+  },
   PATH_MOVE_TO_SELF: {
     meaning: 'A move or rename names its own source as the destination.',
     hint: 'Drop the *** Move to line, or give a different destination.',
@@ -97,6 +103,12 @@ export const ERROR_CODES = {
   FILE_IS_DIRECTORY: {
     meaning: 'The path names a directory.',
     hint: 'Name a regular file.',
+    retryable: false,
+  },
+  FILE_WRONG_TYPE: {
+    meaning:
+      'The path is a symlink where the patch states a regular file, or a regular file where it states a symlink (mode 120000), as git apply refuses with "wrong type"; or a move or copy of a symlink also changes its content.',
+    hint: 'Regenerate the patch from the current tree; move or copy a symlink without changes, and edit the file it points to by its own path.',
     retryable: false,
   },
   FILE_NOT_REGULAR: {

@@ -2,7 +2,7 @@
 // before/after file texts the sidecar pool compares, starts the pool on first use, and makes
 // sure an LSP problem never fails an edit (it becomes a warning and an unsettled report).
 import type { EngineDiagnosticsOptions } from './engine-types.js'
-import type { PreparedOp, PreparedPath } from './prepare.js'
+import { writesLink, type PreparedOp, type PreparedPath } from './prepare.js'
 import type { Baseline, LspClient, PoolOptions } from '../lsp/client-types.js'
 import type { DiagnosticsOptions, DiagnosticsReport, FileChange } from '../lsp/types.js'
 import type { ComputedFile, Warning } from '../types.js'
@@ -24,10 +24,15 @@ export function fileChanges(
   computed: readonly ComputedFile[],
 ): FileChange[] {
   const changes: FileChange[] = []
-  const add = (p: PreparedPath, after: Uint8Array | null) =>
-    changes.push({ path: p.resolved.abs, before: textOf(p.snap.bytes), after: textOf(after) })
+  // A symlink is no document to a language server: its "bytes" are a target string (#8).
+  const add = (p: PreparedPath, after: Uint8Array | null) => {
+    const before = p.snap.kind === 'symlink' ? null : textOf(p.snap.bytes)
+    if (before !== null || after !== null)
+      changes.push({ path: p.resolved.abs, before, after: textOf(after) })
+  }
   prepared.forEach((p, i) => {
-    const after = (computed[i] as ComputedFile).after
+    const computedAfter = (computed[i] as ComputedFile).after
+    const after = writesLink(p) ? null : computedAfter
     if (p.moveTo !== undefined) {
       add(p.target, null)
       add(p.moveTo, after)

@@ -4,6 +4,7 @@
 // across a crash (src/journal/). Verification of concurrent requests overlaps; commits to one
 // workspace never interleave (the journal's lock, across engines and processes).
 import { realpath, stat } from 'node:fs/promises'
+import path from 'node:path'
 import { inflateSync } from 'node:zlib'
 import { computeFile } from '../apply/compute.js'
 import { resolveConfig, checkFormat, DEFAULT_DENY_GLOBS, type ResolvedConfig } from '../config.js'
@@ -11,6 +12,7 @@ import { EditError } from '../errors.js'
 import type { JournalFs } from '../journal/fs.js'
 import { hashBytes } from '../hash.js'
 import { Journal } from '../journal/journal.js'
+import { SYMLINK_PERMISSIONS } from '../journal/symlink.js'
 import type {
   CommitStep,
   JournalHooks,
@@ -41,8 +43,13 @@ import { JobPool } from './job-pool.js'
 import { JOB_PROTOCOL, type ComputeJob } from './jobs.js'
 import { checkComputedSizes, checkFileCount } from './limits.js'
 import { patchTextOf } from './patch-input.js'
-import { detectCaseInsensitive, resolveWorkspacePath, type PathContext } from './paths.js'
-import { prepareOps, type PreparedOp } from './prepare.js'
+import {
+  checkSymlinkTarget,
+  detectCaseInsensitive,
+  resolveWorkspacePath,
+  type PathContext,
+} from './paths.js'
+import { prepareOps, writesLink, type PreparedOp } from './prepare.js'
 import { routeCompute, routeParse, type Route } from './route.js'
 
 /** Internal seams for tests (fault injection); not part of the public options. */
@@ -252,6 +259,7 @@ class EditEngine implements Engine {
     const prepared = await prepareOps(ctx, plan, { maxFileBytes: limits.maxFileBytes })
     const computed = await this.#computeAll(plan, prepared, patch.text.length, raw, route, signal)
     checkComputedSizes(prepared, computed, limits.maxFileBytes)
+    await checkLinkTargets(ctx, prepared, computed)
     const files = prepared.map((p, i) => fileResult(p, computed[i] as ComputedFile))
     const warnings: Warning[] = [...notices, ...computed.flatMap((c) => c.warnings)]
 
@@ -267,9 +275,11 @@ class EditEngine implements Engine {
       const baseline = wantDiagnostics
         ? await this.#diagnostics.baseline(ctx.rootReal, changes, warnings)
         : null
-      const steps = prepared.flatMap((p, i) => commitStepsFor(p, computed[i] as ComputedFile))
+      const steps = prepared.flatMap((p, i) =>
+        commitStepsFor(ctx.rootReal, p, computed[i] as ComputedFile),
+      )
       const journal = await this.#journalFor()
-      const transaction = await journal.commit(steps, summaryOf(files))
+      const transaction = await journal.commit(steps, summaryOf(files), warnings)
       const committed = transaction === undefined ? {} : { transaction }
       if (wantDiagnostics) {
         const report = await this.#diagnostics.after(ctx.rootReal, changes, baseline, warnings)
@@ -383,14 +393,19 @@ class EditEngine implements Engine {
             ? {}
             : { keyDir: this.#internals.journalStateDir }),
           // The sandbox apply uses (containment through symlinks, deny globs), for every path
-          // a transaction names before recovery or undo acts on it.
+          // a transaction names before recovery or undo acts on it. The last component is not
+          // followed: the journal acts on the path itself (lstat, rename over it, unlink), never
+          // through it, so a link step's path names the link, which may lead out of the root
+          // and still be restored or removed as a link (#8); a file step's path that has become
+          // a link matches neither recorded state and is a conflict. Every directory on the way
+          // is still resolved, and verify.ts refuses one that is a symlink.
           checkPath: async (rel) => {
             const ctx: PathContext = {
               root: rootReal,
               rootReal,
               isDenied: (p) => this.#isDenied(p) ?? isAlwaysDenied(p),
             }
-            await resolveWorkspacePath(ctx, rel, 0)
+            await resolveWorkspacePath(ctx, rel, 0, { followLast: false })
           },
           onRecovered: (report) => {
             const log = this.#options.logger ?? silentLogger
@@ -482,7 +497,7 @@ function fileResult(p: PreparedOp, computed: ComputedFile): FileResult {
   // Updated (or created, for SEARCH/REPLACE and JSON edits on a missing file) where it stands.
   const inPlace = (): FileResult => ({
     path: target.resolved.rel,
-    op: target.snap.kind === 'file' ? 'update' : 'add',
+    op: target.snap.kind === 'missing' ? 'add' : 'update',
     ...counts,
     beforeHash: target.snap.hash,
     afterHash,
@@ -528,7 +543,9 @@ function fileResult(p: PreparedOp, computed: ComputedFile): FileResult {
           beforeHash: target.snap.hash,
           afterHash,
           ...modes,
-          ...(p.moveTo.snap.kind === 'file' ? { overwrote: true } : {}),
+          ...(p.moveTo.snap.kind === 'file' || p.moveTo.snap.kind === 'symlink'
+            ? { overwrote: true }
+            : {}),
         }
       }
       return inPlace()
@@ -561,32 +578,63 @@ function permissionsFor(base: number | undefined, mode: FileMode | undefined): n
   return mode === '100755' ? start | ((start & 0o444) >> 2) : start & ~0o111
 }
 
-function commitStepsFor(p: PreparedOp, computed: ComputedFile): CommitStep[] {
+/** Every symlink the change writes must lead somewhere inside the root (paths.ts). */
+async function checkLinkTargets(
+  ctx: PathContext,
+  prepared: readonly PreparedOp[],
+  computed: readonly ComputedFile[],
+): Promise<void> {
+  for (const [i, p] of prepared.entries()) {
+    const after = computed[i]?.after
+    if (after === null || after === undefined || !writesLink(p)) continue
+    const dest = p.moveTo ?? p.target
+    await checkSymlinkTarget(ctx, dest.resolved.abs, after, {
+      path: dest.resolved.rel,
+      patchLine: p.op.patchLine,
+    })
+  }
+}
+
+function commitStepsFor(rootReal: string, p: PreparedOp, computed: ComputedFile): CommitStep[] {
   const { op, target } = p
+  if (p.replaced === true) return [] // the creation that follows replaces the path in one step
   const stateOf = (snap: PreparedOp['target']['snap']) =>
-    snap.kind === 'file' && snap.hash !== null
-      ? { hash: snap.hash, permissions: snap.permissions ?? DEFAULT_PERMISSIONS }
-      : null
+    snap.kind === 'symlink' && snap.hash !== null
+      ? { hash: snap.hash, permissions: SYMLINK_PERMISSIONS, kind: 'symlink' as const }
+      : snap.kind === 'file' && snap.hash !== null
+        ? { hash: snap.hash, permissions: snap.permissions ?? DEFAULT_PERMISSIONS }
+        : null
+  const link = writesLink(p)
+  // The journal names the real path: recovery and undo find the file again without following
+  // a symlink the patch went through (an update through link.txt changes real.txt).
+  const relOf = (dest: PreparedOp['target']) =>
+    path.relative(rootReal, dest.resolved.abs).split(path.sep).join('/')
   const write = (
     dest: PreparedOp['target'],
     bytes: Uint8Array,
     permissions: number,
+    before = stateOf(dest.snap),
   ): CommitStep => ({
     kind: 'write',
     abs: dest.resolved.abs,
-    rel: dest.resolved.rel,
+    rel: relOf(dest),
     bytes,
-    permissions,
-    before: stateOf(dest.snap),
+    permissions: link ? SYMLINK_PERMISSIONS : permissions,
+    ...(link ? { symlink: true } : {}),
+    before,
   })
   const remove = (dest: PreparedOp['target']): CommitStep => {
     const before = stateOf(dest.snap)
     if (before === null) throw new Error('engine: cannot remove a file that was not read')
-    return { kind: 'remove', abs: dest.resolved.abs, rel: dest.resolved.rel, before }
+    return { kind: 'remove', abs: dest.resolved.abs, rel: relOf(dest), before }
   }
   const after = computed.after
   const modeAfter = op.kind === 'edits' || op.kind === 'delete' ? undefined : op.modeAfter
   if (after === null) return [remove(target)]
+  if (p.replaces !== undefined) {
+    // A type change: one write replaces what the deletion before it removed.
+    return [write(target, after, permissionsFor(undefined, modeAfter), stateOf(p.replaces))]
+  }
   switch (op.kind) {
     case 'update':
       if (p.moveTo !== undefined) {
@@ -607,7 +655,7 @@ function commitStepsFor(p: PreparedOp, computed: ComputedFile): CommitStep[] {
   const permissions = permissionsFor(target.snap.permissions, modeAfter)
   const unchanged =
     target.snap.bytes !== null &&
-    permissions === target.snap.permissions &&
+    (link ? target.snap.kind === 'symlink' : permissions === target.snap.permissions) &&
     sameBytes(target.snap.bytes, after)
   return unchanged ? [] : [write(target, after, permissions)]
 }

@@ -3,6 +3,9 @@
 // malformed or too long for the filesystem (PATH_INVALID), or matches a deny glob (PATH_DENIED).
 // Also probes, once per root, whether its filesystem folds case (for PATH_DUPLICATE in
 // prepare.ts). Reads the filesystem (lstat, realpath, readlink, readdir) but never writes.
+// Issue #8: an op that acts on a link itself resolves with `followLast: false` (the last component
+// is not followed), and every path records the first symlinked directory it goes through, so
+// prepare.ts can refuse adds, deletes and moves "beyond a symbolic link" as git does.
 import { lstat, readdir, readlink, realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { EditError } from '../errors.js'
@@ -12,8 +15,25 @@ export interface ResolvedPath {
   readonly input: string
   /** Workspace-relative, '/'-separated, lexically normalised: what results and errors show. */
   readonly rel: string
-  /** Absolute real path (symlinks in the existing part resolved). */
+  /**
+   * Absolute real path (symlinks in the existing part resolved; with `followLast: false`, all but
+   * the last component).
+   */
   readonly abs: string
+  /**
+   * The first directory on the way (workspace-relative, as written) that is a symlink, when
+   * there is one: the path reaches its file through a symlinked directory.
+   */
+  readonly beyondSymlink?: string
+}
+
+export interface ResolveOptions {
+  /**
+   * Follow a symlink in the last component (true: the op acts on what it points to, as an edit
+   * does). false: the link itself is the file (delete, move, git symlink patches; issue #8).
+   * @default true
+   */
+  readonly followLast?: boolean
 }
 
 export interface PathContext {
@@ -41,6 +61,7 @@ export async function resolveWorkspacePath(
   ctx: PathContext,
   input: string,
   patchLine: number,
+  options: ResolveOptions = {},
 ): Promise<ResolvedPath> {
   const where = { path: input, patchLine }
   if (input.trim() === '' || input.includes('\0')) {
@@ -72,10 +93,14 @@ export async function resolveWorkspacePath(
   const rel = lexicalRel.split(path.sep).join('/')
   // Refused here, by length alone, so no syscall ever fails with a bare ENAMETOOLONG.
   checkLength(path.join(ctx.rootReal, lexicalRel), rel, where)
-  const real = await realPathAllowingMissing(path.join(ctx.rootReal, lexicalRel), {
-    path: rel,
-    patchLine,
-  })
+  const lexicalAbs = path.join(ctx.rootReal, lexicalRel)
+  const real =
+    options.followLast === false
+      ? path.join(
+          await realPathAllowingMissing(path.dirname(lexicalAbs), { path: rel, patchLine }),
+          path.basename(lexicalAbs),
+        )
+      : await realPathAllowingMissing(lexicalAbs, { path: rel, patchLine })
   const realRel = path.relative(ctx.rootReal, real)
   if (
     realRel === '' ||
@@ -103,7 +128,28 @@ export async function resolveWorkspacePath(
       },
     )
   }
-  return { input, rel, abs: real }
+  // Resolved to itself, the path went through no symlink at all: no lstat walk needed.
+  const beyondSymlink = real === lexicalAbs ? undefined : await symlinkedDirectoryOf(ctx, rel)
+  return { input, rel, abs: real, ...(beyondSymlink === undefined ? {} : { beyondSymlink }) }
+}
+
+/**
+ * The first directory of `rel` (workspace-relative, '/'-separated), outermost first, that is a
+ * symlink, or undefined when none is (a missing directory ends the walk: nothing below it exists).
+ * The last component is not looked at: that is the file itself.
+ */
+export async function symlinkedDirectoryOf(
+  ctx: Pick<PathContext, 'rootReal'>,
+  rel: string,
+): Promise<string | undefined> {
+  const parts = rel.split('/').slice(0, -1)
+  for (let i = 1; i <= parts.length; i++) {
+    const dir = parts.slice(0, i).join('/')
+    const st = await lstat(path.join(ctx.rootReal, ...dir.split('/'))).catch(() => null)
+    if (st === null) return undefined
+    if (st.isSymbolicLink()) return dir
+  }
+  return undefined
 }
 
 function checkLength(abs: string, rel: string, where: { path: string; patchLine: number }): void {
@@ -131,6 +177,41 @@ function checkLength(abs: string, rel: string, where: { path: string; patchLine:
 /** A long path cut to fit a one-sentence message (the full path is still in the error's path). */
 function shorten(text: string): string {
   return text.length <= 80 ? text : `${text.slice(0, 40)}…${text.slice(-30)}`
+}
+
+/**
+ * Refuses a symlink the change would write (a new link, a moved one, a changed target) whose
+ * target is not a usable path or resolves outside the workspace root (issue #8): patchloom never
+ * leaves a link leading out. `linkAbs` is where the link will stand; a relative target resolves
+ * from its directory, verbatim, as the kernel will resolve it.
+ */
+export async function checkSymlinkTarget(
+  ctx: Pick<PathContext, 'rootReal'>,
+  linkAbs: string,
+  target: Uint8Array,
+  where: { path: string; patchLine: number },
+): Promise<void> {
+  let text: string
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(target)
+  } catch {
+    text = ''
+  }
+  if (text === '' || text.includes('\0')) {
+    throw new EditError(
+      'PATH_INVALID',
+      `${where.path} would be a symlink with an empty, NUL-containing or non-UTF-8 target.`,
+      where,
+    )
+  }
+  const real = await realPathAllowingMissing(path.resolve(path.dirname(linkAbs), text), where)
+  if (!isInside(path.relative(ctx.rootReal, real))) {
+    throw new EditError(
+      'PATH_OUTSIDE_ROOT',
+      `${where.path} would be a symlink to ${text}, which resolves to ${real}, outside the workspace root.`,
+      where,
+    )
+  }
 }
 
 /** The parts of the filesystem detectCaseInsensitive reads; tests substitute a fake. */

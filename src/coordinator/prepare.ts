@@ -3,11 +3,14 @@
 // compared, what no match could fix: paths outside the root or denied, duplicates (case-folded on
 // a case-insensitive filesystem), moves onto themselves, missing files, directories, FIFOs and
 // device nodes, files over the size limit, existing targets a diff may not overwrite (creations,
-// copies and renames), and stale expected hashes.
+// copies and renames), and stale expected hashes. Symlinks (issue #8): deletes, moves and diff
+// creations act on a link itself (read as its target string, mode 120000), adds, deletes and
+// moves through a symlinked directory are refused, and a diff's delete followed by a creation of
+// the same path (git's type change) becomes one replacement.
 import { EditError } from '../errors.js'
 import type { EditPlan, FileOp, PatchFormat } from '../types.js'
 import { pathKey, resolveWorkspacePath, type PathContext, type ResolvedPath } from './paths.js'
-import { readSnapshot, type Snapshot } from './read.js'
+import { MISSING, readLinkSnapshot, readSnapshot, SYMLINK_MODE, type Snapshot } from './read.js'
 
 export interface PreparedPath {
   readonly resolved: ResolvedPath
@@ -21,6 +24,14 @@ export interface PreparedOp {
   readonly target: PreparedPath
   readonly moveTo?: PreparedPath
   readonly from?: PreparedPath
+  /**
+   * A diff creation that follows the deletion of the same path in one patch (a type change, as
+   * git writes it): `target.snap` is then MISSING, and this is what the path holds now, which the
+   * commit replaces in one step.
+   */
+  readonly replaces?: Snapshot
+  /** A deletion that the following creation of the same path replaces: it writes nothing itself. */
+  readonly replaced?: true
 }
 
 export interface PrepareOptions {
@@ -35,9 +46,60 @@ export async function prepareOps(
 ): Promise<PreparedOp[]> {
   const resolved = await Promise.all(plan.ops.map((op) => resolveOp(ctx, op)))
   checkDuplicates(resolved, ctx.caseInsensitive === true)
-  const prepared = await Promise.all(resolved.map((op) => readOp(op, options.maxFileBytes)))
+  const read = await Promise.all(resolved.map((op) => readOp(op, options.maxFileBytes)))
+  const prepared = pairTypeChanges(read, ctx.caseInsensitive === true)
   for (const p of prepared) checkState(p, plan.format)
   return prepared
+}
+
+/**
+ * Whether `op` acts on a symlink at the given path itself rather than on what it points to
+ * (issue #8), as git does: deletes, both ends of a move or copy, diff creations, and updates
+ * whose patch states mode 120000. Edits and Codex Add File write through a link.
+ */
+export function actsOnLink(op: FileOp): boolean {
+  switch (op.kind) {
+    case 'delete':
+      return true
+    case 'update':
+      return (
+        op.moveTo !== undefined || op.modeBefore === SYMLINK_MODE || op.modeAfter === SYMLINK_MODE
+      )
+    case 'add':
+      return !op.overwrite || op.modeAfter === SYMLINK_MODE
+    case 'copy':
+      return true // git copies a link as a link
+    case 'edits':
+      return false
+  }
+}
+
+/** Whether the op leaves a symlink at its destination (issue #8): git mode 120000. */
+export function writesLink(p: PreparedOp): boolean {
+  const { op } = p
+  if (op.kind === 'edits' || op.kind === 'delete') return false
+  if (op.modeAfter !== undefined) return op.modeAfter === SYMLINK_MODE
+  if (op.kind === 'copy') return p.from?.snap.kind === 'symlink'
+  return op.kind === 'update' && p.target.snap.kind === 'symlink'
+}
+
+/**
+ * Turns a diff's deletion of a path followed by its creation (git writes a type change between
+ * file and symlink that way) into one replacement, as git apply does: the creation then expects
+ * the path as the deletion found it, and the deletion writes nothing of its own.
+ */
+function pairTypeChanges(ops: readonly PreparedOp[], caseInsensitive: boolean): PreparedOp[] {
+  const deleted = new Map<string, number>()
+  const out = [...ops]
+  for (const [i, p] of ops.entries()) {
+    const key = pathKey(p.target.resolved.abs, caseInsensitive)
+    if (p.op.kind === 'delete') deleted.set(key, i)
+    const earlier = deleted.get(key)
+    if (p.op.kind !== 'add' || p.op.overwrite || earlier === undefined) continue
+    out[earlier] = { ...(out[earlier] as PreparedOp), replaced: true }
+    out[i] = { ...p, target: { ...p.target, snap: MISSING }, replaces: p.target.snap }
+  }
+  return out
 }
 
 export interface ResolvedOp {
@@ -48,9 +110,13 @@ export interface ResolvedOp {
 }
 
 async function resolveOp(ctx: PathContext, op: FileOp): Promise<ResolvedOp> {
-  const target = await resolveWorkspacePath(ctx, op.path, op.patchLine)
+  const target = await resolveWorkspacePath(ctx, op.path, op.patchLine, {
+    followLast: !actsOnLink(op),
+  })
   if (op.kind === 'update' && op.moveTo !== undefined) {
-    const moveTo = await resolveWorkspacePath(ctx, op.moveTo, op.patchLine)
+    const moveTo = await resolveWorkspacePath(ctx, op.moveTo, op.patchLine, {
+      followLast: !actsOnLink(op),
+    })
     if (moveTo.abs === target.abs) {
       throw new EditError('PATH_MOVE_TO_SELF', `${target.rel} is moved onto itself.`, {
         path: target.rel,
@@ -60,42 +126,66 @@ async function resolveOp(ctx: PathContext, op: FileOp): Promise<ResolvedOp> {
     return { op: { ...op, path: target.rel, moveTo: moveTo.rel }, target, moveTo }
   }
   if (op.kind === 'copy') {
-    const from = await resolveWorkspacePath(ctx, op.from, op.patchLine)
+    const from = await resolveWorkspacePath(ctx, op.from, op.patchLine, {
+      followLast: !actsOnLink(op),
+    })
     return { op: { ...op, path: target.rel, from: from.rel }, target, from }
   }
   return { op: { ...op, path: target.rel }, target }
 }
 
 export function checkDuplicates(ops: readonly ResolvedOp[], caseInsensitive: boolean): void {
-  const seen = new Map<string, { rel: string; patchLine: number }>()
+  const seen = new Map<string, { rel: string; abs: string; patchLine: number; deletes: boolean }>()
   for (const { op, target, moveTo } of ops) {
     for (const p of moveTo === undefined ? [target] : [target, moveTo]) {
-      const key = pathKey(p.abs, caseInsensitive)
-      const earlier = seen.get(key)
-      if (earlier !== undefined) {
+      // Keyed by the file and by the name: an edit through link.txt (its target) and a delete of
+      // link.txt (the link itself, #8) resolve apart but are two changes to one path.
+      const keys = [pathKey(p.abs, caseInsensitive), `name:${pathKey(p.rel, caseInsensitive)}`]
+      const earlier = keys.map((k) => seen.get(k)).find((e) => e !== undefined)
+      // A diff may delete a path and then create it again (git's type change; see pairTypeChanges).
+      const recreates = earlier?.deletes === true && op.kind === 'add' && !op.overwrite
+      if (earlier !== undefined && !recreates) {
         const also =
-          earlier.rel === p.rel ? '' : ` (as ${earlier.rel}; this filesystem ignores case)`
+          earlier.rel === p.rel
+            ? ''
+            : ` (as ${earlier.rel}; ${sameFileBecause(earlier.abs, p.abs)})`
         throw new EditError(
           'PATH_DUPLICATE',
           `${p.rel} is changed twice in one patch${also} (patch lines ${earlier.patchLine} and ${op.patchLine}).`,
           { path: p.rel, patchLine: op.patchLine },
         )
       }
-      seen.set(key, { rel: p.rel, patchLine: op.patchLine })
+      const entry = {
+        rel: p.rel,
+        abs: p.abs,
+        patchLine: op.patchLine,
+        deletes: op.kind === 'delete',
+      }
+      for (const key of keys) seen.set(key, entry)
     }
   }
 }
 
+/** Why two differently written paths are one file: a symlink, or a filesystem that folds case. */
+function sameFileBecause(earlierAbs: string, abs: string): string {
+  return earlierAbs === abs ? 'the same file through a symlink' : 'this filesystem ignores case'
+}
+
 async function readOp(op: ResolvedOp, maxFileBytes: number | undefined): Promise<PreparedOp> {
-  const read = async (resolved: ResolvedPath): Promise<PreparedPath> => ({
-    resolved,
-    snap: await readSnapshot(
-      resolved.abs,
+  // One rule for every path of an op: a link there is read as the link, or followed (#8).
+  const link = actsOnLink(op.op)
+  const read = async (resolved: ResolvedPath): Promise<PreparedPath> => {
+    const limit =
       maxFileBytes === undefined
         ? undefined
-        : { maxFileBytes, path: resolved.rel, patchLine: op.op.patchLine },
-    ),
-  })
+        : { maxFileBytes, path: resolved.rel, patchLine: op.op.patchLine }
+    return {
+      resolved,
+      snap: await (link
+        ? readLinkSnapshot(resolved.abs, limit)
+        : readSnapshot(resolved.abs, limit)),
+    }
+  }
   const [target, moveTo, from] = await Promise.all([
     read(op.target),
     op.moveTo === undefined ? undefined : read(op.moveTo),
@@ -111,6 +201,8 @@ async function readOp(op: ResolvedOp, maxFileBytes: number | undefined): Promise
 
 function checkState({ op, target, moveTo, from }: PreparedOp, format: PatchFormat): void {
   const where = (p: PreparedPath) => ({ path: p.resolved.rel, patchLine: op.patchLine })
+  checkNotBeyondSymlink(op, target, moveTo)
+  checkLinkType(op, op.kind === 'copy' && from !== undefined ? from : target)
   const notRegular = (p: PreparedPath) => {
     if (p.snap.kind === 'directory')
       throw new EditError('FILE_IS_DIRECTORY', `${p.resolved.rel} is a directory.`, where(p))
@@ -129,7 +221,7 @@ function checkState({ op, target, moveTo, from }: PreparedOp, format: PatchForma
   }
   const mustNotExist = (p: PreparedPath, why: string) => {
     notRegular(p)
-    if (p.snap.kind === 'file') {
+    if (p.snap.kind === 'file' || p.snap.kind === 'symlink') {
       throw new EditError('FILE_EXISTS', `${p.resolved.rel} already exists; ${why}.`, where(p))
     }
   }
@@ -171,4 +263,71 @@ function checkState({ op, target, moveTo, from }: PreparedOp, format: PatchForma
       }
       return
   }
+}
+
+/**
+ * Adds, deletes and moves through a symlinked directory are refused, as git refuses a path
+ * "beyond a symbolic link" (issue #8): deleting aliasdir/x.txt would otherwise act inside the
+ * directory the link points to, and pruning it could remove that directory itself. Updating an
+ * existing file there (its real path is inside the root) still works in every format; creating a
+ * missing one through SEARCH/REPLACE or JSON edits is an add, and refused.
+ */
+function checkNotBeyondSymlink(op: FileOp, target: PreparedPath, moveTo?: PreparedPath): void {
+  const creates = target.snap.kind === 'missing'
+  const checked: PreparedPath[] =
+    op.kind === 'add' || op.kind === 'delete' || op.kind === 'copy'
+      ? [target]
+      : op.kind === 'update' && moveTo !== undefined
+        ? [target, moveTo]
+        : creates
+          ? [target]
+          : []
+  for (const p of checked) {
+    const dir = p.resolved.beyondSymlink
+    if (dir === undefined) continue
+    const what =
+      p === moveTo
+        ? 'moved into'
+        : op.kind === 'delete'
+          ? 'deleted'
+          : op.kind === 'update' && moveTo !== undefined
+            ? 'moved'
+            : 'created'
+    throw new EditError(
+      'PATH_BEYOND_SYMLINK',
+      `${p.resolved.rel} is beyond a symbolic link: ${dir} is a symlink, and a file is not ${what} through one.`,
+      { path: p.resolved.rel, patchLine: op.patchLine },
+    )
+  }
+}
+
+/**
+ * A link must be what the patch says it is (git apply's "wrong type"): a stated mode 120000 on a
+ * regular file, or a regular mode on a link, is refused; so is a change to a link's content that
+ * no stated mode vouches for (a Codex move with chunks would edit the link's target string).
+ */
+function checkLinkType(op: FileOp, source: PreparedPath): void {
+  if (op.kind !== 'delete' && op.kind !== 'update' && op.kind !== 'copy') return
+  const kind = source.snap.kind
+  if (kind !== 'file' && kind !== 'symlink') return
+  const modeBefore = op.kind === 'copy' ? undefined : op.modeBefore
+  const stated = [modeBefore, op.kind === 'delete' ? undefined : op.modeAfter].filter(
+    (m): m is string => m !== undefined,
+  )
+  const isLink = kind === 'symlink'
+  const mismatch = stated.some((m) => (m === SYMLINK_MODE) !== isLink)
+  const unvouched =
+    isLink &&
+    op.kind !== 'delete' &&
+    (op.hunks.length > 0 || op.binary !== undefined) &&
+    modeBefore !== SYMLINK_MODE
+  if (!mismatch && !unvouched) return
+  const rel = source.resolved.rel
+  throw new EditError(
+    'FILE_WRONG_TYPE',
+    mismatch
+      ? `${rel} is ${isLink ? 'a symlink' : 'a regular file'}, but the patch states mode ${stated.join(' -> ')}.`
+      : `${rel} is a symlink; a ${op.kind === 'copy' ? 'copy' : 'move'} carries the link, not its content, so it cannot also apply changes.`,
+    { path: rel, patchLine: op.patchLine },
+  )
 }

@@ -1,20 +1,23 @@
 // Reads the current state of the files a change touches: kind, bytes, hash and git-style mode.
 // Only regular files are opened: stat decides first, and the open uses O_NONBLOCK and O_NOFOLLOW
 // and re-checks the handle, so a FIFO or device node swapped in meanwhile can neither block nor be
-// read. A file over the size limit is refused from its stat, before any byte is read.
+// read. A file over the size limit is refused from its stat, before any byte is read. An op that
+// acts on a link itself (delete, move, git symlink patches; issue #8) reads it with
+// readLinkSnapshot: a symlink is then its target string, as git stores it (mode 120000).
 import { constants } from 'node:fs'
-import { open, stat } from 'node:fs/promises'
+import { lstat, open, readlink, stat } from 'node:fs/promises'
 import { EditError } from '../errors.js'
 import type { FileMode } from '../types.js'
 import { hashBytes } from '../hash.js'
 
-export type SnapshotKind = 'file' | 'missing' | 'directory' | 'other'
+export type SnapshotKind = 'file' | 'symlink' | 'missing' | 'directory' | 'other'
 
 export interface Snapshot {
   readonly kind: SnapshotKind
+  /** A regular file's bytes; a symlink's target string (bytes, verbatim). */
   readonly bytes: Uint8Array | null
   readonly hash: string | null
-  /** '100644' or '100755' for regular files. */
+  /** '100644' or '100755' for regular files, '120000' for a symlink. */
   readonly mode?: FileMode
   /** Permission bits (st_mode & 0o7777) for regular files, to keep them on rewrite. */
   readonly permissions?: number
@@ -65,6 +68,24 @@ export async function readSnapshot(abs: string, limit?: ReadLimit): Promise<Snap
   } finally {
     await handle.close()
   }
+}
+
+/** git's mode for a symbolic link. */
+export const SYMLINK_MODE: FileMode = '120000'
+
+/**
+ * Like readSnapshot, but a symlink at `abs` is the link itself: its target string, hashed as git
+ * hashes a link's blob, with mode 120000. Anything else reads as readSnapshot reads it.
+ */
+export async function readLinkSnapshot(abs: string, limit?: ReadLimit): Promise<Snapshot> {
+  const st = await lstat(abs).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null
+    throw error
+  })
+  if (st === null) return MISSING
+  if (!st.isSymbolicLink()) return readSnapshot(abs, limit)
+  const bytes = new Uint8Array(await readlink(abs, { encoding: 'buffer' }))
+  return { kind: 'symlink', bytes, hash: hashBytes(bytes), mode: SYMLINK_MODE }
 }
 
 /** Throws LIMIT_FILE_TOO_LARGE when `sizeBytes` exceeds the limit. */

@@ -23,6 +23,10 @@ export interface JournalFs {
   /** Copies `from` to a new file `to` (failing if it exists), optionally fsyncing the copy. */
   copyNew(from: string, to: string, permissions: number, sync: boolean): Promise<void>
   link(existing: string, newPath: string): Promise<void>
+  /** Creates the symlink `p` (failing if it exists) whose target string is exactly `target`. */
+  symlink(target: Uint8Array, p: string): Promise<void>
+  /** The target string of the symlink `p`, as bytes; never follows it. */
+  readlink(p: string): Promise<Uint8Array>
   rename(from: string, to: string): Promise<void>
   unlink(p: string): Promise<void>
   mkdir(p: string): Promise<void>
@@ -60,6 +64,8 @@ export const nodeJournalFs: JournalFs = {
     }
   },
   link: (existing, newPath) => fsp.link(existing, newPath),
+  symlink: (target, p) => fsp.symlink(Buffer.from(target), p),
+  readlink: async (p) => new Uint8Array(await fsp.readlink(p, { encoding: 'buffer' })),
   rename: (from, to) => fsp.rename(from, to),
   unlink: (p) => fsp.unlink(p),
   mkdir: async (p) => {

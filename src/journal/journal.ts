@@ -6,6 +6,7 @@
 // acted on; any other is reported as a notice and left as it is, and never stops a request.
 import path from 'node:path'
 import { EditError } from '../errors.js'
+import type { Warning } from '../types.js'
 import { errnoOf, nodeJournalFs, type JournalFs } from './fs.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
 import { describeTransactions } from './history.js'
@@ -142,16 +143,20 @@ export class Journal {
     return { trusted, bare, refused }
   }
 
-  /** Commits `steps` all-or-nothing; returns the transaction id, or undefined for no steps. */
+  /**
+   * Commits `steps` all-or-nothing; returns the transaction id, or undefined for no steps. A
+   * committed change that is not known to be durable adds a `journal.not-durable` to `warnings`.
+   */
   async commit(
     steps: readonly CommitStep[],
     summary: TransactionSummary,
+    warnings?: Warning[],
   ): Promise<string | undefined> {
     if (steps.length === 0) return undefined
     // Files first, then the workspace lock, always in this order (see acquirePaths).
     const releasePaths = await acquirePaths(steps.map((s) => s.abs))
     try {
-      return await this.#locked(() => this.#commitLocked(steps, summary))
+      return await this.#locked(() => this.#commitLocked(steps, summary, warnings))
     } finally {
       releasePaths()
     }
@@ -175,9 +180,15 @@ export class Journal {
     return this.#locked(async () => {
       const infos = await describeTransactions(this.#ctx())
       const plan = await planUndo(this.#ctx(), infos, id)
-      const transaction = await this.#commitLocked(plan.steps, plan.summary)
+      const warnings: Warning[] = []
+      const transaction = await this.#commitLocked(plan.steps, plan.summary, warnings)
       if (transaction === undefined) throw new Error('journal: an undo always has steps')
-      return { transaction, undone: plan.undone, files: plan.files }
+      return {
+        transaction,
+        undone: plan.undone,
+        files: plan.files,
+        ...(warnings.length === 0 ? {} : { warnings }),
+      }
     })
   }
 
@@ -189,6 +200,7 @@ export class Journal {
   async #commitLocked(
     steps: readonly CommitStep[],
     summary: TransactionSummary,
+    warnings?: Warning[],
   ): Promise<string | undefined> {
     if (steps.length === 0) return undefined
     // A transaction left pending by a process that died (or a failed rollback) comes first: its
@@ -207,7 +219,8 @@ export class Journal {
     const id = newTransactionId(
       new Date(newest === '' ? now : Math.max(now, transactionTime(newest) + 1)),
     )
-    await runTransaction(this.#ctx(), id, steps, summary)
+    const notDurable = await runTransaction(this.#ctx(), id, steps, summary)
+    warnings?.push(...notDurable)
     // The listing above still holds: only a lock holder adds or removes committed transactions.
     const committed = [...entries.filter((e) => e.status === 'committed').map((e) => e.id), id]
     await this.#prune(committed).catch(() => undefined) // the commit stands; pruning retries next time

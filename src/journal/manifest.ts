@@ -3,7 +3,11 @@
 // validated strictly on reading: a path that could leave the workspace makes it corrupt. Since
 // version 2 it carries a MAC (trust.ts) over its canonical bytes: JSON.stringify of everything
 // but the MAC, in the order written, which JSON.parse preserves, so the reader recomputes the
-// exact bytes the writer signed. Version 1 manifests (unsigned) are never acted on (D-021).
+// exact bytes the writer signed. Version 1 manifests (unsigned) are never acted on (D-021). A
+// state's `kind: 'symlink'` (#8) is part of the signed content and validated like the rest; it
+// needs no version of its own: version 2 was never released without it, and a reader that
+// ignored it would find a link where it expects a file and report a conflict, never follow it.
+import { SYMLINK_PERMISSIONS } from './symlink.js'
 import type { JournalTrust } from './trust.js'
 import type { FileState, TransactionSummary } from './types.js'
 
@@ -104,12 +108,16 @@ function stepProblem(step: unknown): string | undefined {
 }
 
 function isState(value: unknown): value is FileState {
+  if (!isRecord(value) || typeof value['hash'] !== 'string') return false
+  const { kind, permissions } = value
+  // A link (#8) is recorded with exactly SYMLINK_PERMISSIONS: it has no bits of its own, so any
+  // other value is not one this engine wrote. Absent kind is a regular file; nothing else exists.
+  if (kind === 'symlink') return permissions === SYMLINK_PERMISSIONS
   return (
-    isRecord(value) &&
-    typeof value['hash'] === 'string' &&
-    Number.isInteger(value['permissions']) &&
-    (value['permissions'] as number) >= 0 &&
-    (value['permissions'] as number) <= 0o7777
+    kind === undefined &&
+    Number.isInteger(permissions) &&
+    (permissions as number) >= 0 &&
+    (permissions as number) <= 0o7777
   )
 }
 

@@ -23,6 +23,7 @@ import {
   type Layout,
 } from './layout.js'
 import { decodeManifest, LEGACY_REASON, type Manifest, type ManifestStep } from './manifest.js'
+import { isLinkState, linkState } from './symlink.js'
 import type { JournalTrust } from './trust.js'
 import { relDir, verifyTransaction, type PathCheck } from './verify.js'
 import type {
@@ -44,7 +45,7 @@ export interface RecoveryContext {
   readonly checkPath?: PathCheck
 }
 
-/** What a target is now: absent, a regular file's state, or something else (dir, symlink, ...). */
+/** What a target is now: absent, a file's or a symlink's state, or something else (a dir, ...). */
 type Current = null | FileState | { readonly other: string }
 
 /**
@@ -94,7 +95,7 @@ export async function rollBack(
         await fs.unlink(abs)
         await removeCreatedDirs(fs, layout.root, step)
       } else {
-        const saved = await backupHash(fs, backup)
+        const saved = await backupHash(fs, backup, step.before)
         if (saved !== step.before.hash) {
           conflicts.push({
             transaction: id,
@@ -288,22 +289,23 @@ export async function currentState(fs: JournalFs, abs: string): Promise<Current>
     if (code === 'ENOENT' || code === 'ENOTDIR') return null
     throw error
   }
+  if (st.kind === 'symlink') return linkState(fs, abs)
   if (st.kind !== 'file') return { other: st.kind === 'dir' ? 'a directory' : `a ${st.kind}` }
   return { hash: hashBytes(await fs.readFile(abs)), permissions: st.permissions }
 }
 
 export function sameState(current: Current, expected: FileState | null): boolean {
   if (current === null || expected === null) return current === expected
-  return (
-    'hash' in current &&
-    current.hash === expected.hash &&
-    current.permissions === expected.permissions
-  )
+  if (!('hash' in current) || current.kind !== expected.kind) return false
+  // A link has no permission bits of its own to compare (see symlink.ts).
+  if (isLinkState(expected)) return current.hash === expected.hash
+  return current.hash === expected.hash && current.permissions === expected.permissions
 }
 
 export function describeCurrent(current: Current): string {
   if (current === null) return 'it is missing'
   if ('other' in current) return `it is now ${current.other}`
+  if (isLinkState(current)) return `it is a symlink with target ${current.hash.slice(0, 19)}…`
   return `it has content ${current.hash.slice(0, 19)}… and mode ${current.permissions.toString(8)}`
 }
 
@@ -320,11 +322,18 @@ async function removeCreatedDirs(fs: JournalFs, root: string, step: ManifestStep
   }
 }
 
-async function backupHash(fs: JournalFs, backup: string): Promise<string | null> {
+async function backupHash(
+  fs: JournalFs,
+  backup: string,
+  before: FileState,
+): Promise<string | null> {
   try {
-    // Renamed into the workspace, a symlink would be planted there rather than a file restored.
-    if ((await fs.lstat(backup)).kind !== 'file') return null
-    return hashBytes(await fs.readFile(backup))
+    // Renamed into the workspace, the backup is planted as it is: a link's backup must be a link
+    // (hashed by its target, never what it points to), a file's a regular file; anything else
+    // (a link where a file was, a FIFO) is not trusted.
+    const kind = (await fs.lstat(backup)).kind
+    if (isLinkState(before)) return kind === 'symlink' ? hashBytes(await fs.readlink(backup)) : null
+    return kind === 'file' ? hashBytes(await fs.readFile(backup)) : null
   } catch (error) {
     if (errnoOf(error) === 'ENOENT') return null
     throw error

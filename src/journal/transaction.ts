@@ -1,17 +1,20 @@
 // One transaction through the write-ahead journal, run while the workspace lock is held:
 //   prepare: stage every new content under <id>.pending/new, keep every old content under old/
-//            (a hard link, else a copy), check both against the verified hashes, write the
-//            manifest; with durability 'full' fsync all of it. No target has been touched yet.
+//            (a hard link, else a copy; a symlink as a new link, see symlink.ts), check both
+//            against the verified hashes, write the manifest; with durability 'full' fsync all
+//            of it. No target has been touched yet.
 //   replace: in step order, re-check each target and rename the staged file over it (or unlink it).
-//   mark:    fsync the touched directories, then rename <id>.pending to <id>: committed.
+//   mark:    fsync the touched directories, then rename <id>.pending to <id>: committed, and
+//            fsync the journal directory (a failure there is a warning: see the end of runTransaction).
 // Any failure before the mark rolls back with the same code recovery uses (recover.ts), so a
 // failed commit and a crashed one end the same way.
 import path from 'node:path'
 import { EditError } from '../errors.js'
+import type { Warning } from '../types.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
 import { errnoOf, type JournalFs, type JournalStat } from './fs.js'
 import { hashBytes } from '../hash.js'
-import { MANIFEST, NEW_DIR, OLD_DIR, txnDir } from './layout.js'
+import { MANIFEST, NEW_DIR, OLD_DIR, STATE_DIR, txnDir } from './layout.js'
 import {
   encodeManifest,
   MANIFEST_VERSION,
@@ -20,6 +23,7 @@ import {
   type ManifestStep,
 } from './manifest.js'
 import { rollBack, userPath, type RecoveryContext } from './recover.js'
+import { backUpLink, isLinkState, SYMLINK_PERMISSIONS } from './symlink.js'
 import type { CommitStep, TransactionSummary } from './types.js'
 
 /** Recovery's context: a failed commit rolls back with recovery's code (and its checks). */
@@ -35,14 +39,19 @@ type Captured =
   | { readonly kind: 'linked'; readonly stat: JournalStat }
   /** A copy: the target must be re-read and hashed. */
   | { readonly kind: 'copied'; readonly hash: string }
+  /** A symlink, backed up as a new link: its target string must still hash the same. */
+  | { readonly kind: 'link'; readonly hash: string }
 
-/** Runs one transaction; returns when it is committed. The caller holds the workspace lock. */
+/**
+ * Runs one transaction; returns when it is committed, with a `journal.not-durable` warning when
+ * the commit mark could not be synced. The caller holds the workspace lock.
+ */
 export async function runTransaction(
   ctx: TransactionContext,
   id: string,
   steps: readonly CommitStep[],
   summary: TransactionSummary,
-): Promise<void> {
+): Promise<Warning[]> {
   const { fs, layout, hooks } = ctx
   const sync = ctx.durability === 'full'
   const dir = txnDir(layout, id, 'pending')
@@ -55,7 +64,9 @@ export async function runTransaction(
     await fs.mkdir(path.join(dir, OLD_DIR))
     await forEachLimited(steps, async (step, i) => {
       if (step.kind !== 'write') return
-      await fs.writeNew(path.join(dir, NEW_DIR, String(i)), step.bytes, step.permissions, sync)
+      const staged = path.join(dir, NEW_DIR, String(i))
+      if (step.symlink === true) await fs.symlink(step.bytes, staged)
+      else await fs.writeNew(staged, step.bytes, step.permissions, sync)
       hooks.at?.('staged', i)
     })
     captured = await captureAll(ctx, dir, steps)
@@ -76,7 +87,14 @@ export async function runTransaction(
         before: step.before,
         after:
           step.kind === 'write'
-            ? { hash: hashBytes(step.bytes), permissions: step.permissions }
+            ? step.symlink === true
+              ? // Recorded as every link is, whatever bits the step carries (manifest.ts).
+                {
+                  hash: hashBytes(step.bytes),
+                  permissions: SYMLINK_PERMISSIONS,
+                  kind: 'symlink' as const,
+                }
+              : { hash: hashBytes(step.bytes), permissions: step.permissions }
             : null,
         createdDirs,
       })
@@ -157,11 +175,27 @@ export async function runTransaction(
       { ...(first === undefined ? {} : { path: first }), cause: error },
     )
   }
-  // Committed: nothing after the mark may roll back (the pending directory is gone). A mark whose
-  // directory sync failed can only be lost to a power cut, after which recovery rolls the whole
-  // change back: still all-or-nothing.
-  if (sync) await fs.syncDir(layout.journalDir).catch(() => undefined)
+  // Committed: nothing after the mark may roll back (the pending directory is gone), so a failed
+  // sync of the mark cannot fail the commit. It is reported instead (#8): until the disk flushes
+  // the rename, a power cut would roll the whole change back (still all-or-nothing, but not the
+  // durable commit `full` promises).
+  const warnings: Warning[] = []
+  if (sync) {
+    try {
+      await fs.syncDir(layout.journalDir)
+    } catch (error) {
+      warnings.push(notDurable(error))
+    }
+  }
   hooks.at?.('marked', 0)
+  return warnings
+}
+
+function notDurable(error: unknown): Warning {
+  return {
+    code: 'journal.not-durable',
+    message: `The change is committed, but syncing ${STATE_DIR}/journal after the commit mark failed (${reasonOf(error)}): it is not guaranteed to survive a power cut, which would roll it back whole.`,
+  }
 }
 
 /** Links (or copies) every before-state into old/ and checks it against the verified hash. */
@@ -191,6 +225,7 @@ async function capture(
     return { kind: 'absent' }
   }
   if (current === null) throw changed(step, 'was removed')
+  if (isLinkState(step.before)) return captureLink(ctx.fs, backup, step, current)
   if (current.kind !== 'file')
     throw changed(step, `became a ${current.kind === 'dir' ? 'directory' : current.kind}`)
   if (current.permissions !== step.before.permissions)
@@ -223,6 +258,25 @@ async function capture(
   return linked ? { kind: 'linked', stat: await fs.lstat(backup) } : { kind: 'copied', hash }
 }
 
+/** Backs up a symlink the step replaces or removes as a new link (see symlink.ts). */
+async function captureLink(
+  fs: JournalFs,
+  backup: string,
+  step: CommitStep,
+  current: JournalStat,
+): Promise<Captured> {
+  if (current.kind !== 'symlink') throw changed(step, `is no longer a symlink`)
+  const hash = await backUpLink(fs, step.abs, backup)
+  if (hash !== step.before?.hash) {
+    throw new EditError(
+      'FILE_CHANGED',
+      `${step.rel} changed after it was verified (the symlink points elsewhere); nothing was changed.`,
+      { path: step.rel, currentHash: hash },
+    )
+  }
+  return { kind: 'link', hash }
+}
+
 /** The last check before a target is replaced: it must still be what prepare captured. */
 async function recheck(
   ctx: TransactionContext,
@@ -236,6 +290,16 @@ async function recheck(
     return
   }
   if (current === null) throw changed(step, 'was removed')
+  if (captured.kind === 'link') {
+    if (current.kind !== 'symlink') throw changed(step, 'is no longer a symlink')
+    const hash = hashBytes(await ctx.fs.readlink(step.abs))
+    if (hash === captured.hash) return
+    throw new EditError(
+      'FILE_CHANGED',
+      `${step.rel} changed after it was verified (the symlink points elsewhere); nothing was changed.`,
+      { path: step.rel, currentHash: hash },
+    )
+  }
   if (current.kind !== 'file')
     throw changed(step, `became a ${current.kind === 'dir' ? 'directory' : current.kind}`)
   if (captured.kind === 'linked' && sameInode(current, captured.stat)) return
@@ -378,8 +442,10 @@ function userFileOf(
   dir: string,
   steps: readonly CommitStep[],
 ): string | undefined {
-  const { path: from, dest } = error as NodeJS.ErrnoException & { dest?: string }
-  for (const where of [from, dest]) {
+  const { path: from, dest, syscall } = error as NodeJS.ErrnoException & { dest?: string }
+  // symlink(2) reports the link's target string as `path`: not a file of ours, and a relative
+  // one would resolve against the working directory (#8). Its `dest` is the link.
+  for (const where of syscall === 'symlink' ? [dest] : [from, dest]) {
     if (where === undefined) continue
     const inTxn = path.relative(dir, where).split(path.sep)
     if (inTxn.length === 2 && (inTxn[0] === NEW_DIR || inTxn[0] === OLD_DIR)) {

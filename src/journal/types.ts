@@ -2,6 +2,7 @@
 // (the manifest, see manifest.ts) and what recovery, undo and the log report. Plain data only,
 // so the CLI and tests depend on these shapes without loading the implementation.
 import type { ErrorCode } from '../errors.js'
+import type { Warning } from '../types.js'
 
 /**
  * `full`: fsync staged files, backups, the manifest, every touched directory and the commit mark,
@@ -10,10 +11,16 @@ import type { ErrorCode } from '../errors.js'
  */
 export type Durability = 'full' | 'fast'
 
-/** A file as the journal knows it: content hash and permission bits (e.g. 0o644). */
+/**
+ * A file as the journal knows it: content hash and permission bits (e.g. 0o644). A symlink
+ * (kind 'symlink', issue #8) is the link itself: its hash is of the target string's bytes, as git
+ * stores a link's blob, and its permissions are SYMLINK_PERMISSIONS (links have no bits of their
+ * own on Linux). Absent kind means a regular file, so older manifests read unchanged.
+ */
 export interface FileState {
   readonly hash: string
   readonly permissions: number
+  readonly kind?: 'symlink'
 }
 
 /** One change to one path. Steps run in array order; a move is a write followed by a remove. */
@@ -26,6 +33,8 @@ export type CommitStep =
       readonly rel: string
       readonly bytes: Uint8Array
       readonly permissions: number
+      /** The target becomes a symlink whose target string is `bytes` (issue #8). */
+      readonly symlink?: boolean
       /** What the target must still be just before it is replaced; null: it must not exist. */
       readonly before: FileState | null
     }
@@ -126,6 +135,8 @@ export interface UndoResult {
     readonly beforeHash: string | null
     readonly afterHash: string | null
   }[]
+  /** Present when the undo committed but is not known to be durable (`journal.not-durable`). */
+  readonly warnings?: readonly Warning[]
 }
 
 /**

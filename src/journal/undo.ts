@@ -11,6 +11,7 @@ import { errnoOf } from './fs.js'
 import { hashBytes } from '../hash.js'
 import { OLD_DIR, txnDir } from './layout.js'
 import { currentState, describeCurrent, sameState } from './recover.js'
+import { isLinkState } from './symlink.js'
 import { verifyTransaction, type VerifyContext } from './verify.js'
 import type {
   CommitStep,
@@ -116,12 +117,17 @@ export async function planUndo(
       continue
     }
     const backup = path.join(dir, OLD_DIR, String(i))
-    // Only a regular file is read: a symlink there could make undo copy a file from elsewhere.
-    const isFile = await fs.lstat(backup).then(
-      (st) => st.kind === 'file',
-      () => false,
+    const link = isLinkState(step.before)
+    // A link's backup must be a link, restored by its target string, never what it points to; a
+    // file's must be a regular file: a symlink there could make undo copy a file from elsewhere.
+    const kind = await fs.lstat(backup).then(
+      (st) => st.kind,
+      () => null,
     )
-    const bytes = isFile ? await fs.readFile(backup).catch(() => null) : null
+    const bytes =
+      kind !== (link ? 'symlink' : 'file')
+        ? null
+        : await (link ? fs.readlink(backup) : fs.readFile(backup)).catch(() => null)
     if (bytes === null || hashBytes(bytes) !== step.before.hash) {
       throw new EditError(
         'UNDO_UNAVAILABLE',
@@ -135,6 +141,7 @@ export async function planUndo(
       rel: step.path,
       bytes,
       permissions: step.before.permissions,
+      ...(link ? { symlink: true } : {}),
       before: step.after,
     })
     files.push({

@@ -15,9 +15,11 @@ import type { JournalTrust } from './trust.js'
 import type { TransactionStatus } from './types.js'
 
 /**
- * The engine's sandbox for a workspace-relative path: resolves after symlinks with containment
- * and deny globs, and rejects (with an EditError) what apply would refuse. The journal never
- * imports the coordinator; the engine passes this in.
+ * The engine's sandbox for a workspace-relative path: resolves its directories after symlinks
+ * with containment and deny globs, and rejects (with an EditError) what apply would refuse. It
+ * does not follow the last component: the journal acts on the path itself, so a link a step
+ * restores or removes may lead out of the root (#8). The journal never imports the coordinator;
+ * the engine passes this in.
  */
 export type PathCheck = (rel: string) => Promise<void>
 

@@ -202,6 +202,8 @@ interface GitHeader {
   copyFrom?: string
   copyTo?: string
   index?: { readonly oldId: string; readonly newId: string } | undefined
+  /** The mode an `index` line states when the mode does not change (`index a..b 120000`). */
+  indexMode?: FileMode
 }
 
 const INDEX_RE = /^index ([0-9a-fA-F]{4,64})\.\.([0-9a-fA-F]{4,64})(?: [0-7]{1,6})?$/
@@ -214,6 +216,15 @@ function readIndexLine(line: string): { oldId: string; newId: string } | null {
   const match = INDEX_RE.exec(line)
   if (match === null) return null
   return { oldId: (match[1] as string).toLowerCase(), newId: (match[2] as string).toLowerCase() }
+}
+
+/**
+ * The mode at the end of an `index <hex>..<hex> <mode>` line, if any. Only a symlink's matters
+ * (issue #8): it says the hunks change a link's target string, not a file.
+ */
+function indexLineMode(line: string): FileMode | undefined {
+  const mode = /^index [0-9a-fA-F]+\.\.[0-9a-fA-F]+ ([0-7]{6})$/.exec(line)?.[1]
+  return mode === '120000' ? mode : undefined
 }
 
 function parseGitSection(
@@ -245,6 +256,8 @@ function parseGitSection(
     const field = EXTENDED_HEADERS.find((entry) => line.startsWith(entry.prefix))
     if (field === undefined) break
     if (field.prefix === 'index ') header.index = readIndexLine(line) ?? undefined
+    const indexMode = indexLineMode(line)
+    if (indexMode !== undefined) header.indexMode = indexMode
     if (field.key === null) continue
     const raw = line.slice(field.prefix.length)
     const value = field.kind === 'mode' ? parseMode(raw) : (parseName(raw, 'none')?.name ?? null)
@@ -393,7 +406,11 @@ function buildGitOp(
     hunks,
     locate: 'near-line',
     ...withBinary,
-    ...(header.oldMode === undefined ? {} : { modeBefore: header.oldMode }),
+    ...(header.oldMode === undefined
+      ? header.indexMode === undefined
+        ? {}
+        : { modeBefore: header.indexMode }
+      : { modeBefore: header.oldMode }),
     ...(header.newMode === undefined ? {} : { modeAfter: header.newMode }),
   }
   return ok({ op, next })

@@ -146,6 +146,26 @@ describe('EditEngine.apply', () => {
     expect(await readdir(path.join(root, '.patchloom/journal'))).toEqual([])
   })
 
+  it('applies the change but warns journal.not-durable when the sync after the commit mark fails (#8)', async () => {
+    let marked = false
+    const journalFs: JournalFs = {
+      ...nodeJournalFs,
+      rename: async (from, to) => {
+        await nodeJournalFs.rename(from, to)
+        if (from.endsWith('.pending')) marked = true
+      },
+      syncDir: async (p) => {
+        if (marked) throw Object.assign(new Error('i/o error'), { code: 'EIO', path: p })
+        return nodeJournalFs.syncDir(p)
+      },
+    }
+    const engine = createEngineWithInternals({ root, pool: false }, { journalFs })
+    const result = await engine.apply(TWO_FILES)
+    expect(result.transaction).toBeDefined()
+    expect(await read('a.txt')).toBe('one\nTWO\nthree\n')
+    expect(result.warnings.map((w) => w.code)).toEqual(['journal.not-durable'])
+  })
+
   it('writes nothing when staging the new contents fails (ENOSPC), and leaves no staging file', async () => {
     let writes = 0
     const journalFs: JournalFs = {

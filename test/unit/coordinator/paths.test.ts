@@ -7,11 +7,13 @@ import { DEFAULT_DENY_GLOBS } from '../../../src/config.js'
 import { EditError } from '../../../src/errors.js'
 import { compileGlobs, globToRegExp } from '../../../src/coordinator/glob.js'
 import {
+  checkSymlinkTarget,
   detectCaseInsensitive,
   NAME_MAX_BYTES,
   PATH_MAX_BYTES,
   pathKey,
   resolveWorkspacePath,
+  symlinkedDirectoryOf,
   type CaseProbeFs,
   type PathContext,
 } from '../../../src/coordinator/paths.js'
@@ -193,5 +195,56 @@ describe('pathKey', () => {
     expect(pathKey('/ws/Readme.md', true)).toBe(pathKey('/ws/README.MD', true))
     expect(pathKey('/ws/Caf\u00e9', true)).toBe(pathKey('/ws/CAFE\u0301', true))
     expect(pathKey('/ws/Readme.md', false)).not.toBe(pathKey('/ws/README.MD', false))
+  })
+})
+
+describe('symlinks as links (#8)', () => {
+  it('resolves the link itself with followLast: false, even one leading out or dangling', async () => {
+    for (const name of ['in-link', 'out-file', 'dangling-out']) {
+      const r = await resolveWorkspacePath(ctx, name, 1, { followLast: false })
+      expect(r.abs).toBe(path.join(ctx.rootReal, name))
+      expect(r.beyondSymlink).toBeUndefined()
+    }
+  })
+
+  it('still refuses a link path whose directory leads out', async () => {
+    const error = await resolveWorkspacePath(ctx, 'out-dir/secret.txt', 4, {
+      followLast: false,
+    }).catch((e: unknown) => e as EditError)
+    expect(error).toMatchObject({ code: 'PATH_OUTSIDE_ROOT', patchLine: 4 })
+  })
+
+  it('records the first symlinked directory a path goes through', async () => {
+    await symlink('src', path.join(ctx.rootReal, 'alias-src'))
+    const r = await resolveWorkspacePath(ctx, 'alias-src/a.ts', 1)
+    expect(r).toMatchObject({
+      abs: path.join(ctx.rootReal, 'src/a.ts'),
+      beyondSymlink: 'alias-src',
+    })
+    expect((await resolveWorkspacePath(ctx, 'src/a.ts', 1)).beyondSymlink).toBeUndefined()
+    // A link as the last component is the file, not a directory on the way.
+    expect((await resolveWorkspacePath(ctx, 'in-link', 1)).beyondSymlink).toBeUndefined()
+    expect(await symlinkedDirectoryOf(ctx, 'alias-src/new/deeper.ts')).toBe('alias-src')
+    expect(await symlinkedDirectoryOf(ctx, 'missing/alias-src/x')).toBeUndefined()
+  })
+
+  it('accepts link targets inside the root and refuses ones leading out', async () => {
+    const where = { path: 'l', patchLine: 2 }
+    const enc = (t: string) => new TextEncoder().encode(t)
+    const link = path.join(ctx.rootReal, 'src/l')
+    for (const target of ['a.ts', '../in-link', 'not-yet/there', path.join(ctx.rootReal, 'src')])
+      await expect(checkSymlinkTarget(ctx, link, enc(target), where)).resolves.toBeUndefined()
+    for (const target of ['../../outside', '../out-dir/x', '/etc/passwd', '../dangling-out']) {
+      const error = await checkSymlinkTarget(ctx, link, enc(target), where).catch(
+        (e: unknown) => e as EditError,
+      )
+      expect(error).toMatchObject({ code: 'PATH_OUTSIDE_ROOT', path: 'l', patchLine: 2 })
+    }
+    for (const bad of [enc(''), enc('a\0b'), new Uint8Array([0xff, 0x41])]) {
+      const error = await checkSymlinkTarget(ctx, link, bad, where).catch(
+        (e: unknown) => e as EditError,
+      )
+      expect(error).toMatchObject({ code: 'PATH_INVALID' })
+    }
   })
 })

@@ -46,4 +46,35 @@ describe('checkDuplicates', () => {
     )
     expect(errorOf(() => checkDuplicates([move, add('new.txt', 6)], false))).toBe(undefined)
   })
+
+  it('says two names are one file through a symlink, not by case folding (#8)', () => {
+    const alias: ResolvedOp = {
+      ...add('alias.txt', 5),
+      target: { input: 'alias.txt', rel: 'alias.txt', abs: '/ws/real.txt' },
+    }
+    for (const folds of [false, true]) {
+      const error = errorOf(() => checkDuplicates([add('real.txt', 2), alias], folds))
+      expect(error).toMatchObject({ code: 'PATH_DUPLICATE', path: 'alias.txt', patchLine: 5 })
+      expect(error?.message).toContain('as real.txt; the same file through a symlink')
+    }
+  })
+
+  it('allows a diff to delete a path and create it again (git type change, #8)', () => {
+    const del: ResolvedOp = {
+      op: { kind: 'delete', path: 'f', patchLine: 1, hunks: [] },
+      target: { input: 'f', rel: 'f', abs: '/ws/f' },
+    }
+    expect(errorOf(() => checkDuplicates([del, add('f', 8)], false))).toBe(undefined)
+    // Creation first, or a Codex Add that overwrites, is still two changes to one path.
+    expect(
+      errorOf(() =>
+        checkDuplicates([add('f', 1), { ...del, op: { ...del.op, patchLine: 8 } }], false),
+      )?.code,
+    ).toBe('PATH_DUPLICATE')
+    const overwrite: ResolvedOp = {
+      ...add('f', 8),
+      op: { kind: 'add', path: 'f', patchLine: 8, content: '', overwrite: true },
+    }
+    expect(errorOf(() => checkDuplicates([del, overwrite], false))?.code).toBe('PATH_DUPLICATE')
+  })
 })

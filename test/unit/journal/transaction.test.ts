@@ -10,6 +10,7 @@ import { nodeJournalFs } from '../../../src/journal/fs.js'
 import { hashBytes } from '../../../src/hash.js'
 import { decodeManifest, type Manifest } from '../../../src/journal/manifest.js'
 import type { JournalPoint } from '../../../src/journal/types.js'
+import type { Warning } from '../../../src/types.js'
 import { journalEntries } from '../../helpers/tree.js'
 import {
   editError,
@@ -196,6 +197,45 @@ describe('Journal.commit', () => {
         // The .gitignore is the one file written without a sync.
         expect(synced.filter((s) => !s)).toHaveLength(1)
       }
+    }
+  })
+
+  it('warns that a committed change is not durable when the sync after the mark fails (#8)', async () => {
+    const { root } = await tempWorkspace()
+    await writeStandardFiles(root)
+    let marked = false
+    const rec = recordingFs({
+      fail: (call) => {
+        if (call.method === 'rename' && String(call.args[0]).endsWith('.pending')) marked = true
+        // Only the journal directory's sync that makes the mark durable fails.
+        return marked && call.method === 'syncDir' ? 'EIO' : undefined
+      },
+    })
+    const warnings: Warning[] = []
+    const id = await journalFor(root, { fs: rec.fs }).commit(
+      standardSteps(root),
+      STANDARD_SUMMARY,
+      warnings,
+    )
+    // Committed (nothing after the mark may roll back), but not reported as durable.
+    expect(rec.failed.map((c) => c.method)).toEqual(['syncDir'])
+    expect(await treeState(root)).toEqual(STANDARD_AFTER)
+    expect(await journalEntries(root)).toEqual([id])
+    expect(warnings).toEqual([
+      {
+        code: 'journal.not-durable',
+        message: expect.stringMatching(/EIO.*power cut/) as unknown as string,
+      },
+    ])
+  })
+
+  it('reports no warning when every sync succeeds, and none with fast (nothing is promised) (#8)', async () => {
+    for (const durability of ['full', 'fast'] as const) {
+      const { root } = await tempWorkspace()
+      await writeStandardFiles(root)
+      const warnings: Warning[] = []
+      await journalFor(root, { durability }).commit(standardSteps(root), STANDARD_SUMMARY, warnings)
+      expect(warnings).toEqual([])
     }
   })
 

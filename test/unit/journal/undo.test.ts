@@ -11,6 +11,7 @@ import {
   editError,
   enc,
   journalFor,
+  recordingFs,
   standardSteps,
   STANDARD_AFTER,
   STANDARD_SUMMARY,
@@ -64,6 +65,24 @@ describe('Journal.undo', () => {
       { path: 'a.txt', op: 'restore', beforeHash: h('ALPHA\n'), afterHash: h('alpha\n') },
     ])
     expect(await journalEntries(root)).toEqual([id, result.transaction].sort())
+  })
+
+  it("warns journal.not-durable when the sync after the undo's commit mark fails (#8)", async () => {
+    const { root } = await tempWorkspace()
+    await writeStandardFiles(root)
+    let marked = false
+    const rec = recordingFs({
+      fail: (call) => {
+        if (call.method === 'rename' && String(call.args[0]).endsWith('.pending')) marked = true
+        return marked && call.method === 'syncDir' ? 'EIO' : undefined
+      },
+    })
+    const journal = journalFor(root, { fs: rec.fs })
+    const id = (await journal.commit(standardSteps(root), STANDARD_SUMMARY, [])) as string
+    marked = false
+    const result = await journal.undo(id)
+    expect(result.warnings?.map((w) => w.code)).toEqual(['journal.not-durable'])
+    expect((await journal.list()).find((t) => t.id === id)?.undoneBy).toBe(result.transaction)
   })
 
   it('redoes a change by undoing its undo', async () => {

@@ -1,0 +1,90 @@
+// The power-cut model check (bench/power-cut-model.ts) at CI size: one 3-file commit (an update,
+// an add into a new directory, a delete that empties one) through Journal.commit, every state a
+// POSIX filesystem may leave at every crash point recovered by Journal.recover. `full` must have
+// no vulnerable state; `fast` and a deliberately weakened `full` must have some, which is what
+// shows the check can fail. bench/power-cut.ts runs the larger change and prints the figures.
+import { describe, expect, it } from 'vitest'
+import { checkPowerCuts, SMALL_FIXTURE, type SyncPolicy } from '../../../bench/power-cut-model.js'
+
+const MARK = 'rename .patchloom/journal/<id>.pending .patchloom/journal/<id>'
+
+// A few hundred temp workspaces each: seconds on a quiet machine, more on a loaded one.
+describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () => {
+  it('leaves the workspace exactly before or after in every state with full, and after once committed (#8)', async () => {
+    const report = await checkPowerCuts({ fixture: SMALL_FIXTURE, durability: 'full' })
+    expect(report.vulnerable).toEqual([])
+    expect(report.exhaustive).toBe(true)
+    expect(report.promisedDurable).toBe(true)
+    expect(report.fsyncs).toBeGreaterThan(0)
+    // Both outcomes occur: the check is not trivially satisfied by one of them.
+    expect(report.outcomes.before).toBeGreaterThan(50)
+    expect(report.outcomes.after).toBeGreaterThan(0)
+    expect(report.conflicts).toBe(0)
+  })
+
+  it('finds torn states with fast, which skips every fsync: the check can fail (#8)', async () => {
+    const report = await checkPowerCuts({
+      fixture: SMALL_FIXTURE,
+      durability: 'fast',
+      maxFree: 8,
+      samples: 40,
+      stopAfter: 5,
+    })
+    expect(report.fsyncs).toBe(0)
+    expect(report.outcomes.torn).toBeGreaterThan(0)
+    // The classic one: the rename of the staged file persisted, its content did not.
+    expect(report.vulnerable.some((v) => v.detail.startsWith('a.txt: empty'))).toBe(true)
+  })
+
+  it('finds torn and lost states when full drops the workspace directory syncs before the mark (#8)', async () => {
+    const dropWorkspaceSyncs: SyncPolicy = (dir) => (dir.startsWith('.patchloom') ? 'sync' : 'skip')
+    const report = await checkPowerCuts({
+      fixture: SMALL_FIXTURE,
+      durability: 'full',
+      syncPolicy: dropWorkspaceSyncs,
+      stopAfter: 5,
+    })
+    expect(report.promisedDurable).toBe(true)
+    expect(report.vulnerable.length).toBeGreaterThan(0)
+    // The mark persisted while a replaced file's rename did not: recovery sees a committed change.
+    expect(report.vulnerable.map((v) => v.verdict)).toContain('torn')
+  })
+
+  // A known gap in recover.ts (the journal area; reported to the lead for #8): rollBack fsyncs
+  // the directories of the files it restores or removes, but not the parents of the directories
+  // it creates (ensureDirs) or removes (removeCreatedDirs, whose own sync then fails ENOENT and is
+  // swallowed). A power cut during or just after recovery can then bring back an emptied new/ or
+  // lose the re-created gone/ with the restored gone/c.txt in it, once the transaction is gone.
+  // This pins the gap as found; once recover.ts syncs those parents it fails, and its assertion
+  // becomes `expect(report.recovery.vulnerable).toEqual([])`.
+  it('finds torn states when the recovery of a full commit is cut too: a known recover.ts gap (#8)', async () => {
+    const report = await checkPowerCuts({
+      fixture: SMALL_FIXTURE,
+      durability: 'full',
+      recoveryCuts: 3,
+      stopAfter: 1,
+    })
+    expect(report.vulnerable).toEqual([])
+    expect(report.recovery.commitStates).toBeGreaterThan(0)
+    expect(report.recovery.vulnerable.map((v) => v.detail)).toEqual([
+      expect.stringMatching(/^mixed: after (new|gone)/) as unknown as string,
+    ])
+  })
+
+  it('does not promise a commit whose mark failed to sync: it warns, and no state is lost (#8)', async () => {
+    const failMarkSync: SyncPolicy = (dir, calls) =>
+      dir === '.patchloom/journal' && calls.includes(MARK) ? 'fail' : 'sync'
+    const report = await checkPowerCuts({
+      fixture: SMALL_FIXTURE,
+      durability: 'full',
+      syncPolicy: failMarkSync,
+    })
+    expect(report.calls).toContain('syncDir .patchloom/journal (failed: EIO)')
+    // Before #8 the commit returned as durable, and the states where the unsynced mark is lost
+    // (recovery rolls the change back) were vulnerable: 'lost'.
+    expect(report.vulnerable).toEqual([])
+    expect(report.commitWarnings.map((w) => w.code)).toEqual(['journal.not-durable'])
+    expect(report.promisedDurable).toBe(false)
+    expect(report.outcomes.before).toBeGreaterThan(0)
+  })
+})
