@@ -16,7 +16,7 @@ import type { Engine, EngineOptions } from '../src/coordinator/engine-types.js'
 import { isEditError } from '../src/errors.js'
 import type { ApplyResult } from '../src/types.js'
 import { comparableError, loadScenarios, type Scenario } from './helpers/scenarios.js'
-import { TEST_ROUTES } from './helpers/test-mode.js'
+import { QUICK, TEST_ROUTES } from './helpers/test-mode.js'
 import {
   copyTree,
   journalEntries,
@@ -125,12 +125,15 @@ for (const route of TEST_ROUTES) {
     let root = ''
     let shared: Engine | undefined
     const pool: EngineOptions['pool'] = route === 'pool' ? { minThreads: 1, maxThreads: 2 } : false
+    // The fast loop skips fsync (seconds of waiting on a virtual disk); `npm test` keeps the
+    // default, 'full', so every scenario still commits the way a user's does there (#8).
+    const durability: EngineOptions['durability'] = QUICK ? 'fast' : 'full'
 
     beforeAll(async () => {
       base = await makeTempDir('patchloom-scenarios-')
       root = join(base, 'root')
       await mkdir(root)
-      shared = createEngine({ root, pool })
+      shared = createEngine({ root, pool, durability })
     })
 
     afterAll(async () => {
@@ -141,7 +144,9 @@ for (const route of TEST_ROUTES) {
     for (const scenario of SCENARIOS) {
       it(scenario.name, async () => {
         const custom = Object.keys(scenario.options.engine).length > 0
-        const engine = custom ? createEngine({ root, pool, ...scenario.options.engine }) : shared
+        const engine = custom
+          ? createEngine({ root, pool, durability, ...scenario.options.engine })
+          : shared
         if (engine === undefined) throw new Error('scenarios: engine not created')
         try {
           await runScenario(scenario, engine, root, route)

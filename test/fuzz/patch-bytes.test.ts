@@ -10,10 +10,11 @@ import { createEngine } from '../../src/coordinator/engine.js'
 import type { Engine } from '../../src/coordinator/engine-types.js'
 import { isEditError } from '../../src/errors.js'
 import type { PatchFormat } from '../../src/types.js'
+import { fuzzRuns } from '../helpers/test-mode.js'
 import { makeTempDir } from '../helpers/tree.js'
 import { FORMATS } from './arbitraries.js'
 
-const RUNS_PER_FORMAT = 40
+const RUNS_PER_FORMAT = fuzzRuns(40)
 const TIMEOUT_MS = 60_000
 const FILE = 'data.txt'
 const BEFORE_LINE = 'QQ before context QQ'
