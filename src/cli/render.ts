@@ -259,6 +259,9 @@ export function renderUndoHuman(result: UndoResult): string {
   const lines = [`undid ${result.undone} (as transaction ${result.transaction})`]
   for (const file of result.files)
     lines.push(`${file.op === 'restore' ? 'restored' : 'removed'} ${file.path}`)
+  // Printed as `apply` prints them: an undo that is not known to be durable says so (#8).
+  for (const warning of result.warnings ?? [])
+    lines.push(`warning ${warning.code}: ${warning.message}`)
   return `${lines.join('\n')}\n`
 }
 

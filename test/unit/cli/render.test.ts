@@ -189,6 +189,20 @@ describe('renderUndoHuman', () => {
       }),
     ).toBe(`undid ${TXN} (as transaction T2)\nremoved new.txt\nrestored a.txt\n`)
   })
+
+  it('prints the warnings of an undo that committed but is not known to be durable (#8)', () => {
+    const message = 'The change is committed, but syncing .patchloom/journal failed (EIO).'
+    expect(
+      renderUndoHuman({
+        transaction: 'T2',
+        undone: TXN,
+        files: [{ path: 'a.txt', op: 'restore', beforeHash: 'sha256:b', afterHash: 'sha256:a' }],
+        warnings: [{ code: 'journal.not-durable', message }],
+      }),
+    ).toBe(
+      `undid ${TXN} (as transaction T2)\nrestored a.txt\nwarning journal.not-durable: ${message}\n`,
+    )
+  })
 })
 
 describe('renderRecoverHuman', () => {
