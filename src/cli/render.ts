@@ -250,6 +250,9 @@ export function renderRecoverHuman(report: RecoveryReport): string {
       `${files} left in conflict: put each back as you want it (the copies above hold the content before the change), then run \`patchloom recover\` again.`,
     )
   }
+  // A rollback that finished but whose directory syncs failed (`journal.not-durable`, #8).
+  for (const warning of report.warnings ?? [])
+    lines.push(`warning ${warning.code}: ${warning.message}`)
   if (lines.length === 0) lines.push('nothing to recover: no change was left half-done')
   return `${lines.join('\n')}\n`
 }

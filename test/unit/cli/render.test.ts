@@ -212,6 +212,20 @@ describe('renderRecoverHuman', () => {
     )
   })
 
+  it('prints the warning of a rollback whose directory sync failed (#8)', () => {
+    const message = `Transaction ${TXN} was rolled back, but syncing src failed (EIO).`
+    expect(
+      renderRecoverHuman({
+        rolledBack: [TXN],
+        conflicted: [],
+        conflicts: [],
+        warnings: [{ code: 'journal.not-durable', message, path: 'src' }],
+      }),
+    ).toBe(
+      `rolled back ${TXN}: it was interrupted; its files are as they were before it\nwarning journal.not-durable: ${message}\n`,
+    )
+  })
+
   it('lists rolled-back transactions, then each conflict with its backup', () => {
     const out = renderRecoverHuman({
       rolledBack: ['T1'],

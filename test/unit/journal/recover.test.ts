@@ -464,6 +464,19 @@ describe('recovery durability (#8)', () => {
     expect(await recoverAll(contextFor(root), false)).toEqual(EMPTY)
   })
 
+  it('tells the request that triggered the recovery about a failed sync', async () => {
+    const { root, id } = await crashDuring('synced')
+    const rec = recordingFs({
+      fail: (c) =>
+        c.method === 'syncDir' && String(c.args[0]) === path.join(root, 'src') ? 'EIO' : undefined,
+    })
+    const notices = await journalFor(root, { fs: rec.fs }).beforeRequest(false)
+    expect(notices.map((n) => [n.code, n.path])).toEqual([
+      ['journal.recovered', `.patchloom/journal/${id}.pending`],
+      ['journal.not-durable', 'src'],
+    ])
+  })
+
   it('reports a failed sync of the journal directory after the transactions are removed', async () => {
     const { root, id } = await crashDuring('synced')
     const journalDir = path.join(root, '.patchloom/journal')
