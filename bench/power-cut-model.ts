@@ -25,8 +25,8 @@
 // Out of the seam and so out of the model: the lock file (lock.ts writes it with node:fs; after a
 // power cut its owner is gone and the lock is broken, so states are written without it), the
 // per-user journal key (trust.ts, outside the workspace; it fsyncs the key and its directory
-// before the first signature, #8), and the state before the commit: all
-// taken as durable. Every state is written at the recorded workspace's path, which the MAC binds.
+// before the first signature, #8), and the state before the commit: all taken as durable. Every
+// state is written at the recorded workspace's path, which the MAC binds.
 // Symlink steps (JournalFs.symlink) are not modelled yet: the recorder throws if one is called.
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
