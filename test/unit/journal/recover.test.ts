@@ -464,6 +464,27 @@ describe('recovery durability (#8)', () => {
     expect(await recoverAll(contextFor(root), false)).toEqual(EMPTY)
   })
 
+  it('stops before moving a backup into a re-created directory whose name failed to sync', async () => {
+    const { root, id } = await crashDuring('synced')
+    let madeGone = false
+    const rec = recordingFs({
+      fail: (c) => {
+        if (c.method === 'mkdir' && String(c.args[0]) === path.join(root, 'gone')) madeGone = true
+        return madeGone && c.method === 'syncDir' && String(c.args[0]) === root ? 'EIO' : undefined
+      },
+    })
+    const report = await recoverAll(contextFor(root, rec.fs), false)
+    expect(report.rolledBack).toEqual([])
+    expect(report.conflicted).toEqual([id])
+    expect(report.conflicts[0]?.code).toBeDefined()
+    // gone/only.txt's backup never left the transaction, which is kept for `patchloom recover`.
+    expect(existsSync(path.join(root, 'gone/only.txt'))).toBe(false)
+    expect(await journalEntries(root)).toEqual([`${id}.conflict`])
+    expect(
+      await readFile(path.join(root, '.patchloom/journal', `${id}.conflict`, 'old/3'), 'utf8'),
+    ).toBe('bye\n')
+  })
+
   it('tells the request that triggered the recovery about a failed sync', async () => {
     const { root, id } = await crashDuring('synced')
     const rec = recordingFs({
