@@ -24,9 +24,11 @@
 //   their order: a later one persists only with every earlier one. Failed calls change nothing.
 // Out of the seam and so out of the model: the lock file (lock.ts writes it with node:fs; after a
 // power cut its owner is gone and the lock is broken, so states are written without it), the
-// per-user journal key (trust.ts, outside the workspace), and the state before the commit: all
-// taken as durable. Every state is written at the recorded workspace's path, which the MAC binds.
-// Symlink steps (JournalFs.symlink) are not modelled yet: the recorder throws if one is called.
+// per-user journal key (trust.ts, outside the workspace; it fsyncs the key and its directory
+// before the first signature, #8), and the state before the commit: all taken as durable. Every
+// state is written at the recorded workspace's path, which the MAC binds.
+// A symlink (JournalFs.symlink, #8) is an inode whose target string is born with it: it persists
+// with its name, as a file's content does not (the target is in the inode or written with it).
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import {
@@ -37,7 +39,9 @@ import {
   mkdtemp,
   readdir,
   readFile,
+  readlink,
   rm,
+  symlink,
   writeFile,
 } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -45,6 +49,7 @@ import path from 'node:path'
 import { nodeJournalFs, type JournalFs } from '../src/journal/fs.js'
 import { hashBytes } from '../src/hash.js'
 import { Journal } from '../src/journal/journal.js'
+import { SYMLINK_PERMISSIONS } from '../src/journal/symlink.js'
 import type { CommitStep, Durability, FileState } from '../src/journal/types.js'
 import type { Warning } from '../src/types.js'
 import { prng } from './generate.js'
@@ -56,11 +61,15 @@ export interface PowerCutFixture {
   readonly files: Readonly<Record<string, string>>
   /** Extra hard links [existing, alias] made before the change (their targets are copied). */
   readonly links?: readonly (readonly [string, string])[]
+  /** Symlinks made before the change: path -> target string. */
+  readonly symlinks?: Readonly<Record<string, string>>
   /** Whether .patchloom/journal exists (durably) before the change; else the commit creates it. */
   readonly journalExists?: boolean
   /** In commit order; a move is a write of the destination and a remove of the source. */
   readonly changes: readonly (
     | { readonly kind: 'write'; readonly path: string; readonly text: string }
+    /** The path becomes a symlink whose target string is `target`. */
+    | { readonly kind: 'symlink'; readonly path: string; readonly target: string }
     | { readonly kind: 'remove'; readonly path: string }
   )[]
 }
@@ -76,10 +85,26 @@ export const SMALL_FIXTURE: PowerCutFixture = {
   ],
 }
 
+/**
+ * A CI-sized change with symlinks (#8): a link deleted, a link created in a new directory, and a
+ * link replaced by one with another target, beside a file update.
+ */
+export const LINK_FIXTURE: PowerCutFixture = {
+  files: { 'a.txt': 'alpha\n' },
+  symlinks: { 'old-link': 'a.txt', retarget: 'a.txt' },
+  journalExists: true,
+  changes: [
+    { kind: 'write', path: 'a.txt', text: 'ALPHA\n' },
+    { kind: 'remove', path: 'old-link' },
+    { kind: 'symlink', path: 'links/new-link', target: '../a.txt' },
+    { kind: 'symlink', path: 'retarget', target: 'elsewhere' },
+  ],
+}
+
 // ---- The filesystem model -------------------------------------------------------------------
 
 interface Inode {
-  readonly kind: 'file' | 'dir'
+  readonly kind: 'file' | 'dir' | 'symlink'
   data: Uint8Array
   mode: number
   readonly entries: Map<string, number>
@@ -157,9 +182,14 @@ class Recorder {
           ino = this.#nextIno++
           byRealIno.set(st.ino, ino)
           const dir = st.isDirectory()
+          const symlink = st.isSymbolicLink()
           this.inodes.set(ino, {
-            kind: dir ? 'dir' : 'file',
-            data: dir ? EMPTY : new Uint8Array(await readFile(child)),
+            kind: dir ? 'dir' : symlink ? 'symlink' : 'file',
+            data: dir
+              ? EMPTY
+              : symlink
+                ? new Uint8Array(await readlink(child, { encoding: 'buffer' }))
+                : new Uint8Array(await readFile(child)),
             mode: st.mode & 0o7777,
             entries: new Map(),
           })
@@ -210,9 +240,10 @@ class Recorder {
     return { dir, name: path.basename(abs) }
   }
 
-  newInode(kind: 'file' | 'dir', mode: number): number {
+  /** `data` is what the inode is born with: nothing, except a symlink's target string. */
+  newInode(kind: 'file' | 'dir' | 'symlink', mode: number, data = EMPTY): number {
     const ino = this.#nextIno++
-    const node: Inode = { kind, data: EMPTY, mode, entries: new Map() }
+    const node: Inode = { kind, data, mode, entries: new Map() }
     this.inodes.set(ino, node)
     this.born.set(ino, { ...node, entries: new Map() })
     return ino
@@ -324,6 +355,13 @@ function recordingFs(
       const { dir, name } = rec.parent(newPath)
       rec.entry(dir, name, ino, `link ${rec.label(newPath)}`, rec.entryKey(existing))
     },
+    symlink: async (target, p) => {
+      await base.symlink(target, p)
+      call(`symlink ${rec.label(p)}`)
+      const { dir, name } = rec.parent(p)
+      const ino = rec.newInode('symlink', 0o777, new Uint8Array(target))
+      rec.entry(dir, name, ino, `symlink ${rec.label(p)}`)
+    },
     rename: async (from, to) => {
       await base.rename(from, to)
       call(`rename ${rec.label(from)} ${rec.label(to)}`)
@@ -429,7 +467,7 @@ function forcedBefore(log: readonly LoggedOp[], k: number): Set<number> {
 
 export interface PersistedFile {
   readonly path: string
-  readonly kind: 'file' | 'dir'
+  readonly kind: 'file' | 'dir' | 'symlink'
   readonly ino: number
   readonly data: Uint8Array
   readonly mode: number
@@ -480,7 +518,11 @@ function quickHash(data: Uint8Array): string {
 function stateKey(files: readonly PersistedFile[]): string {
   return files
     .map((f) =>
-      f.kind === 'dir' ? `${f.path}/` : `${f.path} ${f.mode.toString(8)} ${quickHash(f.data)}`,
+      f.kind === 'dir'
+        ? `${f.path}/`
+        : f.kind === 'symlink'
+          ? `${f.path} -> ${quickHash(f.data)}`
+          : `${f.path} ${f.mode.toString(8)} ${quickHash(f.data)}`,
     )
     .join('\n')
 }
@@ -619,6 +661,10 @@ async function writeFixture(root: string, fixture: PowerCutFixture): Promise<voi
     await mkdir(path.join(root, '.patchloom', 'journal'), { recursive: true })
     await writeFile(path.join(root, '.patchloom', '.gitignore'), '*\n')
   }
+  for (const [rel, target] of Object.entries(fixture.symlinks ?? {})) {
+    await mkdir(path.dirname(path.join(root, rel)), { recursive: true })
+    await symlink(target, path.join(root, rel))
+  }
   for (const [existing, alias] of fixture.links ?? []) {
     await mkdir(path.dirname(path.join(root, alias)), { recursive: true })
     await link(path.join(root, existing), path.join(root, alias))
@@ -627,10 +673,20 @@ async function writeFixture(root: string, fixture: PowerCutFixture): Promise<voi
 
 function stepsFor(root: string, fixture: PowerCutFixture): CommitStep[] {
   const enc = new TextEncoder()
-  const present = new Map(Object.entries(fixture.files))
+  // path -> its text, or a symlink's target string
+  const present = new Map<string, { text: string; symlink: boolean }>([
+    ...Object.entries(fixture.files).map(([p, text]) => [p, { text, symlink: false }] as const),
+    ...Object.entries(fixture.symlinks ?? {}).map(
+      ([p, text]) => [p, { text, symlink: true }] as const,
+    ),
+  ])
   const state = (rel: string): FileState | null => {
-    const text = present.get(rel)
-    return text === undefined ? null : { hash: hashBytes(enc.encode(text)), permissions: 0o644 }
+    const now = present.get(rel)
+    if (now === undefined) return null
+    const hash = hashBytes(enc.encode(now.text))
+    return now.symlink
+      ? { hash, permissions: SYMLINK_PERMISSIONS, kind: 'symlink' }
+      : { hash, permissions: 0o644 }
   }
   return fixture.changes.map((change) => {
     const abs = path.join(root, change.path)
@@ -640,13 +696,16 @@ function stepsFor(root: string, fixture: PowerCutFixture): CommitStep[] {
       present.delete(change.path)
       return { kind: 'remove', abs, rel: change.path, before }
     }
-    present.set(change.path, change.text)
+    const symlink = change.kind === 'symlink'
+    const text = symlink ? change.target : change.text
+    present.set(change.path, { text, symlink })
     return {
       kind: 'write',
       abs,
       rel: change.path,
-      bytes: enc.encode(change.text),
-      permissions: 0o644,
+      bytes: enc.encode(text),
+      permissions: symlink ? SYMLINK_PERMISSIONS : 0o644,
+      ...(symlink ? { symlink: true } : {}),
       before,
     }
   })
@@ -661,7 +720,11 @@ function treeOfState(files: readonly PersistedFile[]): Tree {
       .filter((f) => f.path !== '.patchloom' && !f.path.startsWith('.patchloom/'))
       .map((f) => [
         f.path,
-        f.kind === 'dir' ? 'dir' : `${f.mode.toString(8)} ${hashBytes(f.data)}`,
+        f.kind === 'dir'
+          ? 'dir'
+          : f.kind === 'symlink'
+            ? `link ${hashBytes(f.data)}`
+            : `${f.mode.toString(8)} ${hashBytes(f.data)}`,
       ]),
   )
 }
@@ -677,6 +740,11 @@ async function readWorkspace(root: string): Promise<Tree> {
       if (st.isDirectory()) {
         out.set(rel, 'dir')
         await walk(child, rel)
+      } else if (st.isSymbolicLink()) {
+        out.set(
+          rel,
+          `link ${hashBytes(new Uint8Array(await readlink(child, { encoding: 'buffer' })))}`,
+        )
       } else {
         out.set(rel, `${(st.mode & 0o7777).toString(8)} ${hashBytes(await readFile(child))}`)
       }
@@ -705,6 +773,10 @@ async function materialise(root: string, files: readonly PersistedFile[]): Promi
     const abs = path.join(root, ...f.path.split('/'))
     if (f.kind === 'dir') {
       await mkdir(abs)
+      continue
+    }
+    if (f.kind === 'symlink') {
+      await symlink(Buffer.from(f.data), abs)
       continue
     }
     const linked = first.get(f.ino)

@@ -250,6 +250,9 @@ export function renderRecoverHuman(report: RecoveryReport): string {
       `${files} left in conflict: put each back as you want it (the copies above hold the content before the change), then run \`patchloom recover\` again.`,
     )
   }
+  // A rollback that finished but whose directory syncs failed (`journal.not-durable`, #8).
+  for (const warning of report.warnings ?? [])
+    lines.push(`warning ${warning.code}: ${warning.message}`)
   if (lines.length === 0) lines.push('nothing to recover: no change was left half-done')
   return `${lines.join('\n')}\n`
 }
@@ -259,6 +262,9 @@ export function renderUndoHuman(result: UndoResult): string {
   const lines = [`undid ${result.undone} (as transaction ${result.transaction})`]
   for (const file of result.files)
     lines.push(`${file.op === 'restore' ? 'restored' : 'removed'} ${file.path}`)
+  // Printed as `apply` prints them: an undo that is not known to be durable says so (#8).
+  for (const warning of result.warnings ?? [])
+    lines.push(`warning ${warning.code}: ${warning.message}`)
   return `${lines.join('\n')}\n`
 }
 

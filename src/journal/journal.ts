@@ -100,6 +100,12 @@ export class Journal {
         path: relDir(this.#layout, txnDir(this.#layout, id, 'pending')),
       })),
       ...report.conflicts.map(noticeOf),
+      // A rollback whose directory syncs failed (#8): the files are back, not known to be durable.
+      ...(report.warnings ?? []).map((w) => ({
+        code: w.code,
+        message: w.message,
+        path: w.path ?? relDir(this.#layout, this.#layout.journalDir),
+      })),
     ]
   }
 
@@ -211,6 +217,7 @@ export class Journal {
       // Refusals were reported before the request (beforeRequest); only news is logged here.
       if (report.rolledBack.length > 0 || report.conflicts.some((c) => c.code === undefined))
         this.#options.onRecovered?.(report)
+      warnings?.push(...(report.warnings ?? []))
     }
     // Ids order the log, undo's default and pruning, so each sorts after every id in the journal:
     // also for two commits in one millisecond, or after the clock stepped back.

@@ -7,6 +7,14 @@
 // passes the sandbox); any other is refused with its code and never written to, not even renamed
 // (#8). A failure while rolling one transaction back is reported, never thrown, so one bad
 // transaction cannot stop the requests that follow.
+// Durability (`full`, D-048): every directory whose entries recovery changed or may find changed
+// only in memory (by an earlier recovery that was killed) is fsynced before the transaction is
+// removed: the directory of each restored or removed file, the parent of each directory it
+// removes, and the parent of each directory it re-creates, right after the mkdir and before the
+// backup is renamed into it. A sync that fails after every file is back is reported as a
+// `journal.not-durable` warning (the transaction is still removed); one that fails before a
+// backup is moved stops the rollback there. Only the directories recovery itself removed are not
+// synced (their parents are).
 import path from 'node:path'
 import { EditError } from '../errors.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
@@ -25,6 +33,7 @@ import {
 import { decodeManifest, LEGACY_REASON, type Manifest, type ManifestStep } from './manifest.js'
 import { isLinkState, linkState } from './symlink.js'
 import type { JournalTrust } from './trust.js'
+import type { Warning } from '../types.js'
 import { relDir, verifyTransaction, type PathCheck } from './verify.js'
 import type {
   Durability,
@@ -57,12 +66,14 @@ export async function rollBack(
   id: string,
   dir: string,
   started?: number,
-): Promise<{ conflicts: JournalConflict[] }> {
+): Promise<{ conflicts: JournalConflict[]; warnings: Warning[] }> {
   const status = path.basename(dir).endsWith('.conflict') ? 'conflict' : 'pending'
   const manifest = await verifyTransaction(ctx, id, status)
   const { fs, layout } = ctx
   const conflicts: JournalConflict[] = []
-  const touched = new Set<string>()
+  const sync = ctx.durability === 'full'
+  // Directories to fsync at the end, and those recovery removed (gone: their parents are synced).
+  const dirs: Dirs = { touched: new Set<string>(), removed: new Set<string>() }
   const last = Math.min(started ?? manifest.steps.length, manifest.steps.length) - 1
   for (let i = last; i >= 0; i--) {
     const step = manifest.steps[i] as ManifestStep
@@ -72,14 +83,20 @@ export async function rollBack(
       // A staged file still in new/ was never renamed: this step did not touch its target, though
       // it may have created (empty) directories for it.
       if (step.kind === 'write' && (await exists(fs, path.join(dir, NEW_DIR, String(i))))) {
-        await removeCreatedDirs(fs, layout.root, step)
+        await removeCreatedDirs(fs, layout.root, step, dirs)
         continue
       }
       const current = await currentState(fs, abs)
       if (sameState(current, step.before)) {
         // A recovery killed between removing a new file and removing the directories made for it
         // leaves them behind; removing them again is a no-op when they are already gone.
-        if (step.before === null) await removeCreatedDirs(fs, layout.root, step)
+        if (step.before === null) await removeCreatedDirs(fs, layout.root, step, dirs)
+        // Never touched, or put back by a recovery that was killed before its syncs: the entries
+        // may be only in memory, so they are synced up to the root (cheap: a set, rare: reruns).
+        for (let d = path.dirname(abs); ; d = path.dirname(d)) {
+          dirs.touched.add(d)
+          if (d === layout.root || !d.startsWith(layout.root + path.sep)) break
+        }
         continue
       }
       if (!sameState(current, step.after)) {
@@ -93,7 +110,8 @@ export async function rollBack(
       }
       if (step.before === null) {
         await fs.unlink(abs)
-        await removeCreatedDirs(fs, layout.root, step)
+        dirs.touched.add(path.dirname(abs))
+        await removeCreatedDirs(fs, layout.root, step, dirs)
       } else {
         const saved = await backupHash(fs, backup, step.before)
         if (saved !== step.before.hash) {
@@ -104,21 +122,44 @@ export async function rollBack(
           })
           continue
         }
-        await ensureDirs(fs, path.dirname(abs), layout.root)
+        await ensureDirs(fs, path.dirname(abs), layout.root, sync)
         // Renaming the backup (a hard link of the original where possible) restores the original
         // inode, so even its timestamps come back.
         await fs.rename(backup, abs)
+        dirs.touched.add(path.dirname(abs))
       }
     } catch (error) {
       throw stepFailure(id, step.path, error)
     }
-    touched.add(path.dirname(abs))
     ctx.hooks.at?.('recovery-restored', i)
   }
-  if (ctx.durability === 'full') {
-    for (const d of touched) await fs.syncDir(d).catch(() => undefined)
+  const warnings: Warning[] = []
+  if (sync) {
+    for (const d of dirs.touched) {
+      if (dirs.removed.has(d)) continue
+      try {
+        await fs.syncDir(d)
+      } catch (error) {
+        warnings.push(notDurable(id, userPath(layout, d) ?? '.', error))
+      }
+    }
   }
-  return { conflicts }
+  return { conflicts, warnings }
+}
+
+/** What rollBack fsyncs at the end, and the directories it removed (never synced themselves). */
+interface Dirs {
+  readonly touched: Set<string>
+  readonly removed: Set<string>
+}
+
+/** A rollback whose files are back but whose directory sync failed: not known to be durable. */
+function notDurable(id: string, where: string, error: unknown): Warning {
+  return {
+    code: 'journal.not-durable',
+    message: `Transaction ${id} was rolled back, but syncing ${where} failed (${reasonOf(error)}): the files are back in their before state, but a power cut now could undo part of that.`,
+    path: where,
+  }
 }
 
 /**
@@ -133,6 +174,7 @@ export async function recoverAll(
   const rolledBack: string[] = []
   const conflicted: string[] = []
   const conflicts: JournalConflict[] = []
+  const warnings: Warning[] = []
   const entries = await listEntries(ctx.fs, ctx.layout)
   const todo = entries
     .filter((e) => e.status === 'pending' || (retryConflicts && e.status === 'conflict'))
@@ -157,7 +199,9 @@ export async function recoverAll(
     // A conflict names the directory (and backups) where they stay: the .conflict one.
     const kept = txnDir(ctx.layout, entry.id, 'conflict')
     try {
-      found = (await rollBack(ctx, entry.id, dir)).conflicts.map((c) =>
+      const result = await rollBack(ctx, entry.id, dir)
+      warnings.push(...result.warnings)
+      found = result.conflicts.map((c) =>
         c.backup === undefined
           ? c
           : { ...c, backup: path.join(kept, path.relative(dir, c.backup)) },
@@ -187,9 +231,22 @@ export async function recoverAll(
       // Still pending: the next request tries again and reports it again.
     }
   }
-  if (ctx.durability === 'full' && todo.length > 0)
-    await ctx.fs.syncDir(ctx.layout.journalDir).catch(() => undefined)
-  return { rolledBack, conflicted, conflicts }
+  // The removal (or the .conflict rename) of each transaction directory. A failure is reported
+  // (D-048): a power cut could then bring a rolled-back transaction back, and recovery would
+  // roll it back again (its files are in their before state), so nothing is lost, but it is not
+  // the durable end `full` promises.
+  if (ctx.durability === 'full' && todo.length > 0) {
+    try {
+      await ctx.fs.syncDir(ctx.layout.journalDir)
+    } catch (error) {
+      warnings.push({
+        code: 'journal.not-durable',
+        message: `Recovery finished, but syncing ${STATE_DIR}/journal failed (${reasonOf(error)}): after a power cut the rolled-back transactions may be listed again (recovery then finds their files already back).`,
+        path: `${STATE_DIR}/journal`,
+      })
+    }
+  }
+  return { rolledBack, conflicted, conflicts, ...(warnings.length === 0 ? {} : { warnings }) }
 }
 
 export async function listEntries(
@@ -309,16 +366,29 @@ export function describeCurrent(current: Current): string {
   return `it has content ${current.hash.slice(0, 19)}… and mode ${current.permissions.toString(8)}`
 }
 
-/** Removes the directories a step created, deepest first, while they are empty. */
-async function removeCreatedDirs(fs: JournalFs, root: string, step: ManifestStep): Promise<void> {
+/**
+ * Removes the directories a step created, deepest first, while they are empty. Each one gone
+ * (removed now, or by an earlier run that may have been killed before syncing) is recorded in
+ * `dirs.removed` and its parent in `dirs.touched`: the rmdir persists only when the parent is
+ * synced, or a power cut brings back an empty directory the transaction created.
+ */
+async function removeCreatedDirs(
+  fs: JournalFs,
+  root: string,
+  step: ManifestStep,
+  dirs: Dirs,
+): Promise<void> {
   for (const rel of [...step.createdDirs].reverse()) {
+    const abs = path.join(root, ...rel.split('/'))
     try {
-      await fs.rmdir(path.join(root, ...rel.split('/')))
+      await fs.rmdir(abs)
     } catch (error) {
-      if (errnoOf(error) === 'ENOENT') continue // never created, or already removed
-      if (['ENOTEMPTY', 'EEXIST'].includes(errnoOf(error) ?? '')) return // someone uses it now
-      throw error
+      // ENOENT: never created, or already removed; ENOTEMPTY/EEXIST: someone uses it now.
+      if (['ENOTEMPTY', 'EEXIST'].includes(errnoOf(error) ?? '')) return
+      if (errnoOf(error) !== 'ENOENT') throw error
     }
+    dirs.removed.add(abs)
+    dirs.touched.add(path.dirname(abs))
   }
 }
 
@@ -350,8 +420,12 @@ async function exists(fs: JournalFs, p: string): Promise<boolean> {
   }
 }
 
-/** mkdir -p for `dir`, never above `root`. */
-async function ensureDirs(fs: JournalFs, dir: string, root: string): Promise<void> {
+/**
+ * mkdir -p for `dir`, never above `root`. With `sync`, each new directory's parent is fsynced
+ * right after the mkdir: the backup renamed in next leaves old/ for good once its new directory
+ * is synced, so the directory's own name must be durable first, or a power cut loses both.
+ */
+async function ensureDirs(fs: JournalFs, dir: string, root: string, sync: boolean): Promise<void> {
   if (dir === root || !dir.startsWith(root + path.sep)) return
   try {
     const st = await fs.lstat(dir)
@@ -359,6 +433,7 @@ async function ensureDirs(fs: JournalFs, dir: string, root: string): Promise<voi
   } catch (error) {
     if (errnoOf(error) !== 'ENOENT') throw error
   }
-  await ensureDirs(fs, path.dirname(dir), root)
+  await ensureDirs(fs, path.dirname(dir), root, sync)
   await fs.mkdir(dir)
+  if (sync) await fs.syncDir(path.dirname(dir))
 }

@@ -4,6 +4,10 @@
 // workspace (the user's state directory, see stateDirFor). A checkout cannot supply that key, so
 // it cannot forge a transaction; one copied from another workspace or user fails too. The key is
 // read on demand and created only when a transaction is written (dry runs create nothing).
+// It is created durably (#8): content fsynced before its name appears, the name and any state
+// directory created for it fsynced before the first manifest is signed with it; else a power cut
+// after a user's first commit could lose the key, and recovery would refuse the pending
+// transaction it signed. The writes go through a JournalFs (tests count and fail them).
 // Does not decide what to do with an untrusted transaction: recover.ts refuses and reports it.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { constants } from 'node:fs'
@@ -11,7 +15,7 @@ import * as fsp from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { EditError } from '../errors.js'
-import { errnoOf } from './fs.js'
+import { errnoOf, nodeJournalFs, type JournalFs } from './fs.js'
 
 /** Environment variable that moves the key (tests, CI, several users on one home). */
 export const STATE_DIR_ENV = 'PATCHLOOM_STATE_DIR'
@@ -44,13 +48,21 @@ export function stateDirFor(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(os.homedir(), '.local', 'state', 'patchloom')
 }
 
-/** Trust backed by the key file in `stateDir`, for the workspace whose real root is `rootReal`. */
-export function keyFileTrust(stateDir: string, rootReal: string): JournalTrust {
+/**
+ * Trust backed by the key file in `stateDir`, for the workspace whose real root is `rootReal`.
+ * `fs` makes the key's creation durable (the workspace journal's own fs is not passed: the key is
+ * outside the workspace).
+ */
+export function keyFileTrust(
+  stateDir: string,
+  rootReal: string,
+  fs: JournalFs = nodeJournalFs,
+): JournalTrust {
   let cached: Buffer | undefined
   const load = async (create: boolean): Promise<Buffer | null> => {
     if (cached !== undefined) return cached
     await assertOutside(stateDir, rootReal)
-    const key = (await readKey(stateDir)) ?? (create ? await createKey(stateDir) : null)
+    const key = (await readKey(stateDir)) ?? (create ? await createKey(stateDir, fs) : null)
     if (key !== null) cached = key
     return key
   }
@@ -133,23 +145,34 @@ async function readKey(stateDir: string): Promise<Buffer | null> {
   }
 }
 
-/** Creates the key: written aside at 0600, then linked into place, so two processes agree. */
-async function createKey(stateDir: string): Promise<Buffer> {
+/**
+ * Creates the key: written aside at 0600 and fsynced, then linked into place (never replacing
+ * one: two processes agree on the first), the temp name dropped and the directory fsynced, and
+ * so the parent of each state directory it had to create. Only then is the key used to sign.
+ */
+async function createKey(stateDir: string, fs: JournalFs): Promise<Buffer> {
   const file = path.join(stateDir, KEY_FILE)
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`
   try {
-    await fsp.mkdir(stateDir, { recursive: true, mode: 0o700 })
-    await fsp.writeFile(temp, randomBytes(KEY_BYTES).toString('hex') + '\n', {
-      mode: 0o600,
-      flag: 'wx',
+    const first = await fsp.mkdir(stateDir, { recursive: true, mode: 0o700 })
+    const key = new TextEncoder().encode(randomBytes(KEY_BYTES).toString('hex') + '\n')
+    await fs.writeNew(temp, key, 0o600, true)
+    await fs.link(temp, file).catch((error: unknown) => {
+      // Another process won the race: its key is used (it fsynced the content before linking).
+      if (errnoOf(error) !== 'EEXIST') throw error
     })
-    await fsp.link(temp, file).catch((error: unknown) => {
-      if (errnoOf(error) !== 'EEXIST') throw error // another process won the race: use its key
-    })
+    await fs.unlink(temp)
+    // Also after losing the race: the winner may not have synced the name yet.
+    await fs.syncDir(stateDir)
+    // mkdir -p made `first` and everything below it: each new name is in its parent.
+    if (first !== undefined) {
+      const top = path.dirname(path.resolve(first))
+      for (let d = path.resolve(stateDir); d !== top && d !== path.dirname(d); d = path.dirname(d))
+        await fs.syncDir(path.dirname(d))
+    }
   } catch (error) {
-    throw keyError(`cannot create ${file} (${errnoOf(error) ?? (error as Error).message})`, error)
-  } finally {
     await fsp.unlink(temp).catch(() => undefined)
+    throw keyError(`cannot create ${file} (${errnoOf(error) ?? (error as Error).message})`, error)
   }
   const key = await readKey(stateDir)
   if (key === null) throw keyError(`${file} vanished after it was created`)

@@ -109,6 +109,11 @@ export interface RecoveryReport {
   /** Transactions recovery could only partly roll back; see conflicts. */
   readonly conflicted: readonly string[]
   readonly conflicts: readonly JournalConflict[]
+  /**
+   * Present when a rollback finished but a directory sync after it failed under `full`
+   * (`journal.not-durable`, #8): the files are back, not known to survive a power cut.
+   */
+  readonly warnings?: readonly Warning[]
 }
 
 /**

@@ -193,12 +193,40 @@ describe('renderUndoHuman', () => {
       }),
     ).toBe(`undid ${TXN} (as transaction T2)\nremoved new.txt\nrestored a.txt\n`)
   })
+
+  it('prints the warnings of an undo that committed but is not known to be durable (#8)', () => {
+    const message = 'The change is committed, but syncing .patchloom/journal failed (EIO).'
+    expect(
+      renderUndoHuman({
+        transaction: 'T2',
+        undone: TXN,
+        files: [{ path: 'a.txt', op: 'restore', beforeHash: 'sha256:b', afterHash: 'sha256:a' }],
+        warnings: [{ code: 'journal.not-durable', message }],
+      }),
+    ).toBe(
+      `undid ${TXN} (as transaction T2)\nrestored a.txt\nwarning journal.not-durable: ${message}\n`,
+    )
+  })
 })
 
 describe('renderRecoverHuman', () => {
   it('says when there was nothing to recover', () => {
     expect(renderRecoverHuman({ rolledBack: [], conflicted: [], conflicts: [] })).toBe(
       'nothing to recover: no change was left half-done\n',
+    )
+  })
+
+  it('prints the warning of a rollback whose directory sync failed (#8)', () => {
+    const message = `Transaction ${TXN} was rolled back, but syncing src failed (EIO).`
+    expect(
+      renderRecoverHuman({
+        rolledBack: [TXN],
+        conflicted: [],
+        conflicts: [],
+        warnings: [{ code: 'journal.not-durable', message, path: 'src' }],
+      }),
+    ).toBe(
+      `rolled back ${TXN}: it was interrupted; its files are as they were before it\nwarning journal.not-durable: ${message}\n`,
     )
   })
 

@@ -2,9 +2,15 @@
 // an add into a new directory, a delete that empties one) through Journal.commit, every state a
 // POSIX filesystem may leave at every crash point recovered by Journal.recover. `full` must have
 // no vulnerable state; `fast` and a deliberately weakened `full` must have some, which is what
-// shows the check can fail. bench/power-cut.ts runs the larger change and prints the figures.
+// shows the check can fail. LINK_FIXTURE does the same for symlink steps (link deleted, created,
+// retargeted). bench/power-cut.ts runs the larger change and prints the figures.
 import { describe, expect, it } from 'vitest'
-import { checkPowerCuts, SMALL_FIXTURE, type SyncPolicy } from '../../../bench/power-cut-model.js'
+import {
+  checkPowerCuts,
+  LINK_FIXTURE,
+  SMALL_FIXTURE,
+  type SyncPolicy,
+} from '../../../bench/power-cut-model.js'
 
 const MARK = 'rename .patchloom/journal/<id>.pending .patchloom/journal/<id>'
 
@@ -50,14 +56,11 @@ describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () =
     expect(report.vulnerable.map((v) => v.verdict)).toContain('torn')
   })
 
-  // A known gap in recover.ts (the journal area; reported to the lead for #8): rollBack fsyncs
-  // the directories of the files it restores or removes, but not the parents of the directories
-  // it creates (ensureDirs) or removes (removeCreatedDirs, whose own sync then fails ENOENT and is
-  // swallowed). A power cut during or just after recovery can then bring back an emptied new/ or
-  // lose the re-created gone/ with the restored gone/c.txt in it, once the transaction is gone.
-  // This pins the gap as found; once recover.ts syncs those parents it fails, and its assertion
-  // becomes `expect(report.recovery.vulnerable).toEqual([])`.
-  it('finds torn states when the recovery of a full commit is cut too: a known recover.ts gap (#8)', async () => {
+  // Recovery is cut too: each recorded recovery's own crash states are recovered again and must
+  // be whole. Before #8's fix rollBack did not fsync the parents of the directories it re-creates
+  // or removes, and a power cut during or just after recovery brought back an emptied new/, or
+  // lost the re-created gone/ with the restored gone/c.txt in it, once the transaction was gone.
+  it('keeps the workspace whole when the recovery of a full commit is cut too (#8)', async () => {
     const report = await checkPowerCuts({
       fixture: SMALL_FIXTURE,
       durability: 'full',
@@ -65,10 +68,43 @@ describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () =
       stopAfter: 1,
     })
     expect(report.vulnerable).toEqual([])
-    expect(report.recovery.commitStates).toBeGreaterThan(0)
-    expect(report.recovery.vulnerable.map((v) => v.detail)).toEqual([
-      expect.stringMatching(/^mixed: after (new|gone)/) as unknown as string,
+    expect(report.recovery.commitStates).toBe(3)
+    expect(report.recovery.checked).toBeGreaterThan(0)
+    expect(report.recovery.vulnerable).toEqual([])
+  })
+
+  // Symlink steps are modelled too (#8): before, the recorder threw on JournalFs.symlink.
+  it('keeps a commit with symlink steps whole in every state with full, its recovery cut too (#8)', async () => {
+    const report = await checkPowerCuts({
+      fixture: LINK_FIXTURE,
+      durability: 'full',
+      recoveryCuts: 2,
+      stopAfter: 1,
+    })
+    expect(report.calls.filter((c) => c.startsWith('symlink '))).toEqual([
+      'symlink .patchloom/journal/<id>.pending/new/2',
+      'symlink .patchloom/journal/<id>.pending/new/3',
+      'symlink .patchloom/journal/<id>.pending/old/1',
+      'symlink .patchloom/journal/<id>.pending/old/3',
     ])
+    expect(report.vulnerable).toEqual([])
+    expect(report.exhaustive).toBe(true)
+    expect(report.promisedDurable).toBe(true)
+    expect(report.outcomes.before).toBeGreaterThan(0)
+    expect(report.outcomes.after).toBeGreaterThan(0)
+    expect(report.recovery.commitStates).toBe(2)
+    expect(report.recovery.vulnerable).toEqual([])
+  })
+
+  it('finds torn link states with fast: the link check can fail (#8)', async () => {
+    const report = await checkPowerCuts({
+      fixture: LINK_FIXTURE,
+      durability: 'fast',
+      maxFree: 8,
+      samples: 40,
+      stopAfter: 5,
+    })
+    expect(report.vulnerable.length).toBeGreaterThan(0)
   })
 
   it('does not promise a commit whose mark failed to sync: it warns, and no state is lost (#8)', async () => {

@@ -19,6 +19,7 @@ import {
   editError,
   enc,
   journalFor,
+  quietJournalFs,
   recordingFs,
   standardSteps,
   STANDARD_AFTER,
@@ -383,5 +384,130 @@ describe('Journal recovery on open', () => {
     expect(existsSync(layoutFor(root).stateDir)).toBe(false)
     expect(await journalFor(root).recover()).toEqual(EMPTY)
     expect(existsSync(layoutFor(root).stateDir)).toBe(false)
+  })
+})
+
+// With `full`, every directory entry recovery changes must be durable before the transaction that
+// describes the change is removed (#8, D-048); the power-cut model check
+// (test/unit/journal/power-cut.test.ts) found the ones that were not.
+describe('recovery durability (#8)', () => {
+  const syncsOf = (log: readonly string[], root: string): string[] =>
+    log.filter((l) => l.startsWith('syncDir ')).map((l) => path.relative(root, l.slice(8)) || '.')
+
+  it('syncs the parent of a directory it re-creates before renaming the backup in, and of one it removes', async () => {
+    // Every step replaced: gone/ was pruned, lib/deep/ and dst/ were created.
+    const { root, id, before } = await crashDuring('synced')
+    const rec = recordingFs()
+    expect(await recoverAll(contextFor(root, rec.fs), false)).toEqual({
+      ...EMPTY,
+      rolledBack: [id],
+    })
+    expect(await treeState(root)).toEqual(before)
+    const at = (line: string): number => rec.log.indexOf(line)
+    const mkdirGone = at(`mkdir ${path.join(root, 'gone')}`)
+    const renameIn = rec.log.findIndex((l) => l.startsWith('rename ') && l.includes('/old/3'))
+    expect(mkdirGone).toBeGreaterThanOrEqual(0)
+    // The root's entry for gone/ is durable before gone/only.txt leaves old/ for it.
+    expect(rec.log.slice(mkdirGone, renameIn)).toContain(`syncDir ${root}`)
+    const syncs = syncsOf(rec.log, root)
+    // The removed lib/deep/, lib/ and dst/ are not synced (that failed ENOENT and was ignored);
+    // their parents are, after the rmdirs.
+    expect(syncs).not.toContain('lib/deep')
+    expect(syncs).not.toContain('lib')
+    expect(syncs).not.toContain('dst')
+    expect(rec.log.lastIndexOf(`syncDir ${root}`)).toBeGreaterThan(
+      at(`rmdir ${path.join(root, 'lib')}`),
+    )
+    expect(syncs).toEqual(expect.arrayContaining(['.', 'gone', 'src', '.patchloom/journal']))
+  })
+
+  it('syncs the directory of a step an earlier, killed recovery already put back', async () => {
+    const { root, id, before } = await crashDuring('synced')
+    // The first recovery restores steps 6 and 5 (newest first) and is killed before its syncs.
+    const killed = contextFor(root, quietJournalFs, {
+      at: (point, i) => {
+        if (point === 'recovery-restored' && i === 5) throw new Error('crashed')
+      },
+    })
+    await expect(recoverAll(killed, false)).rejects.toThrow('crashed')
+    expect(await readFile(path.join(root, 'src/from.txt'), 'utf8')).toBe('moving\n')
+    const rec = recordingFs()
+    expect(await recoverAll(contextFor(root, rec.fs), false)).toEqual({
+      ...EMPTY,
+      rolledBack: [id],
+    })
+    expect(await treeState(root)).toEqual(before)
+    // src/from.txt was found in its before state, possibly only in memory: src/ is synced anyway.
+    expect(syncsOf(rec.log, root)).toContain('src')
+  })
+
+  it('reports a failed directory sync as journal.not-durable, and a second run finds nothing to do', async () => {
+    const { root, id, before } = await crashDuring('synced')
+    const rec = recordingFs({
+      fail: (c) =>
+        c.method === 'syncDir' && String(c.args[0]) === path.join(root, 'src') ? 'EIO' : undefined,
+    })
+    const report = await recoverAll(contextFor(root, rec.fs), false)
+    expect(report.rolledBack).toEqual([id])
+    expect(report.conflicts).toEqual([])
+    expect(report.warnings).toEqual([
+      {
+        code: 'journal.not-durable',
+        path: 'src',
+        message: expect.stringContaining(
+          `Transaction ${id} was rolled back, but syncing src failed`,
+        ),
+      },
+    ])
+    expect(await treeState(root)).toEqual(before)
+    expect(await journalEntries(root)).toEqual([])
+    expect(await recoverAll(contextFor(root), false)).toEqual(EMPTY)
+  })
+
+  it('stops before moving a backup into a re-created directory whose name failed to sync', async () => {
+    const { root, id } = await crashDuring('synced')
+    let madeGone = false
+    const rec = recordingFs({
+      fail: (c) => {
+        if (c.method === 'mkdir' && String(c.args[0]) === path.join(root, 'gone')) madeGone = true
+        return madeGone && c.method === 'syncDir' && String(c.args[0]) === root ? 'EIO' : undefined
+      },
+    })
+    const report = await recoverAll(contextFor(root, rec.fs), false)
+    expect(report.rolledBack).toEqual([])
+    expect(report.conflicted).toEqual([id])
+    expect(report.conflicts[0]?.code).toBeDefined()
+    // gone/only.txt's backup never left the transaction, which is kept for `patchloom recover`.
+    expect(existsSync(path.join(root, 'gone/only.txt'))).toBe(false)
+    expect(await journalEntries(root)).toEqual([`${id}.conflict`])
+    expect(
+      await readFile(path.join(root, '.patchloom/journal', `${id}.conflict`, 'old/3'), 'utf8'),
+    ).toBe('bye\n')
+  })
+
+  it('tells the request that triggered the recovery about a failed sync', async () => {
+    const { root, id } = await crashDuring('synced')
+    const rec = recordingFs({
+      fail: (c) =>
+        c.method === 'syncDir' && String(c.args[0]) === path.join(root, 'src') ? 'EIO' : undefined,
+    })
+    const notices = await journalFor(root, { fs: rec.fs }).beforeRequest(false)
+    expect(notices.map((n) => [n.code, n.path])).toEqual([
+      ['journal.recovered', `.patchloom/journal/${id}.pending`],
+      ['journal.not-durable', 'src'],
+    ])
+  })
+
+  it('reports a failed sync of the journal directory after the transactions are removed', async () => {
+    const { root, id } = await crashDuring('synced')
+    const journalDir = path.join(root, '.patchloom/journal')
+    const rec = recordingFs({
+      fail: (c) => (c.method === 'syncDir' && String(c.args[0]) === journalDir ? 'EIO' : undefined),
+    })
+    const report = await recoverAll(contextFor(root, rec.fs), false)
+    expect(report.rolledBack).toEqual([id])
+    expect(report.warnings?.map((w) => [w.code, w.path])).toEqual([
+      ['journal.not-durable', '.patchloom/journal'],
+    ])
   })
 })

@@ -1,11 +1,11 @@
 // The per-user key that signs manifests (#8): created on the first signature only, private
 // (0600), shared by every engine of the user, refused when others could read or supply it.
 import { existsSync } from 'node:fs'
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { keyFileTrust, stateDirFor } from '../../../src/journal/trust.js'
-import { editError, enc, tempWorkspace } from './fixtures.js'
+import { editError, enc, recordingFs, tempWorkspace } from './fixtures.js'
 
 const BYTES = enc('{"version":2}')
 
@@ -24,6 +24,53 @@ describe('keyFileTrust', () => {
     expect(await again.verify(enc('{"version":3}'), mac)).toBe(false)
     // Bound to the workspace: the same bytes signed for another root do not pass here.
     expect(await keyFileTrust(dir, path.join(parent, 'other')).verify(BYTES, mac)).toBe(false)
+  })
+
+  // Before #8 the key was written with node:fs and never fsynced: a power cut after a user's
+  // first commit could lose it, and recovery then refused the transaction it had signed.
+  it('creates the key durably before signing with it: content, name and new directories synced (#8)', async () => {
+    const { parent, root } = await tempWorkspace()
+    const dir = path.join(parent, 'state', 'patchloom')
+    const rec = recordingFs()
+    const writes: unknown[][] = []
+    const fs = {
+      ...rec.fs,
+      writeNew: (...a: Parameters<typeof rec.fs.writeNew>) => {
+        writes.push(a)
+        return rec.fs.writeNew(...a)
+      },
+    }
+    await keyFileTrust(dir, root, fs).sign(BYTES)
+    const key = path.join(dir, 'journal-key')
+    const temp = rec.log[0]?.slice('writeNew '.length) ?? ''
+    expect(temp.startsWith(`${key}.`)).toBe(true)
+    expect(rec.log).toEqual([
+      `writeNew ${temp}`,
+      `link ${temp}`,
+      `unlink ${temp}`,
+      `syncDir ${dir}`,
+      // mkdir -p made state/ and state/patchloom/: each name is synced in its parent.
+      `syncDir ${path.join(parent, 'state')}`,
+      `syncDir ${parent}`,
+    ])
+    expect(writes[0]?.[2]).toBe(0o600)
+    expect(writes[0]?.[3]).toBe(true) // the content is fsynced before the link names it
+    expect((await stat(key)).mode & 0o777).toBe(0o600)
+    expect(existsSync(temp)).toBe(false)
+    // A second engine reads the key and creates nothing.
+    const again = recordingFs()
+    await keyFileTrust(dir, root, again.fs).sign(BYTES)
+    expect(again.log).toEqual([])
+  })
+
+  it('signs nothing when the key directory cannot be synced, and leaves no temp file (#8)', async () => {
+    const { parent, root } = await tempWorkspace()
+    const dir = path.join(parent, 'state')
+    const rec = recordingFs({ fail: (c) => (c.method === 'syncDir' ? 'EIO' : undefined) })
+    const error = await editError(keyFileTrust(dir, root, rec.fs).sign(BYTES))
+    expect(error.code).toBe('JOURNAL_KEY_UNAVAILABLE')
+    expect(error.message).toContain('EIO')
+    expect((await readdir(dir)).filter((n) => n !== 'journal-key')).toEqual([])
   })
 
   it('refuses a key that other users may read', async () => {
