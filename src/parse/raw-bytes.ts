@@ -11,12 +11,14 @@ import type { EditPlan, FileOp, LineHunk } from '../types.js'
 
 /**
  * Refuses a plan whose text cannot be written as it stands: from a patch that is not UTF-8 (its
- * first bad byte on `firstRawLine`), JSON edits and raw-byte paths; from any JSON edit list, an
+ * first bad byte on `firstRawLine`), JSON edits; from any patch, raw-byte paths (git-quoted names
+ * spell bytes with octal escapes); from any JSON edit list, an
  * unpaired surrogate. Every other plan passes untouched.
  */
 export function checkPlanEncoding(plan: EditPlan, firstRawLine: number | undefined): Result<void> {
   if (plan.format === 'edits') return checkEdits(plan, firstRawLine)
-  if (firstRawLine === undefined) return ok(undefined)
+  // Paths are checked even in a UTF-8 patch: a git-quoted name's octal escapes can spell bytes
+  // that are not UTF-8 (`"b/caf\351.txt"`).
   for (const op of plan.ops) {
     for (const path of pathsOf(op)) {
       if (hasRawBytes(path)) return fail(pathNotUtf8(path, op.patchLine))

@@ -5,9 +5,11 @@
 // that is src/parse/unified.ts.
 //
 //   name = /dev/null | unquoted text
-//        | C-quoted "..." (\t \n \" \\ \a \b \f \r \v, and \ooo octal bytes read as UTF-8)
+//        | C-quoted "..." (\t \n \" \\ \a \b \f \r \v, and \ooo octal bytes read as UTF-8;
+//          bytes that are not UTF-8 stay raw bytes, refused in a path by raw-bytes.ts)
 import { errorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
+import { decodePatchBytes } from '../text/patch-bytes.js'
 
 export const DEV_NULL = '/dev/null'
 // The epoch in ctime form (diff -c era), in any time zone; the ISO form is checked exactly.
@@ -22,7 +24,6 @@ const ISO_STAMP_RE =
 const TRAILING_STAMP_RE =
   /(?:\t| +)((?:\d\d)?\d\d-\d\d-\d\d(?: \d\d:\d\d:\d\d(?:\.\d+)?)?(?: [+-](?:\d{4}|\d\d:\d\d))?)$/
 
-const utf8 = new TextDecoder('utf-8')
 const utf8Encoder = new TextEncoder()
 
 export interface ParsedName {
@@ -206,7 +207,9 @@ function unquoteC(text: string, start: number): { name: string; end: number } | 
   let index = start + 1
   while (index < text.length) {
     const c = text[index] as string
-    if (c === '"') return { name: utf8.decode(Uint8Array.from(bytes)), end: index + 1 }
+    // Octal escapes may spell bytes that are not UTF-8 (git quotes a Latin-1 name that way); they
+    // stay raw bytes, which src/parse/raw-bytes.ts refuses in a path, never U+FFFD (#8).
+    if (c === '"') return { name: decodePatchBytes(Uint8Array.from(bytes)).text, end: index + 1 }
     if (c !== '\\') {
       const code = c.codePointAt(0) as number
       if (code < 0x80) bytes.push(code)
