@@ -1,4 +1,5 @@
-import { availableParallelism } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
+import path from 'node:path'
 import { defineConfig } from 'vitest/config'
 
 // Three projects (house style §6, #8):
@@ -16,6 +17,9 @@ import { defineConfig } from 'vitest/config'
 // and the timing-sensitive e2e tests are not starved (DECISIONS D-058).
 export default defineConfig(({ mode }) => {
   const quick = mode === 'quick' ? '1' : '0'
+  // The journal's signing key lives in the user's state directory (src/journal/trust.ts); tests
+  // keep theirs in the temp directory instead of the home of whoever runs them.
+  const PATCHLOOM_STATE_DIR = path.join(tmpdir(), 'patchloom-test-state')
   return {
     test: {
       ...(mode === 'quick' ? { maxWorkers: availableParallelism() } : {}),
@@ -33,7 +37,11 @@ export default defineConfig(({ mode }) => {
               'test/fuzz/**/*.test.ts',
               'test/*.test.ts',
             ],
-            env: { PATCHLOOM_TEST_ROUTES: 'inline', PATCHLOOM_TEST_QUICK: quick },
+            env: {
+              PATCHLOOM_TEST_ROUTES: 'inline',
+              PATCHLOOM_TEST_QUICK: quick,
+              PATCHLOOM_STATE_DIR,
+            },
             // Fails any test that starts a worker thread.
             setupFiles: ['test/helpers/no-threads.ts'],
           },
@@ -42,7 +50,11 @@ export default defineConfig(({ mode }) => {
           test: {
             name: 'pool',
             include: ['test/scenarios.test.ts', 'test/fuzz/engine.test.ts'],
-            env: { PATCHLOOM_TEST_ROUTES: 'pool', PATCHLOOM_TEST_QUICK: quick },
+            env: {
+              PATCHLOOM_TEST_ROUTES: 'pool',
+              PATCHLOOM_TEST_QUICK: quick,
+              PATCHLOOM_STATE_DIR,
+            },
             testTimeout: 60_000,
           },
         },
@@ -50,6 +62,7 @@ export default defineConfig(({ mode }) => {
           test: {
             name: 'e2e',
             include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+            env: { PATCHLOOM_STATE_DIR },
             testTimeout: 60_000,
           },
         },
