@@ -163,7 +163,7 @@ export async function runTransaction(
     if (outcome.ok)
       throw asCommitError(
         error,
-        'the change was rolled back; no file was changed',
+        `the change was rolled back; no file was changed${notDurableRollback(outcome.warnings)}`,
         layout.root,
         dir,
         steps,
@@ -397,12 +397,14 @@ async function rollBackFailed(
   id: string,
   dir: string,
   started: number,
-): Promise<{ ok: true } | { ok: false; reason: string; conflicts: string[] }> {
+): Promise<
+  { ok: true; warnings: readonly Warning[] } | { ok: false; reason: string; conflicts: string[] }
+> {
   try {
     const result = await rollBack(ctx, id, dir, started)
     if (result.conflicts.length === 0) {
       await ctx.fs.removeTree(dir).catch(() => undefined)
-      return { ok: true }
+      return { ok: true, warnings: result.warnings }
     }
     return {
       ok: false,
@@ -412,6 +414,17 @@ async function rollBackFailed(
   } catch (error) {
     return { ok: false, reason: `${describe(error)}.`, conflicts: [] }
   }
+}
+
+/**
+ * What the error of a failed commit adds when the rollback's directory syncs failed (D-049): the
+ * files are back, but a power cut could still bring the change's entries back (#8). An error has
+ * no warnings list, so the message says it.
+ */
+function notDurableRollback(warnings: readonly Warning[]): string {
+  if (warnings.length === 0) return ''
+  const where = warnings.map((w) => w.path ?? w.message).join(', ')
+  return ` (but syncing ${where} after the rollback failed, so the rollback is not guaranteed to survive a power cut)`
 }
 
 function asCommitError(

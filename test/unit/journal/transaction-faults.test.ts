@@ -222,3 +222,52 @@ describe('Journal.commit when the rollback fails too', () => {
     }
   }
 })
+
+describe('Journal.commit when the rollback cannot sync', () => {
+  it('says in the error that the rollback is not guaranteed durable, and restores the before tree (#8)', async () => {
+    const { root, before } = await standardWorkspace()
+    let replaced = 0
+    let failedAt: number | undefined
+    const rec = recordingFs({
+      fail: (call) => {
+        // The second target's replacement fails; every directory sync after it fails too.
+        if (failedAt === undefined && replaced === 1 && call.method === 'rename') {
+          failedAt = call.nth
+          return 'ENOSPC'
+        }
+        return failedAt !== undefined && call.method === 'syncDir' ? 'EIO' : undefined
+      },
+    })
+    const journal = journalFor(root, {
+      fs: rec.fs,
+      hooks: { at: (point) => (point === 'replaced' ? (replaced += 1) : undefined) },
+    })
+    const error = await editError(journal.commit(standardSteps(root), STANDARD_SUMMARY))
+    expect(error.code).toBe('JOURNAL_NO_SPACE')
+    expect(error.message).toContain('the change was rolled back; no file was changed (but syncing')
+    expect(error.message).toContain('not guaranteed to survive a power cut')
+    expect(rec.failed.some((c) => c.method === 'syncDir')).toBe(true)
+    expect(await treeState(root)).toEqual(before)
+    expect(await journalEntries(root)).toEqual([])
+  })
+
+  it('says nothing of durability when the rollback synced (#8)', async () => {
+    const { root } = await standardWorkspace()
+    let replaced = 0
+    let failed = false
+    const rec = recordingFs({
+      fail: (call) => {
+        if (failed || replaced !== 1 || call.method !== 'rename') return undefined
+        failed = true
+        return 'ENOSPC'
+      },
+    })
+    const journal = journalFor(root, {
+      fs: rec.fs,
+      hooks: { at: (point) => (point === 'replaced' ? (replaced += 1) : undefined) },
+    })
+    const error = await editError(journal.commit(standardSteps(root), STANDARD_SUMMARY))
+    expect(error.code).toBe('JOURNAL_NO_SPACE')
+    expect(error.message).not.toContain('power cut')
+  })
+})
