@@ -162,6 +162,16 @@ function isSignature(lines: readonly string[], index: number): boolean {
   return lines[index] === '-- ' && !isBodyLine(lines[index + 1])
 }
 
+// Whether a body line counts toward the old and the new side's line count: context (an empty
+// line is blank context) counts on both, '-' on the old side, '+' on the new, '\' on neither.
+function countsOld(line: string): number {
+  return line === '' || line[0] === ' ' || line[0] === '-' ? 1 : 0
+}
+
+function countsNew(line: string): number {
+  return line === '' || line[0] === ' ' || line[0] === '+' ? 1 : 0
+}
+
 /**
  * Where the hunk ends when its body agrees with the stated counts, or null when it does not:
  * the body runs out or hits a non-hunk line first, overshoots a count, or clearly continues
@@ -183,12 +193,8 @@ function countedEnd(
   while (oldSeen < oldCount || newSeen < newCount) {
     const line = lines[index]
     if (line === undefined || !isBodyLine(line)) return null
-    const c = line === '' ? ' ' : line[0]
-    if (c === ' ') {
-      oldSeen++
-      newSeen++
-    } else if (c === '-') oldSeen++
-    else if (c === '+') newSeen++
+    oldSeen += countsOld(line)
+    newSeen += countsNew(line)
     if (oldSeen > oldCount || newSeen > newCount) return null
     index++
   }
@@ -253,12 +259,8 @@ function corruptLine(
       return null
     }
     if (!isBodyLine(line)) return endsMiscountedHunk(line) ? null : index
-    const c = line === '' ? ' ' : line[0]
-    if (c === ' ') {
-      oldSeen++
-      newSeen++
-    } else if (c === '-') oldSeen++
-    else if (c === '+') newSeen++
+    oldSeen += countsOld(line)
+    newSeen += countsNew(line)
   }
   return null
 }
