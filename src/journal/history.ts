@@ -14,17 +14,7 @@ export async function describeTransactions(ctx: VerifyContext): Promise<Transact
   const infos: TransactionInfo[] = []
   for (const entry of entries) {
     let manifest
-    const untrusted: TransactionInfo = {
-      id: entry.id,
-      status: entry.status,
-      kind: 'apply',
-      createdAt: '',
-      files: [],
-      additions: 0,
-      deletions: 0,
-      undoable: false,
-      untrusted: true,
-    }
+    const untrusted = unreadable(entry.id, entry.status, true)
     try {
       manifest = await readManifest(fs, txnDir(layout, entry.id, entry.status), entry.id)
     } catch (error) {
@@ -34,18 +24,8 @@ export async function describeTransactions(ctx: VerifyContext): Promise<Transact
       }
       // Pruned or cleaned up while we were reading, or a pending one without a manifest yet.
       if (error instanceof EditError && error.code === 'JOURNAL_CORRUPT') {
-        if (entry.status === 'committed' || entry.status === 'conflict') {
-          infos.push({
-            id: entry.id,
-            status: entry.status === 'committed' ? 'conflict' : entry.status,
-            kind: 'apply',
-            createdAt: '',
-            files: [],
-            additions: 0,
-            deletions: 0,
-            undoable: false,
-          })
-        }
+        if (entry.status === 'committed' || entry.status === 'conflict')
+          infos.push(unreadable(entry.id, 'conflict', false))
         continue
       }
       throw error
@@ -76,4 +56,23 @@ export async function describeTransactions(ctx: VerifyContext): Promise<Transact
     const by = undoneBy.get(info.id)
     return by === undefined ? info : { ...info, undoneBy: by, undoable: false }
   })
+}
+
+/** A transaction whose manifest says nothing we can use: no files, nothing to undo. */
+function unreadable(
+  id: string,
+  status: TransactionInfo['status'],
+  untrusted: boolean,
+): TransactionInfo {
+  return {
+    id,
+    status,
+    kind: 'apply',
+    createdAt: '',
+    files: [],
+    additions: 0,
+    deletions: 0,
+    undoable: false,
+    ...(untrusted ? { untrusted: true } : {}),
+  }
 }
