@@ -12,6 +12,7 @@ import { parseUnifiedDiff } from '../../../src/parse/unified.js'
 import type { EditErrorData } from '../../../src/errors.js'
 import type { BinaryPatch, EditPlan, FileOp, LineHunk } from '../../../src/types.js'
 import { runParserContract } from '../../contract/parser.contract.js'
+import { noise } from '../../helpers/noise.js'
 
 const tempDirs: string[] = []
 afterAll(() => {
@@ -116,17 +117,6 @@ function applied(before: Uint8Array | null, patch: BinaryPatch): Uint8Array {
   const result = applyBinaryPatch(before, patch, (data) => inflateSync(data))
   if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`)
   return new Uint8Array(result.value)
-}
-
-/** Deterministic bytes that deflate poorly, so git prefers a delta for small changes. */
-function noise(length: number, seed: number): Uint8Array {
-  const out = new Uint8Array(length)
-  let state = seed >>> 0
-  for (let i = 0; i < length; i++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0
-    out[i] = state >>> 24
-  }
-  return out
 }
 
 const TWELVE = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\neleven\ntwelve\n'

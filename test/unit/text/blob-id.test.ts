@@ -7,30 +7,21 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { gitBlobId, sha1 } from '../../../src/text/blob-id.js'
+import { noise } from '../../helpers/noise.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'patchloom-blob-id-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-function bytes(length: number, seed: number): Uint8Array {
-  const out = new Uint8Array(length)
-  let state = seed >>> 0
-  for (let i = 0; i < length; i++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0
-    out[i] = state >>> 24
-  }
-  return out
-}
-
 describe('sha1', () => {
   it('matches node:crypto at every length around the block and padding edges', () => {
     for (const length of [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 70_001]) {
-      const data = bytes(length, length)
+      const data = noise(length, length)
       expect(sha1([data])).toBe(createHash('sha1').update(data).digest('hex'))
     }
   })
 
   it('gives the same digest however the input is split into parts', () => {
-    const data = bytes(300, 7)
+    const data = noise(300, 7)
     const want = createHash('sha1').update(data).digest('hex')
     for (const cuts of [[0], [1], [63, 64], [10, 70, 200], [299, 300]]) {
       const parts: Uint8Array[] = []
@@ -50,7 +41,7 @@ describe('gitBlobId', () => {
     const files: Uint8Array[] = [
       new Uint8Array(0),
       new TextEncoder().encode('hello\n'),
-      bytes(5000, 3),
+      noise(5000, 3),
     ]
     files.forEach((data, i) => {
       const path = join(dir, `f${i}`)
