@@ -205,6 +205,8 @@ export interface ComputeInput {
    * byte-exactly against the file's bytes and write its bytes as they are (D-040).
    */
   readonly rawBytes?: true
+  /** Count added and removed lines but leave ComputedFile.diff empty (the caller shows no diff). */
+  readonly countOnly?: true
 }
 
 /** One file's computed change, before anything is written. */
@@ -213,7 +215,7 @@ export interface ComputedFile {
   readonly after: Uint8Array | null
   readonly additions: number
   readonly deletions: number
-  /** Unified diff with a/ and b/ headers ('' when the content is unchanged). */
+  /** Unified diff with a/ and b/ headers ('' when the content is unchanged, or with countOnly). */
   readonly diff: string
   readonly warnings: readonly Warning[]
 }
@@ -230,7 +232,10 @@ export interface FileResult {
   readonly modeBefore?: FileMode
   readonly modeAfter?: FileMode
   readonly overwrote?: boolean
-  /** Unified diff of this file's change, with a/ and b/ headers. */
+  /**
+   * Unified diff of this file's change, with a/ and b/ headers; '' when the content is unchanged,
+   * or when the request asked for no diffs (ApplyOptions.diffs: false).
+   */
   readonly diff: string
 }
 

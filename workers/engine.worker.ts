@@ -1,12 +1,22 @@
-// Piscina task module: the pure parse and compute functions, unchanged, behind two named tasks.
-// Jobs and replies are plain data (src/coordinator/jobs.ts); failures come back as values
-// (workers/reply.ts) because an Error thrown here would reach the coordinator stripped of its
-// fields and looking like a crashed thread.
+// Piscina task module: the pure parse and compute functions behind two named tasks, and `verify`,
+// which resolves, reads and verifies a batch of ops against the files themselves (#9: the worker
+// reads its own files with synchronous calls instead of being sent copies). Jobs and replies are
+// plain data (src/coordinator/jobs.ts); failures come back as values (workers/reply.ts) because
+// an Error thrown here would reach the coordinator stripped of its fields and looking like a
+// crashed thread.
 import { computeFile } from '../src/apply/compute.js'
-import type { ComputeJob, ParseJob, WorkerReply } from '../src/coordinator/jobs.js'
+import type { ComputeJob, ParseJob, VerifyJob, WorkerReply } from '../src/coordinator/jobs.js'
+import { syncReadFs } from '../src/coordinator/read-fs.js'
+import {
+  packOutcomes,
+  verifyOps,
+  type OpOutcome,
+  type VerifySettings,
+} from '../src/coordinator/verify.js'
 import { parsePatch } from '../src/parse/index.js'
+import { ok } from '../src/result.js'
 import type { ComputedFile, EditPlan } from '../src/types.js'
-import { replyTo } from './reply.js'
+import { replyTo, replyToAsync } from './reply.js'
 
 export function parse(job: ParseJob): WorkerReply<EditPlan> {
   return replyTo(job.protocol, () => parsePatch(job.text, job.format))
@@ -14,4 +24,13 @@ export function parse(job: ParseJob): WorkerReply<EditPlan> {
 
 export function compute(job: ComputeJob): WorkerReply<ComputedFile> {
   return replyTo(job.protocol, () => computeFile(job))
+}
+
+// The new bytes of the whole batch travel as one ArrayBuffer (packOutcomes): cloning one buffer is
+// a single copy, where thousands of small arrays each cost a clone (#9). Transferring it instead
+// would need piscina's private `move` marker; the copy measured cheaper than loading piscina here.
+export async function verify(job: VerifyJob<VerifySettings>): Promise<WorkerReply<OpOutcome[]>> {
+  return replyToAsync<OpOutcome[]>(job.protocol, async () =>
+    ok(packOutcomes(await verifyOps(job.ops, job.settings, syncReadFs)).outcomes),
+  )
 }

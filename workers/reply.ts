@@ -6,17 +6,39 @@ import { JOB_PROTOCOL, type WorkerReply } from '../src/coordinator/jobs.js'
 import type { Result } from '../src/result.js'
 
 export function replyTo<T>(protocol: number, run: () => Result<T>): WorkerReply<T> {
-  // A mismatch means dist/ is stale relative to the coordinator: a build problem, not bad input.
-  if (protocol !== JOB_PROTOCOL) {
-    return { kind: 'protocol-mismatch', jobProtocol: protocol, workerProtocol: JOB_PROTOCOL }
-  }
+  const stale = mismatch<T>(protocol)
+  if (stale !== undefined) return stale
   try {
     return { kind: 'result', result: run() }
   } catch (error) {
-    if (error instanceof Error) {
-      const { name, message, stack } = error
-      return { kind: 'threw', name, message, ...(stack === undefined ? {} : { stack }) }
-    }
-    return { kind: 'threw', name: 'Error', message: String(error) }
+    return threw(error)
   }
+}
+
+/** replyTo for a task that awaits (verify, whose filesystem calls are synchronous anyway). */
+export async function replyToAsync<T>(
+  protocol: number,
+  run: () => Promise<Result<T>>,
+): Promise<WorkerReply<T>> {
+  const stale = mismatch<T>(protocol)
+  if (stale !== undefined) return stale
+  try {
+    return { kind: 'result', result: await run() }
+  } catch (error) {
+    return threw(error)
+  }
+}
+
+// A mismatch means dist/ is stale relative to the coordinator: a build problem, not bad input.
+function mismatch<T>(protocol: number): WorkerReply<T> | undefined {
+  if (protocol === JOB_PROTOCOL) return undefined
+  return { kind: 'protocol-mismatch', jobProtocol: protocol, workerProtocol: JOB_PROTOCOL }
+}
+
+function threw<T>(error: unknown): WorkerReply<T> {
+  if (error instanceof Error) {
+    const { name, message, stack } = error
+    return { kind: 'threw', name, message, ...(stack === undefined ? {} : { stack }) }
+  }
+  return { kind: 'threw', name: 'Error', message: String(error) }
 }

@@ -268,6 +268,7 @@ function diffFor(
       withBom(before, bom),
       withBom(afterLines, bom),
       bom ? undefined : content.regions,
+      job.countOnly !== true,
     )
   }
   const beforeText = source === null ? null : decodeText(source)
@@ -278,6 +279,8 @@ function diffFor(
     { ...header, binary },
     beforeText === null ? [] : withBom(splitLines(beforeText.text), beforeText.bom),
     afterText === null ? [] : withBom(splitLines(afterText.text), afterText.bom),
+    undefined,
+    job.countOnly !== true,
   )
 }
 

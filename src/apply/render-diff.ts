@@ -54,7 +54,9 @@ export function renderDiff(
   oldLines: readonly Line[],
   newLines: readonly Line[],
   regions?: readonly LineRegion[] | undefined,
+  text = true,
 ): RenderedDiff {
+  if (!text) return countOnly(header, oldLines, newLines, regions)
   const headerText = renderHeader(header)
   if (header.binary === true) {
     const changed = !sameLines(oldLines, newLines, 0, oldLines.length, 0, newLines.length)
@@ -81,6 +83,81 @@ export function renderDiff(
   for (const hunk of groupHunks(changes, oldLines.length))
     out.push(renderHunk(hunk, oldLines, newLines))
   return { additions, deletions, diff: out.join('') }
+}
+
+/**
+ * The counts renderDiff would report, without the text. A minimal diff of a region removes and
+ * adds n + m - 2 * LCS lines however it aligns them, so the common prefix and suffix are dropped
+ * and the rest is counted directly; only a large remainder pays for jsdiff.
+ */
+function countOnly(
+  header: DiffHeader,
+  oldLines: readonly Line[],
+  newLines: readonly Line[],
+  regions: readonly LineRegion[] | undefined,
+): RenderedDiff {
+  if (header.binary === true) return { additions: 0, deletions: 0, diff: '' }
+  const spans =
+    regions !== undefined && gapsUntouched(oldLines, newLines, regions)
+      ? regions
+      : [{ oldStart: 0, oldEnd: oldLines.length, newStart: 0, newEnd: newLines.length }]
+  let additions = 0
+  let deletions = 0
+  for (const r of spans) {
+    let o0 = r.oldStart
+    let n0 = r.newStart
+    let o1 = r.oldEnd
+    let n1 = r.newEnd
+    while (o0 < o1 && n0 < n1 && sameLines(oldLines, newLines, o0, o0 + 1, n0, n0 + 1)) {
+      o0++
+      n0++
+    }
+    while (o1 > o0 && n1 > n0 && sameLines(oldLines, newLines, o1 - 1, o1, n1 - 1, n1)) {
+      o1--
+      n1--
+    }
+    const common = commonLength(oldLines, newLines, o0, o1, n0, n1)
+    additions += n1 - n0 - common
+    deletions += o1 - o0 - common
+  }
+  return { additions, deletions, diff: '' }
+}
+
+/** Cells above which the longest common subsequence is left to jsdiff's O(ND) diff. */
+const LCS_TABLE_MAX = 4096
+
+/** Length of the longest common subsequence of old[o0, o1) and new[n0, n1). */
+function commonLength(
+  oldLines: readonly Line[],
+  newLines: readonly Line[],
+  o0: number,
+  o1: number,
+  n0: number,
+  n1: number,
+): number {
+  const n = o1 - o0
+  const m = n1 - n0
+  if (n === 0 || m === 0) return 0
+  if (n * m > LCS_TABLE_MAX) {
+    const r = { oldStart: o0, oldEnd: o1, newStart: n0, newEnd: n1 }
+    let changed = 0
+    for (const c of diffRegion(oldLines, newLines, r)) changed += c.oLen
+    return n - changed
+  }
+  const a = oldLines.slice(o0, o1).map(lineKey)
+  const b = newLines.slice(n0, n1).map(lineKey)
+  let row = new Array<number>(m + 1).fill(0)
+  for (let i = 1; i <= n; i++) {
+    const next = new Array<number>(m + 1).fill(0)
+    for (let j = 1; j <= m; j++) {
+      next[j] =
+        a[i - 1] === b[j - 1]
+          ? (row[j - 1] as number) + 1
+          : Math.max(row[j] as number, next[j - 1] as number)
+    }
+    row = next
+  }
+  return row[m] as number
 }
 
 /** The `diff --git` line and extended headers, or null when there is nothing but content to say. */

@@ -2,10 +2,11 @@
 // before/after file texts the sidecar pool compares, starts the pool on first use, and makes
 // sure an LSP problem never fails an edit (it becomes a warning and an unsettled report).
 import type { EngineDiagnosticsOptions } from './engine-types.js'
-import { writesLink, type PreparedOp, type PreparedPath } from './prepare.js'
+import { writesLink, type PreparedPath } from './prepare.js'
+import type { VerifiedOp } from './verify.js'
 import type { Baseline, LspClient, PoolOptions } from '../lsp/client-types.js'
 import type { DiagnosticsOptions, DiagnosticsReport, FileChange } from '../lsp/types.js'
-import type { ComputedFile, Warning } from '../types.js'
+import type { Warning } from '../types.js'
 
 export type LspClientFactory = (options: PoolOptions) => LspClient | Promise<LspClient>
 
@@ -19,10 +20,7 @@ function textOf(bytes: Uint8Array | null): string | null {
 }
 
 /** The before/after texts of every file a change touches (moves touch two). */
-export function fileChanges(
-  prepared: readonly PreparedOp[],
-  computed: readonly ComputedFile[],
-): FileChange[] {
+export function fileChanges(verified: readonly VerifiedOp[]): FileChange[] {
   const changes: FileChange[] = []
   // A symlink is no document to a language server: its "bytes" are a target string (#8).
   const add = (p: PreparedPath, after: Uint8Array | null) => {
@@ -30,8 +28,8 @@ export function fileChanges(
     if (before !== null || after !== null)
       changes.push({ path: p.resolved.abs, before, after: textOf(after) })
   }
-  prepared.forEach((p, i) => {
-    const computedAfter = (computed[i] as ComputedFile).after
+  verified.forEach(({ prepared: p, computed }) => {
+    const computedAfter = computed.after
     const after = writesLink(p) ? null : computedAfter
     if (p.moveTo !== undefined) {
       add(p.target, null)

@@ -123,6 +123,12 @@ export interface ApplyOptions {
   readonly route?: 'auto' | 'inline' | 'pool'
   /** Turns diagnostics on or off for this request, overriding the engine option. */
   readonly diagnostics?: boolean
+  /**
+   * Render each file's diff (FileResult.diff). With false, files still report their added and
+   * removed line counts but `diff` is '', which saves most of the work past verification on a
+   * large change (#9). @default true
+   */
+  readonly diffs?: boolean
 }
 
 export interface Engine {

@@ -4,35 +4,16 @@
 // across a crash (src/journal/). Verification of concurrent requests overlaps; commits to one
 // workspace never interleave (the journal's lock, across engines and processes).
 import { realpath, stat } from 'node:fs/promises'
-import path from 'node:path'
-import { inflateSync } from 'node:zlib'
-import { computeFile } from '../apply/compute.js'
 import { resolveConfig, checkFormat, DEFAULT_DENY_GLOBS, type ResolvedConfig } from '../config.js'
 import { EditError } from '../errors.js'
 import type { JournalFs } from '../journal/fs.js'
-import { hashBytes } from '../hash.js'
 import { Journal } from '../journal/journal.js'
-import { SYMLINK_PERMISSIONS } from '../journal/symlink.js'
-import type {
-  CommitStep,
-  JournalHooks,
-  RecoveryReport,
-  TransactionInfo,
-  TransactionSummary,
-  UndoResult,
-} from '../journal/types.js'
+import type { JournalHooks, RecoveryReport, TransactionInfo, UndoResult } from '../journal/types.js'
 import { silentLogger } from '../log.js'
 import { parsePatch } from '../parse/index.js'
-import { checkPlanEncoding, opHasRawBytes } from '../parse/raw-bytes.js'
+import { checkPlanEncoding } from '../parse/raw-bytes.js'
 import { unwrap } from '../result.js'
-import type {
-  ApplyResult,
-  ComputedFile,
-  EditPlan,
-  FileMode,
-  FileResult,
-  Warning,
-} from '../types.js'
+import type { ApplyResult, Warning } from '../types.js'
 import type { ApplyOptions, Engine, EngineOptions } from './engine-types.js'
 import { combineSignals, throwIfAborted } from './abort.js'
 import { EngineDiagnostics, fileChanges, type LspClientFactory } from './diagnostics.js'
@@ -40,17 +21,12 @@ import type { LspClient, PoolOptions as LspPoolOptions } from '../lsp/client-typ
 import type { DiagnosticsOptions, DiagnosticsReport } from '../lsp/types.js'
 import { compileGlobs } from './glob.js'
 import { JobPool } from './job-pool.js'
-import { JOB_PROTOCOL, type ComputeJob } from './jobs.js'
 import { checkComputedSizes, checkFileCount } from './limits.js'
 import { patchTextOf } from './patch-input.js'
-import {
-  checkSymlinkTarget,
-  detectCaseInsensitive,
-  resolveWorkspacePath,
-  type PathContext,
-} from './paths.js'
-import { prepareOps, writesLink, type PreparedOp } from './prepare.js'
-import { routeCompute, routeParse, type Route } from './route.js'
+import { detectCaseInsensitive, resolveWorkspacePath, type PathContext } from './paths.js'
+import { checkLinkTargets, commitStepsFor, fileResult, summaryOf } from './results.js'
+import { chooseRoute } from './route.js'
+import { verifyRequest } from './verify-request.js'
 
 /** Internal seams for tests (fault injection); not part of the public options. */
 export interface EngineInternals {
@@ -239,11 +215,17 @@ class EditEngine implements Engine {
     const { limits } = this.#config
     const patch = patchTextOf(input, limits.maxPatchBytes)
 
-    const plan = await this.#parse(patch.text, format, route, signal)
+    // Parsed here: a worker would parse the same text serially and clone the whole plan back.
+    const plan = unwrap(parsePatch(patch.text, format))
     // A patch that is not UTF-8 keeps its raw bytes in line content only (D-040, D-041).
-    const raw = patch.firstRawLine !== undefined
     unwrap(checkPlanEncoding(plan, patch.firstRawLine))
     checkFileCount(plan, limits.maxFiles)
+    const chosen = chooseRoute({
+      requested: route,
+      pool: this.#pool === undefined ? false : this.#config.pool,
+      files: plan.ops.length,
+      patchLength: patch.text.length,
+    })
     const rootReal = await this.#root()
     // Interrupted transactions are rolled back before any file is read; a dry run only reports
     // them and writes nothing (#8). Transactions not acted on come back as warnings.
@@ -256,12 +238,28 @@ class EditEngine implements Engine {
       isDenied: this.#isDenied,
       caseInsensitive: await this.#caseInsensitive,
     }
-    const prepared = await prepareOps(ctx, plan, { maxFileBytes: limits.maxFileBytes })
-    const computed = await this.#computeAll(plan, prepared, patch.text.length, raw, route, signal)
-    checkComputedSizes(prepared, computed, limits.maxFileBytes)
-    await checkLinkTargets(ctx, prepared, computed)
-    const files = prepared.map((p, i) => fileResult(p, computed[i] as ComputedFile))
-    const warnings: Warning[] = [...notices, ...computed.flatMap((c) => c.warnings)]
+    const wantDiagnostics = !dryRun && (options.diagnostics ?? isOn(this.#options.diagnostics))
+    const verified = await verifyRequest(
+      plan,
+      {
+        root: ctx.root,
+        rootReal,
+        denyGlobs: this.#config.denyGlobs,
+        caseInsensitive: ctx.caseInsensitive === true,
+        format: plan.format,
+        maxFileBytes: limits.maxFileBytes,
+        rawPatch: patch.firstRawLine !== undefined,
+        diffs: options.diffs ?? true,
+        keepBefore: wantDiagnostics,
+      },
+      chosen,
+      this.#pool,
+      signal,
+    )
+    checkComputedSizes(verified, limits.maxFileBytes)
+    await checkLinkTargets(ctx, verified)
+    const files = verified.map(fileResult)
+    const warnings: Warning[] = [...notices, ...verified.flatMap((v) => v.computed.warnings)]
 
     if (!dryRun) {
       const approve = options.approve ?? this.#options.approve
@@ -269,15 +267,12 @@ class EditEngine implements Engine {
         throw new EditError('APPROVAL_DENIED', 'The change was not approved; nothing was written.')
       }
       throwIfAborted(signal)
-      const wantDiagnostics = options.diagnostics ?? isOn(this.#options.diagnostics)
-      const changes = wantDiagnostics ? fileChanges(prepared, computed) : []
+      const changes = wantDiagnostics ? fileChanges(verified) : []
       // Before-state diagnostics come first: once the files are replaced, they cannot be asked for.
       const baseline = wantDiagnostics
         ? await this.#diagnostics.baseline(ctx.rootReal, changes, warnings)
         : null
-      const steps = prepared.flatMap((p, i) =>
-        commitStepsFor(ctx.rootReal, p, computed[i] as ComputedFile),
-      )
+      const steps = verified.flatMap((v) => commitStepsFor(ctx.rootReal, v))
       const journal = await this.#journalFor()
       const transaction = await journal.commit(steps, summaryOf(files), warnings)
       const committed = transaction === undefined ? {} : { transaction }
@@ -298,62 +293,6 @@ class EditEngine implements Engine {
       return { ok: true, format: plan.format, dryRun, files, warnings, ...committed }
     }
     return { ok: true, format: plan.format, dryRun, files, warnings }
-  }
-
-  async #parse(
-    input: string,
-    format: ReturnType<typeof checkFormat>,
-    route: ApplyOptions['route'],
-    signal?: AbortSignal,
-  ): Promise<EditPlan> {
-    const pool = this.#pool
-    const chosen: Route =
-      route === 'pool'
-        ? 'pool'
-        : route === 'inline' || pool === undefined || this.#config.pool === false
-          ? 'inline'
-          : routeParse(input.length, this.#config.pool.inlineParseMaxBytes)
-    if (chosen === 'pool' && pool !== undefined) {
-      return pool.parse({ protocol: JOB_PROTOCOL, text: input, format }, signal)
-    }
-    return unwrap(parsePatch(input, format))
-  }
-
-  async #computeAll(
-    plan: EditPlan,
-    prepared: readonly PreparedOp[],
-    inputBytes: number,
-    raw: boolean,
-    route: ApplyOptions['route'],
-    signal?: AbortSignal,
-  ): Promise<ComputedFile[]> {
-    const jobs = prepared.map((p) => computeJob(plan, p, this.#config.limits.maxFileBytes, raw))
-    const pool = this.#pool
-    const totalBytes = jobs.reduce((sum, job) => sum + (job.source?.length ?? 0), inputBytes)
-    const chosen: Route =
-      route === 'pool'
-        ? 'pool'
-        : route === 'inline' || pool === undefined || this.#config.pool === false
-          ? 'inline'
-          : routeCompute(totalBytes, jobs.length, this.#config.pool.inlineMaxBytes)
-    if (chosen === 'pool') {
-      if (pool === undefined)
-        throw new EditError(
-          'CONFIG_INVALID',
-          'Invalid option: route "pool" on an engine created with pool: false.',
-        )
-      const settled = await Promise.allSettled(jobs.map((job) => pool.compute(job, signal)))
-      // Report the first failure in plan order, so the error does not depend on thread timing.
-      for (const s of settled) if (s.status === 'rejected') throw s.reason
-      throwIfAborted(signal)
-      return settled.map((s) => (s as PromiseFulfilledResult<ComputedFile>).value)
-    }
-    const out: ComputedFile[] = []
-    for (const job of jobs) {
-      out.push(unwrap(computeFile(job)))
-      throwIfAborted(signal)
-    }
-    return out
   }
 
   #root(): Promise<string> {
@@ -424,54 +363,6 @@ class EditEngine implements Engine {
   }
 }
 
-function computeJob(
-  plan: EditPlan,
-  p: PreparedOp,
-  maxFileBytes: number,
-  rawPatch: boolean,
-): ComputeJob {
-  const { op } = p
-  const read = op.kind === 'copy' && p.from !== undefined ? p.from : p.target
-  const source = read.snap.bytes
-  const binary = op.kind === 'edits' ? undefined : op.binary
-  let inflated: Uint8Array | undefined
-  if (binary !== undefined) {
-    try {
-      // A few kilobytes of deflate can claim gigabytes: stop at the file size limit.
-      inflated = new Uint8Array(
-        inflateSync(binary.forward.deflated, { maxOutputLength: maxFileBytes }),
-      )
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-        throw new EditError(
-          'LIMIT_FILE_TOO_LARGE',
-          `${op.path}: the GIT binary patch inflates to more than the ${maxFileBytes}-byte file size limit.`,
-          { path: op.path, patchLine: op.patchLine, cause: error },
-        )
-      }
-      throw new EditError(
-        'PARSE_BAD_BINARY',
-        `${op.path}: the GIT binary patch data does not inflate (${(error as Error).message}).`,
-        {
-          path: op.path,
-          patchLine: op.patchLine,
-          cause: error,
-        },
-      )
-    }
-  }
-  return {
-    protocol: JOB_PROTOCOL,
-    format: plan.format,
-    op,
-    source,
-    ...(read.snap.mode === undefined ? {} : { sourceMode: read.snap.mode }),
-    ...(inflated === undefined ? {} : { inflated }),
-    // Only ops whose own lines hold raw bytes lose leniency; the rest of the patch keeps it.
-    ...(rawPatch && opHasRawBytes(op) ? { rawBytes: true as const } : {}),
-  }
-}
-
 /**
  * The language-server client is loaded on first use: edits without diagnostics (most CLI runs)
  * never pay to load comlink and the pool's modules (~10-15 ms of start-up).
@@ -483,197 +374,4 @@ async function startLspClientLazily(options: LspPoolOptions): Promise<LspClient>
 
 function isOn(option: EngineOptions['diagnostics']): boolean {
   return option !== undefined && option !== false
-}
-
-function fileResult(p: PreparedOp, computed: ComputedFile): FileResult {
-  const { op, target } = p
-  const afterHash = computed.after === null ? null : hashBytes(computed.after)
-  const counts = {
-    additions: computed.additions,
-    deletions: computed.deletions,
-    diff: computed.diff,
-  }
-  const modes = modeFields(p)
-  // Updated (or created, for SEARCH/REPLACE and JSON edits on a missing file) where it stands.
-  const inPlace = (): FileResult => ({
-    path: target.resolved.rel,
-    op: target.snap.kind === 'missing' ? 'add' : 'update',
-    ...counts,
-    beforeHash: target.snap.hash,
-    afterHash,
-    ...modes,
-  })
-  switch (op.kind) {
-    case 'add':
-      return {
-        path: target.resolved.rel,
-        op: 'add',
-        ...counts,
-        beforeHash: target.snap.hash,
-        afterHash,
-        ...modes,
-        ...(target.snap.kind === 'file' ? { overwrote: true } : {}),
-      }
-    case 'delete':
-      return {
-        path: target.resolved.rel,
-        op: 'delete',
-        ...counts,
-        beforeHash: target.snap.hash,
-        afterHash: null,
-        ...modes,
-      }
-    case 'copy':
-      return {
-        path: target.resolved.rel,
-        op: 'copy',
-        from: p.from?.resolved.rel ?? op.from,
-        ...counts,
-        beforeHash: null,
-        afterHash,
-        ...modes,
-      }
-    case 'update':
-      if (p.moveTo !== undefined) {
-        return {
-          path: p.moveTo.resolved.rel,
-          op: 'move',
-          from: target.resolved.rel,
-          ...counts,
-          beforeHash: target.snap.hash,
-          afterHash,
-          ...modes,
-          ...(p.moveTo.snap.kind === 'file' || p.moveTo.snap.kind === 'symlink'
-            ? { overwrote: true }
-            : {}),
-        }
-      }
-      return inPlace()
-    case 'edits':
-      return inPlace()
-  }
-}
-
-/** modeBefore/modeAfter are reported when the change sets or alters a mode. */
-function modeFields(p: PreparedOp): { modeBefore?: FileMode; modeAfter?: FileMode } {
-  const { op } = p
-  const read = op.kind === 'copy' ? p.from : p.target
-  const before = read?.snap.mode
-  const requested = op.kind === 'edits' || op.kind === 'delete' ? undefined : op.modeAfter
-  if (requested === undefined || requested === before) return {}
-  return {
-    ...(before === undefined || (op.kind === 'add' && p.target.snap.kind !== 'file')
-      ? {}
-      : { modeBefore: before }),
-    modeAfter: requested,
-  }
-}
-
-const DEFAULT_PERMISSIONS = 0o644
-
-function permissionsFor(base: number | undefined, mode: FileMode | undefined): number {
-  const start = base ?? DEFAULT_PERMISSIONS
-  if (mode === undefined) return start
-  // Git records only the executable bit: grant x wherever r is granted, or clear all x bits.
-  return mode === '100755' ? start | ((start & 0o444) >> 2) : start & ~0o111
-}
-
-/** Every symlink the change writes must lead somewhere inside the root (paths.ts). */
-async function checkLinkTargets(
-  ctx: PathContext,
-  prepared: readonly PreparedOp[],
-  computed: readonly ComputedFile[],
-): Promise<void> {
-  for (const [i, p] of prepared.entries()) {
-    const after = computed[i]?.after
-    if (after === null || after === undefined || !writesLink(p)) continue
-    const dest = p.moveTo ?? p.target
-    await checkSymlinkTarget(ctx, dest.resolved.abs, after, {
-      path: dest.resolved.rel,
-      patchLine: p.op.patchLine,
-    })
-  }
-}
-
-function commitStepsFor(rootReal: string, p: PreparedOp, computed: ComputedFile): CommitStep[] {
-  const { op, target } = p
-  if (p.replaced === true) return [] // the creation that follows replaces the path in one step
-  const stateOf = (snap: PreparedOp['target']['snap']) =>
-    snap.kind === 'symlink' && snap.hash !== null
-      ? { hash: snap.hash, permissions: SYMLINK_PERMISSIONS, kind: 'symlink' as const }
-      : snap.kind === 'file' && snap.hash !== null
-        ? { hash: snap.hash, permissions: snap.permissions ?? DEFAULT_PERMISSIONS }
-        : null
-  const link = writesLink(p)
-  // The journal names the real path: recovery and undo find the file again without following
-  // a symlink the patch went through (an update through link.txt changes real.txt).
-  const relOf = (dest: PreparedOp['target']) =>
-    path.relative(rootReal, dest.resolved.abs).split(path.sep).join('/')
-  const write = (
-    dest: PreparedOp['target'],
-    bytes: Uint8Array,
-    permissions: number,
-    before = stateOf(dest.snap),
-  ): CommitStep => ({
-    kind: 'write',
-    abs: dest.resolved.abs,
-    rel: relOf(dest),
-    bytes,
-    permissions: link ? SYMLINK_PERMISSIONS : permissions,
-    ...(link ? { symlink: true } : {}),
-    before,
-  })
-  const remove = (dest: PreparedOp['target']): CommitStep => {
-    const before = stateOf(dest.snap)
-    if (before === null) throw new Error('engine: cannot remove a file that was not read')
-    return { kind: 'remove', abs: dest.resolved.abs, rel: relOf(dest), before }
-  }
-  const after = computed.after
-  const modeAfter = op.kind === 'edits' || op.kind === 'delete' ? undefined : op.modeAfter
-  if (after === null) return [remove(target)]
-  if (p.replaces !== undefined) {
-    // A type change: one write replaces what the deletion before it removed.
-    return [write(target, after, permissionsFor(undefined, modeAfter), stateOf(p.replaces))]
-  }
-  switch (op.kind) {
-    case 'update':
-      if (p.moveTo !== undefined) {
-        // Codex order: write the destination first, then remove the source.
-        return [
-          write(p.moveTo, after, permissionsFor(target.snap.permissions, modeAfter)),
-          remove(target),
-        ]
-      }
-      break
-    case 'copy':
-      return [write(target, after, permissionsFor(p.from?.snap.permissions, modeAfter))]
-    case 'add':
-    case 'edits':
-    case 'delete':
-      break
-  }
-  const permissions = permissionsFor(target.snap.permissions, modeAfter)
-  const unchanged =
-    target.snap.bytes !== null &&
-    (link ? target.snap.kind === 'symlink' : permissions === target.snap.permissions) &&
-    sameBytes(target.snap.bytes, after)
-  return unchanged ? [] : [write(target, after, permissions)]
-}
-
-/** What the journal's log records about a change. */
-function summaryOf(files: readonly FileResult[]): TransactionSummary {
-  return {
-    kind: 'apply',
-    files: files.map((f) => ({
-      path: f.path,
-      op: f.op,
-      ...(f.from === undefined ? {} : { from: f.from }),
-      additions: f.additions,
-      deletions: f.deletions,
-    })),
-  }
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(a, b) === 0
 }

@@ -12,7 +12,8 @@ import { EditError } from '../errors.js'
 import { unwrap, type Result } from '../result.js'
 import { abortError } from './abort.js'
 import type { ComputedFile, EditPlan } from '../types.js'
-import type { ComputeJob, ParseJob, WorkerReply } from './jobs.js'
+import type { ComputeJob, ParseJob, VerifyJob, WorkerReply } from './jobs.js'
+import type { OpOutcome, VerifySettings } from './verify.js'
 
 export interface JobPoolOptions {
   readonly minThreads?: number
@@ -63,6 +64,16 @@ export class JobPool {
     return unwrap(await this.#run<ComputedFile>('compute', job, signal))
   }
 
+  /** Verifies a batch of ops in a worker, which reads their files itself (verify.ts). */
+  async verify(job: VerifyJob<VerifySettings>, signal?: AbortSignal): Promise<OpOutcome[]> {
+    return unwrap(await this.#run<OpOutcome[]>('verify', job, signal))
+  }
+
+  /** Threads the pool runs at most (it starts lazily; this does not start it). */
+  get maxThreads(): number {
+    return this.#options.maxThreads ?? defaultMaxThreads()
+  }
+
   async close(): Promise<void> {
     const pool = this.#pool
     this.#pool = undefined
@@ -70,8 +81,8 @@ export class JobPool {
   }
 
   async #run<T>(
-    name: 'parse' | 'compute',
-    job: ParseJob | ComputeJob,
+    name: 'parse' | 'compute' | 'verify',
+    job: ParseJob | ComputeJob | VerifyJob<VerifySettings>,
     signal: AbortSignal | undefined,
   ): Promise<Result<T>> {
     const pool = await this.#ensure()

@@ -3,8 +3,8 @@
 // read are checked in read.ts, from their stat. Checks only: they read nothing and throw
 // EditError LIMIT_*.
 import { EditError } from '../errors.js'
-import type { ComputedFile, EditPlan } from '../types.js'
-import type { PreparedOp } from './prepare.js'
+import type { EditPlan } from '../types.js'
+import type { VerifiedOp } from './verify.js'
 
 /** Throws LIMIT_PATCH_TOO_LARGE when `input` is over `maxPatchBytes` bytes of UTF-8. */
 export function checkPatchSize(input: string, maxPatchBytes: number): void {
@@ -30,21 +30,15 @@ export function checkFileCount(plan: EditPlan, maxFiles: number): void {
 }
 
 /** Throws LIMIT_FILE_TOO_LARGE for the first (in plan order) result over `maxFileBytes`. */
-export function checkComputedSizes(
-  prepared: readonly PreparedOp[],
-  computed: readonly ComputedFile[],
-  maxFileBytes: number,
-): void {
-  computed.forEach((file, i) => {
-    const size = file.after?.length ?? 0
-    if (size <= maxFileBytes) return
-    const p = prepared[i]
-    const dest = p?.moveTo ?? p?.target
-    const rel = dest?.resolved.rel ?? p?.op.path ?? ''
+export function checkComputedSizes(verified: readonly VerifiedOp[], maxFileBytes: number): void {
+  for (const { prepared: p, computed } of verified) {
+    const size = computed.after?.length ?? 0
+    if (size <= maxFileBytes) continue
+    const rel = (p.moveTo ?? p.target).resolved.rel
     throw new EditError(
       'LIMIT_FILE_TOO_LARGE',
       `${rel} would be ${size} bytes after the change, over the ${maxFileBytes}-byte file size limit.`,
-      { path: rel, ...(p === undefined ? {} : { patchLine: p.op.patchLine }) },
+      { path: rel, patchLine: p.op.patchLine },
     )
-  })
+  }
 }

@@ -6,9 +6,10 @@
 // Issue #8: an op that acts on a link itself resolves with `followLast: false` (the last component
 // is not followed), and every path records the first symlinked directory it goes through, so
 // prepare.ts can refuse adds, deletes and moves "beyond a symbolic link" as git does.
-import { lstat, readdir, readlink, realpath } from 'node:fs/promises'
+import { lstat, readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { EditError } from '../errors.js'
+import { asyncReadFs, type ReadFs } from './read-fs.js'
 
 export interface ResolvedPath {
   /** The path as the patch wrote it. */
@@ -34,6 +35,8 @@ export interface ResolveOptions {
    * @default true
    */
   readonly followLast?: boolean
+  /** The filesystem calls to make (a verification worker passes the synchronous ones). */
+  readonly fs?: ReadFs
 }
 
 export interface PathContext {
@@ -94,13 +97,14 @@ export async function resolveWorkspacePath(
   // Refused here, by length alone, so no syscall ever fails with a bare ENAMETOOLONG.
   checkLength(path.join(ctx.rootReal, lexicalRel), rel, where)
   const lexicalAbs = path.join(ctx.rootReal, lexicalRel)
+  const fs = options.fs ?? asyncReadFs
   const real =
     options.followLast === false
       ? path.join(
-          await realPathAllowingMissing(path.dirname(lexicalAbs), { path: rel, patchLine }),
+          await realPathAllowingMissing(path.dirname(lexicalAbs), { path: rel, patchLine }, fs),
           path.basename(lexicalAbs),
         )
-      : await realPathAllowingMissing(lexicalAbs, { path: rel, patchLine })
+      : await realPathAllowingMissing(lexicalAbs, { path: rel, patchLine }, fs)
   const realRel = path.relative(ctx.rootReal, real)
   if (
     realRel === '' ||
@@ -129,7 +133,7 @@ export async function resolveWorkspacePath(
     )
   }
   // Resolved to itself, the path went through no symlink at all: no lstat walk needed.
-  const beyondSymlink = real === lexicalAbs ? undefined : await symlinkedDirectoryOf(ctx, rel)
+  const beyondSymlink = real === lexicalAbs ? undefined : await symlinkedDirectoryOf(ctx, rel, fs)
   return { input, rel, abs: real, ...(beyondSymlink === undefined ? {} : { beyondSymlink }) }
 }
 
@@ -141,12 +145,17 @@ export async function resolveWorkspacePath(
 export async function symlinkedDirectoryOf(
   ctx: Pick<PathContext, 'rootReal'>,
   rel: string,
+  fs: ReadFs = asyncReadFs,
 ): Promise<string | undefined> {
   const parts = rel.split('/').slice(0, -1)
   for (let i = 1; i <= parts.length; i++) {
     const dir = parts.slice(0, i).join('/')
-    const st = await lstat(path.join(ctx.rootReal, ...dir.split('/'))).catch(() => null)
-    if (st === null) return undefined
+    let st
+    try {
+      st = await fs.lstat(path.join(ctx.rootReal, ...dir.split('/')))
+    } catch {
+      return undefined
+    }
     if (st.isSymbolicLink()) return dir
   }
   return undefined
@@ -293,6 +302,7 @@ function isInside(rel: string): boolean {
 async function realPathAllowingMissing(
   abs: string,
   where: { path: string; patchLine: number },
+  fs: ReadFs = asyncReadFs,
 ): Promise<string> {
   let current = abs
   for (let hops = 0; hops <= MAX_SYMLINK_HOPS; hops++) {
@@ -300,7 +310,7 @@ async function realPathAllowingMissing(
     let probe = current
     for (;;) {
       try {
-        const resolved = await realpath(probe)
+        const resolved = await fs.realpath(probe)
         return missing.length === 0 ? resolved : path.join(resolved, ...missing.reverse())
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
@@ -330,10 +340,15 @@ async function realPathAllowingMissing(
         }
         if (code !== 'ENOENT') throw error
       }
-      const link = await lstat(probe).catch(() => null)
+      let link
+      try {
+        link = await fs.lstat(probe)
+      } catch {
+        link = null
+      }
       if (link?.isSymbolicLink() === true) {
         // A dangling symlink: continue from its target, as a write through it would.
-        const target = await readlink(probe)
+        const target = await fs.readlink(probe)
         current = path.join(path.resolve(path.dirname(probe), target), ...missing.slice().reverse())
         break
       }

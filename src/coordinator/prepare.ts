@@ -10,6 +10,7 @@
 import { EditError } from '../errors.js'
 import type { EditPlan, FileOp, PatchFormat } from '../types.js'
 import { pathKey, resolveWorkspacePath, type PathContext, type ResolvedPath } from './paths.js'
+import { asyncReadFs, type ReadFs } from './read-fs.js'
 import { MISSING, readLinkSnapshot, readSnapshot, SYMLINK_MODE, type Snapshot } from './read.js'
 
 export interface PreparedPath {
@@ -37,16 +38,23 @@ export interface PreparedOp {
 export interface PrepareOptions {
   /** Files larger than this are refused from their stat, unread (LIMIT_FILE_TOO_LARGE). */
   readonly maxFileBytes?: number
+  /** The filesystem calls to make (a verification worker passes the synchronous ones). */
+  readonly fs?: ReadFs
 }
 
+/**
+ * Every phase in order for a whole plan: resolve, refuse duplicates, read, pair type changes,
+ * check states. The engine runs the same phases per op through verify.ts, in a worker or here.
+ */
 export async function prepareOps(
   ctx: PathContext,
   plan: EditPlan,
   options: PrepareOptions = {},
 ): Promise<PreparedOp[]> {
-  const resolved = await Promise.all(plan.ops.map((op) => resolveOp(ctx, op)))
+  const fs = options.fs ?? asyncReadFs
+  const resolved = await Promise.all(plan.ops.map((op) => resolveOp(ctx, op, fs)))
   checkDuplicates(resolved, ctx.caseInsensitive === true)
-  const read = await Promise.all(resolved.map((op) => readOp(op, options.maxFileBytes)))
+  const read = await Promise.all(resolved.map((op) => readOp(op, options.maxFileBytes, fs)))
   const prepared = pairTypeChanges(read, ctx.caseInsensitive === true)
   for (const p of prepared) checkState(p, plan.format)
   return prepared
@@ -88,7 +96,10 @@ export function writesLink(p: PreparedOp): boolean {
  * file and symlink that way) into one replacement, as git apply does: the creation then expects
  * the path as the deletion found it, and the deletion writes nothing of its own.
  */
-function pairTypeChanges(ops: readonly PreparedOp[], caseInsensitive: boolean): PreparedOp[] {
+export function pairTypeChanges(
+  ops: readonly PreparedOp[],
+  caseInsensitive: boolean,
+): PreparedOp[] {
   const deleted = new Map<string, number>()
   const out = [...ops]
   for (const [i, p] of ops.entries()) {
@@ -109,14 +120,15 @@ export interface ResolvedOp {
   readonly from?: ResolvedPath
 }
 
-async function resolveOp(ctx: PathContext, op: FileOp): Promise<ResolvedOp> {
-  const target = await resolveWorkspacePath(ctx, op.path, op.patchLine, {
-    followLast: !actsOnLink(op),
-  })
+export async function resolveOp(
+  ctx: PathContext,
+  op: FileOp,
+  fs: ReadFs = asyncReadFs,
+): Promise<ResolvedOp> {
+  const options = { followLast: !actsOnLink(op), fs }
+  const target = await resolveWorkspacePath(ctx, op.path, op.patchLine, options)
   if (op.kind === 'update' && op.moveTo !== undefined) {
-    const moveTo = await resolveWorkspacePath(ctx, op.moveTo, op.patchLine, {
-      followLast: !actsOnLink(op),
-    })
+    const moveTo = await resolveWorkspacePath(ctx, op.moveTo, op.patchLine, options)
     if (moveTo.abs === target.abs) {
       throw new EditError('PATH_MOVE_TO_SELF', `${target.rel} is moved onto itself.`, {
         path: target.rel,
@@ -126,9 +138,7 @@ async function resolveOp(ctx: PathContext, op: FileOp): Promise<ResolvedOp> {
     return { op: { ...op, path: target.rel, moveTo: moveTo.rel }, target, moveTo }
   }
   if (op.kind === 'copy') {
-    const from = await resolveWorkspacePath(ctx, op.from, op.patchLine, {
-      followLast: !actsOnLink(op),
-    })
+    const from = await resolveWorkspacePath(ctx, op.from, op.patchLine, options)
     return { op: { ...op, path: target.rel, from: from.rel }, target, from }
   }
   return { op: { ...op, path: target.rel }, target }
@@ -171,7 +181,11 @@ function sameFileBecause(earlierAbs: string, abs: string): string {
   return earlierAbs === abs ? 'the same file through a symlink' : 'this filesystem ignores case'
 }
 
-async function readOp(op: ResolvedOp, maxFileBytes: number | undefined): Promise<PreparedOp> {
+export async function readOp(
+  op: ResolvedOp,
+  maxFileBytes: number | undefined,
+  fs: ReadFs = asyncReadFs,
+): Promise<PreparedOp> {
   // One rule for every path of an op: a link there is read as the link, or followed (#8).
   const link = actsOnLink(op.op)
   const read = async (resolved: ResolvedPath): Promise<PreparedPath> => {
@@ -182,8 +196,8 @@ async function readOp(op: ResolvedOp, maxFileBytes: number | undefined): Promise
     return {
       resolved,
       snap: await (link
-        ? readLinkSnapshot(resolved.abs, limit)
-        : readSnapshot(resolved.abs, limit)),
+        ? readLinkSnapshot(resolved.abs, limit, fs)
+        : readSnapshot(resolved.abs, limit, fs)),
     }
   }
   const [target, moveTo, from] = await Promise.all([
@@ -199,7 +213,7 @@ async function readOp(op: ResolvedOp, maxFileBytes: number | undefined): Promise
   }
 }
 
-function checkState({ op, target, moveTo, from }: PreparedOp, format: PatchFormat): void {
+export function checkState({ op, target, moveTo, from }: PreparedOp, format: PatchFormat): void {
   const where = (p: PreparedPath) => ({ path: p.resolved.rel, patchLine: op.patchLine })
   checkNotBeyondSymlink(op, target, moveTo)
   checkLinkType(op, op.kind === 'copy' && from !== undefined ? from : target)

@@ -4,11 +4,10 @@
 // read. A file over the size limit is refused from its stat, before any byte is read. An op that
 // acts on a link itself (delete, move, git symlink patches; issue #8) reads it with
 // readLinkSnapshot: a symlink is then its target string, as git stores it (mode 120000).
-import { constants } from 'node:fs'
-import { lstat, open, readlink, stat } from 'node:fs/promises'
 import { EditError } from '../errors.js'
 import type { FileMode } from '../types.js'
 import { hashBytes } from '../hash.js'
+import { asyncReadFs, READ_FLAGS, type ReadFs, type ReadHandle } from './read-fs.js'
 
 export type SnapshotKind = 'file' | 'symlink' | 'missing' | 'directory' | 'other'
 
@@ -35,12 +34,14 @@ export const MISSING: Snapshot = { kind: 'missing', bytes: null, hash: null }
 
 const OTHER: Snapshot = { kind: 'other', bytes: null, hash: null }
 
-const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW
-
-export async function readSnapshot(abs: string, limit?: ReadLimit): Promise<Snapshot> {
+export async function readSnapshot(
+  abs: string,
+  limit?: ReadLimit,
+  fs: ReadFs = asyncReadFs,
+): Promise<Snapshot> {
   let st
   try {
-    st = await stat(abs)
+    st = await fs.stat(abs)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT' || code === 'ENOTDIR') return MISSING
@@ -49,14 +50,14 @@ export async function readSnapshot(abs: string, limit?: ReadLimit): Promise<Snap
   if (st.isDirectory()) return { kind: 'directory', bytes: null, hash: null }
   if (!st.isFile()) return OTHER
   if (limit !== undefined) checkFileSize(st.size, limit)
-  const handle = await open(abs, READ_FLAGS)
+  const handle = await fs.open(abs, READ_FLAGS)
   try {
-    const now = await handle.stat()
+    const now = await fs.fstat(handle)
     // Replaced between stat and open: judge what was actually opened.
     if (now.isDirectory()) return { kind: 'directory', bytes: null, hash: null }
     if (!now.isFile()) return OTHER
     if (limit !== undefined) checkFileSize(now.size, limit)
-    const bytes = await readAll(handle, now.size, limit?.maxFileBytes)
+    const bytes = await readAll(fs, handle, now.size, limit?.maxFileBytes)
     if (limit !== undefined) checkFileSize(bytes.length, limit)
     return {
       kind: 'file',
@@ -66,7 +67,7 @@ export async function readSnapshot(abs: string, limit?: ReadLimit): Promise<Snap
       permissions: now.mode & 0o7777,
     }
   } finally {
-    await handle.close()
+    await fs.close(handle)
   }
 }
 
@@ -77,14 +78,21 @@ export const SYMLINK_MODE: FileMode = '120000'
  * Like readSnapshot, but a symlink at `abs` is the link itself: its target string, hashed as git
  * hashes a link's blob, with mode 120000. Anything else reads as readSnapshot reads it.
  */
-export async function readLinkSnapshot(abs: string, limit?: ReadLimit): Promise<Snapshot> {
-  const st = await lstat(abs).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null
+export async function readLinkSnapshot(
+  abs: string,
+  limit?: ReadLimit,
+  fs: ReadFs = asyncReadFs,
+): Promise<Snapshot> {
+  let st
+  try {
+    st = await fs.lstat(abs)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return MISSING
     throw error
-  })
-  if (st === null) return MISSING
-  if (!st.isSymbolicLink()) return readSnapshot(abs, limit)
-  const bytes = new Uint8Array(await readlink(abs, { encoding: 'buffer' }))
+  }
+  if (!st.isSymbolicLink()) return readSnapshot(abs, limit, fs)
+  const bytes = await fs.readlinkBytes(abs)
   return { kind: 'symlink', bytes, hash: hashBytes(bytes), mode: SYMLINK_MODE }
 }
 
@@ -104,7 +112,8 @@ export function checkFileSize(sizeBytes: number, limit: ReadLimit): void {
  * is as large as its stat said) fills one exactly-sized buffer and confirms end of file.
  */
 async function readAll(
-  handle: Awaited<ReturnType<typeof open>>,
+  fs: ReadFs,
+  handle: ReadHandle,
   sizeHint: number,
   maxBytes = Number.MAX_SAFE_INTEGER - 1,
 ): Promise<Uint8Array> {
@@ -115,7 +124,7 @@ async function readAll(
     if (length === buffer.length) {
       if (length >= cap) return buffer
       const probe = new Uint8Array(Math.min(64 * 1024, cap - length))
-      const { bytesRead } = await handle.read(probe, 0, probe.length, null)
+      const bytesRead = await fs.read(handle, probe, 0, probe.length)
       if (bytesRead === 0) return buffer
       const grown = new Uint8Array(Math.min(Math.max(buffer.length * 2, length + bytesRead), cap))
       grown.set(buffer)
@@ -124,7 +133,7 @@ async function readAll(
       length += bytesRead
       continue
     }
-    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null)
+    const bytesRead = await fs.read(handle, buffer, length, buffer.length - length)
     if (bytesRead === 0) return buffer.slice(0, length)
     length += bytesRead
   }

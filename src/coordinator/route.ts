@@ -1,21 +1,57 @@
-// Inline-or-pool decision. A worker round trip costs a structured clone of the job both ways plus
-// a message hop, and the coordinator still reads and hashes every file itself, so small requests
-// are verified in the calling thread. The thresholds come from bench/pool.bench.ts (bench/
-// RESULTS.md): on a 2-core machine the pool breaks even near 16 files / 0.6 MiB and wins ~15% at
-// 64 files / 6 MiB, so requests go to it only when they are clearly past break-even. More cores
-// move the crossover down; re-run the bench on the target machine and pass pool.inlineMaxBytes.
-// The byte defaults live in config.ts (configuration sits below the router, #8); the file count
-// is not configurable and stays here.
+// The inline-or-pool decision, made once per request after parsing (#9). Inline, the ops are
+// verified in the calling thread with asynchronous filesystem calls; on the pool, they are split
+// into batches that workers resolve, read and verify themselves (verify.ts), which costs a thread
+// hop per batch and pays off only when there is enough work to share. The decision is taken before
+// any file is read, so it goes by what the request says: how many files it names and how large the
+// patch is. The thresholds come from bench/large.bench.ts and bench/pool.bench.ts (bench/
+// RESULTS.md); the byte default lives in config.ts (configuration sits below the router, #8).
+import { EditError } from '../errors.js'
 
 export type Route = 'inline' | 'pool'
 
-/** A request must touch at least this many files to be verified in parallel. */
-export const MIN_POOL_FILES = 8
+export type RequestedRoute = 'auto' | 'inline' | 'pool'
 
-export function routeCompute(totalBytes: number, fileCount: number, inlineMaxBytes: number): Route {
-  return fileCount >= MIN_POOL_FILES && totalBytes >= inlineMaxBytes ? 'pool' : 'inline'
+/** A request must name at least this many files to be verified in parallel. */
+export const MIN_POOL_FILES = 32
+
+export interface RouteInput {
+  readonly requested: RequestedRoute
+  /** The engine's pool settings; false for an engine created with `pool: false`. */
+  readonly pool: false | { readonly inlineMaxBytes: number }
+  readonly files: number
+  /** The patch's size in UTF-16 units (its length as a string). */
+  readonly patchLength: number
 }
 
-export function routeParse(textLength: number, inlineParseMaxBytes: number): Route {
-  return textLength >= inlineParseMaxBytes ? 'pool' : 'inline'
+/**
+ * Where a request is verified. `requested: 'pool'` on an engine without a pool is a
+ * configuration error, not a silent fallback.
+ */
+export function chooseRoute(input: RouteInput): Route {
+  if (input.requested === 'inline') return 'inline'
+  if (input.pool === false) {
+    if (input.requested === 'pool') {
+      throw new EditError(
+        'CONFIG_INVALID',
+        'Invalid option: route "pool" on an engine created with pool: false.',
+      )
+    }
+    return 'inline'
+  }
+  if (input.requested === 'pool') return 'pool'
+  return input.files >= MIN_POOL_FILES && input.patchLength >= input.pool.inlineMaxBytes
+    ? 'pool'
+    : 'inline'
+}
+
+/** Batches per worker thread: a few each, so a thread that finishes early takes another. */
+export const BATCHES_PER_THREAD = 4
+
+/** Contiguous [start, end) ranges of the plan's ops, one per worker task. */
+export function batchRanges(ops: number, threads: number): Array<readonly [number, number]> {
+  const count = Math.max(1, Math.min(ops, threads * BATCHES_PER_THREAD))
+  const size = Math.ceil(ops / count)
+  const out: Array<readonly [number, number]> = []
+  for (let start = 0; start < ops; start += size) out.push([start, Math.min(ops, start + size)])
+  return out
 }

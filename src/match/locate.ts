@@ -259,8 +259,10 @@ function located(
   extraWarnings: readonly Warning[] = [],
 ): Location {
   const old = oldSide(lines)
+  // PERF: an exact or trim-end match never restyles (restyle.ts), so the added lines and the
+  // 800 surrounding lines deriveRestyle learns from are gathered only for the lenient passes.
   const restyle =
-    pass === null
+    pass === null || pass === 'exact' || pass === 'trim-end'
       ? IDENTITY_RESTYLE
       : deriveRestyle(ctx.index.lines.slice(start, start + old.length), old, pass, {
           added: lines.filter((l) => l.op === '+').map((l) => l.text),
@@ -574,6 +576,11 @@ export function locateNearLine(
   }
   const statedStart = Math.max(0, stated - 1)
   const expected = statedStart + offset
+  // PERF: an exact match where the hunk is expected is the nearest hit of the first pass that
+  // has any, so it wins whatever else the search would find: no need to scan the file for it.
+  if (exactAt(ctx.index.lines, old, expected, minStart, hunk.oldNoNewlineAtEnd === true)) {
+    return ok({ ...located(ctx, hunk, hunk.lines, expected, 'exact'), statedStart })
+  }
   const found = search(ctx, old, minStart, total)
   if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
   let starts = found.kind === 'found' ? found.starts : []
@@ -607,6 +614,21 @@ export function locateNearLine(
           },
         ]
   return ok({ ...located(ctx, hunk, hunk.lines, start, found.pass, offsetWarnings), statedStart })
+}
+
+/** Whether `old` equals the file's lines at `start` exactly (at the end, if it must be last). */
+function exactAt(
+  fileLines: readonly string[],
+  old: readonly string[],
+  start: number,
+  minStart: number,
+  mustEnd: boolean,
+): boolean {
+  const end = start + old.length
+  if (start < minStart || end > fileLines.length || (mustEnd && end !== fileLines.length))
+    return false
+  for (let j = 0; j < old.length; j++) if (fileLines[start + j] !== old[j]) return false
+  return true
 }
 
 function signed(n: number): string {

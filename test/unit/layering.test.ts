@@ -19,6 +19,7 @@ const isNode = (spec: string): boolean =>
   spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0] ?? '')
 
 const JOBS = 'src/coordinator/jobs'
+const WORKER_EFFECTS = new Set(['src/coordinator/verify', 'src/coordinator/read-fs'])
 // Leaves: imported by everyone, importing only each other. src/lsp/types holds the diagnostics
 // report shapes that an ApplyResult carries, so types.ts may reference it.
 const LEAVES = new Set(['src/types', 'src/errors', 'src/result', 'src/log', 'src/hash'])
@@ -58,9 +59,15 @@ function violations(file: string, source: string): string[] {
     if (target === 'src/cli/main' && file.startsWith('src/')) {
       bad('only bin/ imports the CLI composition root; shared CLI types live in cli/types.ts')
     }
-    const allowedForWorker = PURE.test(target) || target === JOBS || target.startsWith('workers/')
+    // Since #9 a worker reads its own files: it may also use the verification module and the
+    // filesystem calls it is given (D-060), never the journal, the pool or the engine.
+    const allowedForWorker =
+      PURE.test(target) ||
+      target === JOBS ||
+      WORKER_EFFECTS.has(target) ||
+      target.startsWith('workers/')
     if (worker && rel !== null && !allowedForWorker) {
-      bad('workers import only pure modules and coordinator/jobs')
+      bad('workers import only pure modules, coordinator/jobs and the verification module')
     }
   }
   for (const m of source.matchAll(HASH_IMPORT_RE)) {

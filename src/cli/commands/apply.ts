@@ -20,9 +20,11 @@ export async function runApply(cmd: RunCommand, io: CliIo, deps: CliDeps): Promi
     durability: cmd.durability,
   })
   try {
+    // The human summary shows no diffs, so none are rendered; --json carries them (#9).
+    const options = { format: cmd.format, diffs: cmd.json }
     const result = cmd.dryRun
-      ? await engine.check(input, { format: cmd.format })
-      : await engine.apply(input, { format: cmd.format })
+      ? await engine.check(input, options)
+      : await engine.apply(input, options)
     const shown = withUndoCommand(result, cmd.root)
     io.stdout(cmd.json ? renderJsonLine(shown) : renderApplyHuman(shown))
     return EXIT.OK

@@ -1,0 +1,63 @@
+// The filesystem calls that resolving paths and reading files make (paths.ts, read.ts), behind one
+// interface with two implementations, so the same code runs in both places (#9):
+// - asyncReadFs (node:fs/promises) on the coordinator's thread, which must not block: an engine
+//   serving many agents verifies small requests there;
+// - syncReadFs (node:fs, synchronous) in a verification worker, where blocking is free and each
+//   call costs a few microseconds instead of a thread-pool round trip.
+// The callers `await` every result; awaiting a plain value costs one microtask, so the code
+// paths, error codes and checks are identical whichever implementation runs.
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync } from 'node:fs'
+import { readSync, realpathSync, statSync, type Stats } from 'node:fs'
+import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises'
+
+export type MaybePromise<T> = T | Promise<T>
+
+/** An open file: a FileHandle (async) or a descriptor (sync); only its own ReadFs uses it. */
+export type ReadHandle = FileHandle | number
+
+export interface ReadFs {
+  stat(p: string): MaybePromise<Stats>
+  lstat(p: string): MaybePromise<Stats>
+  /** The kernel's realpath(3): ENOENT, ENOTDIR, ELOOP and ENAMETOOLONG as the system says. */
+  realpath(p: string): MaybePromise<string>
+  readlink(p: string): MaybePromise<string>
+  /** A link's target as bytes, verbatim. */
+  readlinkBytes(p: string): MaybePromise<Uint8Array>
+  open(p: string, flags: number): MaybePromise<ReadHandle>
+  fstat(h: ReadHandle): MaybePromise<Stats>
+  /** Reads into buffer[offset, offset+length) from the current position; returns the count. */
+  read(h: ReadHandle, buffer: Uint8Array, offset: number, length: number): MaybePromise<number>
+  close(h: ReadHandle): MaybePromise<void>
+}
+
+/** Regular files only, never blocking on a FIFO, never through a symlink swapped in (read.ts). */
+export const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW
+
+const asHandle = (h: ReadHandle): FileHandle => h as FileHandle
+const asFd = (h: ReadHandle): number => h as number
+
+export const asyncReadFs: ReadFs = {
+  stat: (p) => stat(p),
+  lstat: (p) => lstat(p),
+  realpath: (p) => realpath(p),
+  readlink: (p) => readlink(p),
+  readlinkBytes: async (p) => new Uint8Array(await readlink(p, { encoding: 'buffer' })),
+  open: (p, flags) => open(p, flags),
+  fstat: (h) => asHandle(h).stat(),
+  read: async (h, buffer, offset, length) =>
+    (await asHandle(h).read(buffer, offset, length, null)).bytesRead,
+  close: (h) => asHandle(h).close(),
+}
+
+export const syncReadFs: ReadFs = {
+  stat: (p) => statSync(p),
+  lstat: (p) => lstatSync(p),
+  // .native is realpath(3), as fs/promises' realpath is; the JS walk differs in its errors.
+  realpath: (p) => realpathSync.native(p),
+  readlink: (p) => readlinkSync(p),
+  readlinkBytes: (p) => new Uint8Array(readlinkSync(p, { encoding: 'buffer' })),
+  open: (p, flags) => openSync(p, flags),
+  fstat: (h) => fstatSync(asFd(h)),
+  read: (h, buffer, offset, length) => readSync(asFd(h), buffer, offset, length, null),
+  close: (h) => closeSync(asFd(h)),
+}

@@ -1,0 +1,289 @@
+// Verification of a run of a plan's ops, everything short of writing: resolve each op's paths,
+// read and hash its files, pair type changes, check states, compute the new bytes, hash them.
+// The same function runs inline (async filesystem calls, the caller's thread) and in a
+// verification worker on a batch of ops (synchronous calls: workers read their own files, #9),
+// so both routes make the same checks in the same order. Each op ends in an outcome, never a
+// throw: the engine orders the failures of all batches by phase and plan position (settle.ts), so
+// the error a request gets never depends on how it was split or on thread timing.
+import { inflateSync } from 'node:zlib'
+import { computeFile } from '../apply/compute.js'
+import { EditError, type EditErrorData } from '../errors.js'
+import { hashBytes } from '../hash.js'
+import { opHasRawBytes } from '../parse/raw-bytes.js'
+import type { ComputedFile, ComputeInput, FileOp, PatchFormat } from '../types.js'
+import { compileGlobs } from './glob.js'
+import type { PathContext } from './paths.js'
+import {
+  checkState,
+  pairTypeChanges,
+  readOp,
+  resolveOp,
+  type PreparedOp,
+  type PreparedPath,
+  type ResolvedOp,
+} from './prepare.js'
+import type { ReadFs } from './read-fs.js'
+
+/** What a verification needs besides the ops; plain data, so it crosses to a worker. */
+export interface VerifySettings {
+  readonly root: string
+  readonly rootReal: string
+  readonly denyGlobs: readonly string[]
+  readonly caseInsensitive: boolean
+  readonly format: PatchFormat
+  readonly maxFileBytes: number
+  /** The patch is not UTF-8 somewhere (D-040): ops whose lines hold raw bytes match exactly. */
+  readonly rawPatch: boolean
+  /** Render each file's diff text (counts are always computed). */
+  readonly diffs: boolean
+  /** Keep the before bytes in the result (language-server diagnostics need the old text). */
+  readonly keepBefore: boolean
+}
+
+/** The order failures are reported in: an earlier phase wins over a later one. */
+export type VerifyPhase = 'resolve' | 'read' | 'state' | 'compute'
+
+/** A failure as data: an EditError, or any other exception (an errno, or a bug) by its fields. */
+export type FailureData =
+  | { readonly kind: 'edit'; readonly data: EditErrorData }
+  | {
+      readonly kind: 'error'
+      readonly name: string
+      readonly message: string
+      readonly stack?: string
+      readonly code?: string
+      readonly errno?: number
+      readonly syscall?: string
+      readonly path?: string
+    }
+
+export interface VerifiedOp {
+  readonly prepared: PreparedOp
+  readonly computed: ComputedFile
+  readonly afterHash: string | null
+  /** The op's target already holds exactly the new bytes. */
+  readonly sameBytes: boolean
+}
+
+export type OpOutcome =
+  | { readonly ok: true; readonly verified: VerifiedOp }
+  | {
+      readonly ok: false
+      readonly phase: VerifyPhase
+      readonly failure: FailureData
+      /** Present once the op's paths resolved: duplicates are judged across every batch. */
+      readonly resolved?: ResolvedOp
+    }
+
+export async function verifyOps(
+  ops: readonly FileOp[],
+  settings: VerifySettings,
+  fs: ReadFs,
+): Promise<OpOutcome[]> {
+  const ctx: PathContext = {
+    root: settings.root,
+    rootReal: settings.rootReal,
+    isDenied: compileGlobs(settings.denyGlobs),
+    caseInsensitive: settings.caseInsensitive,
+  }
+  const outcomes: (OpOutcome | undefined)[] = new Array<OpOutcome | undefined>(ops.length)
+  const fail = (i: number, phase: VerifyPhase, error: unknown, resolved?: ResolvedOp) => {
+    outcomes[i] = {
+      ok: false,
+      phase,
+      failure: failureOf(error),
+      ...(resolved === undefined ? {} : { resolved }),
+    }
+  }
+  const resolved = await Promise.all(
+    ops.map(async (op, i) => {
+      try {
+        return await resolveOp(ctx, op, fs)
+      } catch (error) {
+        fail(i, 'resolve', error)
+        return undefined
+      }
+    }),
+  )
+  const read = await Promise.all(
+    resolved.map(async (r, i) => {
+      if (r === undefined) return undefined
+      try {
+        return await readOp(r, settings.maxFileBytes, fs)
+      } catch (error) {
+        fail(i, 'read', error, r)
+        return undefined
+      }
+    }),
+  )
+  const readIndices = read.flatMap((p, i) => (p === undefined ? [] : [i]))
+  const paired = pairTypeChanges(
+    readIndices.map((i) => read[i] as PreparedOp),
+    settings.caseInsensitive,
+  )
+  readIndices.forEach((i, k) => {
+    const p = paired[k] as PreparedOp
+    const r = resolved[i] as ResolvedOp
+    try {
+      checkState(p, settings.format)
+    } catch (error) {
+      fail(i, 'state', error, r)
+      return
+    }
+    try {
+      const computed = unwrapCompute(computeFile(computeInput(p, settings)))
+      const after = computed.after
+      const before = p.target.snap.bytes
+      outcomes[i] = {
+        ok: true,
+        verified: {
+          prepared: settings.keepBefore ? p : withoutBytes(p),
+          computed,
+          afterHash: after === null ? null : hashBytes(after),
+          sameBytes: before !== null && after !== null && equalBytes(before, after),
+        },
+      }
+    } catch (error) {
+      fail(i, 'compute', error, r)
+    }
+  })
+  return outcomes as OpOutcome[]
+}
+
+function unwrapCompute(result: ReturnType<typeof computeFile>): ComputedFile {
+  if (!result.ok) throw EditError.fromData(result.error)
+  return result.value
+}
+
+/** The pure compute's input for one prepared op; a binary hunk is inflated here (zlib). */
+export function computeInput(p: PreparedOp, settings: VerifySettings): ComputeInput {
+  const { op } = p
+  const read = op.kind === 'copy' && p.from !== undefined ? p.from : p.target
+  const binary = op.kind === 'edits' ? undefined : op.binary
+  const inflated =
+    binary === undefined ? undefined : inflate(op, binary.forward.deflated, settings.maxFileBytes)
+  return {
+    format: settings.format,
+    op,
+    source: read.snap.bytes,
+    ...(read.snap.mode === undefined ? {} : { sourceMode: read.snap.mode }),
+    ...(inflated === undefined ? {} : { inflated }),
+    // Only ops whose own lines hold raw bytes lose leniency; the rest of the patch keeps it.
+    ...(settings.rawPatch && opHasRawBytes(op) ? { rawBytes: true as const } : {}),
+    ...(settings.diffs ? {} : { countOnly: true as const }),
+  }
+}
+
+function inflate(op: FileOp, deflated: Uint8Array, maxFileBytes: number): Uint8Array {
+  try {
+    // A few kilobytes of deflate can claim gigabytes: stop at the file size limit.
+    return new Uint8Array(inflateSync(deflated, { maxOutputLength: maxFileBytes }))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new EditError(
+        'LIMIT_FILE_TOO_LARGE',
+        `${op.path}: the GIT binary patch inflates to more than the ${maxFileBytes}-byte file size limit.`,
+        { path: op.path, patchLine: op.patchLine, cause: error },
+      )
+    }
+    throw new EditError(
+      'PARSE_BAD_BINARY',
+      `${op.path}: the GIT binary patch data does not inflate (${(error as Error).message}).`,
+      { path: op.path, patchLine: op.patchLine, cause: error },
+    )
+  }
+}
+
+/** The op without the files' old bytes: nothing after verification needs them but diagnostics. */
+function withoutBytes(p: PreparedOp): PreparedOp {
+  const strip = (path: PreparedPath): PreparedPath =>
+    path.snap.bytes === null ? path : { ...path, snap: { ...path.snap, bytes: null } }
+  return {
+    ...p,
+    target: strip(p.target),
+    ...(p.moveTo === undefined ? {} : { moveTo: strip(p.moveTo) }),
+    ...(p.from === undefined ? {} : { from: strip(p.from) }),
+  }
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0
+}
+
+export function failureOf(error: unknown): FailureData {
+  if (error instanceof EditError) return { kind: 'edit', data: error.toData() }
+  if (error instanceof Error) {
+    const e = error as NodeJS.ErrnoException
+    return {
+      kind: 'error',
+      name: e.name,
+      message: e.message,
+      ...(e.stack === undefined ? {} : { stack: e.stack }),
+      ...(e.code === undefined ? {} : { code: e.code }),
+      ...(e.errno === undefined ? {} : { errno: e.errno }),
+      ...(e.syscall === undefined ? {} : { syscall: e.syscall }),
+      ...(e.path === undefined ? {} : { path: e.path }),
+    }
+  }
+  return { kind: 'error', name: 'Error', message: String(error) }
+}
+
+/** The exception a failure stands for, as the thread that verified the op raised it. */
+export function errorOf(failure: FailureData): Error {
+  if (failure.kind === 'edit') return EditError.fromData(failure.data)
+  const error = new Error(failure.message) as NodeJS.ErrnoException
+  error.name = failure.name
+  if (failure.stack !== undefined) error.stack = failure.stack
+  if (failure.code !== undefined) error.code = failure.code
+  if (failure.errno !== undefined) error.errno = failure.errno
+  if (failure.syscall !== undefined) error.syscall = failure.syscall
+  if (failure.path !== undefined) error.path = failure.path
+  return error
+}
+
+/**
+ * The outcomes with every byte array they hold (new contents, kept old contents) copied into one
+ * ArrayBuffer: a worker transfers that buffer instead of cloning thousands of arrays (#9).
+ */
+export function packOutcomes(outcomes: readonly OpOutcome[]): {
+  outcomes: OpOutcome[]
+  buffer: ArrayBuffer
+} {
+  let total = 0
+  const each = (o: OpOutcome, visit: (bytes: Uint8Array) => Uint8Array): OpOutcome => {
+    if (!o.ok) return o
+    const { prepared, computed } = o.verified
+    const path = (p: PreparedPath): PreparedPath =>
+      p.snap.bytes === null ? p : { ...p, snap: { ...p.snap, bytes: visit(p.snap.bytes) } }
+    return {
+      ok: true,
+      verified: {
+        ...o.verified,
+        prepared: {
+          ...prepared,
+          target: path(prepared.target),
+          ...(prepared.moveTo === undefined ? {} : { moveTo: path(prepared.moveTo) }),
+          ...(prepared.from === undefined ? {} : { from: path(prepared.from) }),
+        },
+        computed:
+          computed.after === null ? computed : { ...computed, after: visit(computed.after) },
+      },
+    }
+  }
+  for (const o of outcomes)
+    each(o, (bytes) => {
+      total += bytes.length
+      return bytes
+    })
+  const buffer = new ArrayBuffer(total)
+  let offset = 0
+  const packed = outcomes.map((o) =>
+    each(o, (bytes) => {
+      const view = new Uint8Array(buffer, offset, bytes.length)
+      view.set(bytes)
+      offset += bytes.length
+      return view
+    }),
+  )
+  return { outcomes: packed, buffer }
+}
