@@ -5,7 +5,13 @@
 // an Error thrown here would reach the coordinator stripped of its fields and looking like a
 // crashed thread.
 import { computeFile } from '../src/apply/compute.js'
-import type { ComputeJob, ParseJob, VerifyJob, WorkerReply } from '../src/coordinator/jobs.js'
+import type {
+  ComputeJob,
+  ParseJob,
+  VerifyJob,
+  VerifyReply,
+  WorkerReply,
+} from '../src/coordinator/jobs.js'
 import { syncReadFs } from '../src/coordinator/read-fs.js'
 import {
   packOutcomes,
@@ -14,8 +20,11 @@ import {
   type VerifySettings,
 } from '../src/coordinator/verify.js'
 import { parsePatch } from '../src/parse/index.js'
+import { checkPlanEncoding } from '../src/parse/raw-bytes.js'
+import { shiftPatchLines } from '../src/parse/segments.js'
+import { parseUnifiedDiff } from '../src/parse/unified.js'
 import { ok } from '../src/result.js'
-import type { ComputedFile, EditPlan } from '../src/types.js'
+import type { ComputedFile, EditPlan, FileOp } from '../src/types.js'
 import { replyTo, replyToAsync } from './reply.js'
 
 export function parse(job: ParseJob): WorkerReply<EditPlan> {
@@ -29,8 +38,25 @@ export function compute(job: ComputeJob): WorkerReply<ComputedFile> {
 // The new bytes of the whole batch travel as one ArrayBuffer (packOutcomes): cloning one buffer is
 // a single copy, where thousands of small arrays each cost a clone (#9). Transferring it instead
 // would need piscina's private `move` marker; the copy measured cheaper than loading piscina here.
-export async function verify(job: VerifyJob<VerifySettings>): Promise<WorkerReply<OpOutcome[]>> {
-  return replyToAsync<OpOutcome[]>(job.protocol, async () =>
-    ok(packOutcomes(await verifyOps(job.ops, job.settings, syncReadFs)).outcomes),
-  )
+export async function verify(
+  job: VerifyJob<VerifySettings>,
+): Promise<WorkerReply<VerifyReply<OpOutcome>>> {
+  return replyToAsync<VerifyReply<OpOutcome>>(job.protocol, async () => {
+    const { input } = job
+    let ops: readonly FileOp[]
+    if (input.kind === 'ops') ops = input.ops
+    else {
+      const plan = parseUnifiedDiff(input.text)
+      // Any doubt goes back to the coordinator, which parses the whole patch for the exact answer.
+      if (
+        !plan.ok ||
+        plan.value.ops.length !== input.sections ||
+        !checkPlanEncoding(plan.value, undefined).ok
+      )
+        return ok({ parsed: false, outcomes: [] })
+      ops = shiftPatchLines(plan.value.ops, input.firstLine)
+    }
+    const outcomes = await verifyOps(ops, job.settings, syncReadFs)
+    return ok({ parsed: true, outcomes: packOutcomes(outcomes).outcomes })
+  })
 }

@@ -10,10 +10,11 @@ import type { JournalFs } from '../journal/fs.js'
 import { Journal } from '../journal/journal.js'
 import type { JournalHooks, RecoveryReport, TransactionInfo, UndoResult } from '../journal/types.js'
 import { silentLogger } from '../log.js'
-import { parsePatch } from '../parse/index.js'
+import { detectFormat, parsePatch } from '../parse/index.js'
 import { checkPlanEncoding } from '../parse/raw-bytes.js'
 import { unwrap } from '../result.js'
-import type { ApplyResult, Warning } from '../types.js'
+import type { ApplyResult, EditPlan, FormatOption, Warning } from '../types.js'
+import type { PatchText } from '../text/patch-bytes.js'
 import type { ApplyOptions, Engine, EngineOptions } from './engine-types.js'
 import { combineSignals, throwIfAborted } from './abort.js'
 import { EngineDiagnostics, fileChanges, type LspClientFactory } from './diagnostics.js'
@@ -26,7 +27,10 @@ import { patchTextOf } from './patch-input.js'
 import { detectCaseInsensitive, resolveWorkspacePath, type PathContext } from './paths.js'
 import { checkLinkTargets, commitStepsFor, fileResult, summaryOf } from './results.js'
 import { chooseRoute } from './route.js'
-import { verifyRequest } from './verify-request.js'
+import { verifyPlan, verifySegments } from './verify-request.js'
+import type { VerifySettings } from './verify.js'
+import { splitUnifiedSections, type PatchSegment } from '../parse/segments.js'
+import { BATCHES_PER_THREAD } from './route.js'
 
 /** Internal seams for tests (fault injection); not part of the public options. */
 export interface EngineInternals {
@@ -215,17 +219,31 @@ class EditEngine implements Engine {
     const { limits } = this.#config
     const patch = patchTextOf(input, limits.maxPatchBytes)
 
-    // Parsed here: a worker would parse the same text serially and clone the whole plan back.
-    const plan = unwrap(parsePatch(patch.text, format))
-    // A patch that is not UTF-8 keeps its raw bytes in line content only (D-040, D-041).
-    unwrap(checkPlanEncoding(plan, patch.firstRawLine))
-    checkFileCount(plan, limits.maxFiles)
-    const chosen = chooseRoute({
-      requested: route,
-      pool: this.#pool === undefined ? false : this.#config.pool,
-      files: plan.ops.length,
-      patchLength: patch.text.length,
-    })
+    const poolConfig = this.#pool === undefined ? false : this.#config.pool
+    const detected = format === 'auto' ? (detectFormat(patch.text) ?? 'auto') : format
+    // A large `git diff` is split into runs of sections that the workers parse themselves (#9);
+    // anything else is parsed here, and a split whose runs do not all parse is parsed again whole.
+    const segments = this.#segmentsOf(patch, detected, route)
+    const segmented =
+      segments !== null &&
+      sectionsIn(segments) <= limits.maxFiles &&
+      chooseRoute({
+        requested: route,
+        pool: poolConfig,
+        files: sectionsIn(segments),
+        patchLength: patch.text.length,
+      }) === 'pool'
+    let plan: EditPlan | undefined
+    const parseWhole = (): EditPlan => {
+      if (plan !== undefined) return plan
+      const parsed = unwrap(parsePatch(patch.text, detected))
+      // A patch that is not UTF-8 keeps its raw bytes in line content only (D-040, D-041).
+      unwrap(checkPlanEncoding(parsed, patch.firstRawLine))
+      checkFileCount(parsed, limits.maxFiles)
+      plan = parsed
+      return parsed
+    }
+    if (!segmented) parseWhole()
     const rootReal = await this.#root()
     // Interrupted transactions are rolled back before any file is read; a dry run only reports
     // them and writes nothing (#8). Transactions not acted on come back as warnings.
@@ -239,23 +257,38 @@ class EditEngine implements Engine {
       caseInsensitive: await this.#caseInsensitive,
     }
     const wantDiagnostics = !dryRun && (options.diagnostics ?? isOn(this.#options.diagnostics))
-    const verified = await verifyRequest(
-      plan,
-      {
-        root: ctx.root,
-        rootReal,
-        denyGlobs: this.#config.denyGlobs,
-        caseInsensitive: ctx.caseInsensitive === true,
-        format: plan.format,
-        maxFileBytes: limits.maxFileBytes,
-        rawPatch: patch.firstRawLine !== undefined,
-        diffs: options.diffs ?? true,
-        keepBefore: wantDiagnostics,
-      },
-      chosen,
-      this.#pool,
-      signal,
-    )
+    const settings: VerifySettings = {
+      root: ctx.root,
+      rootReal,
+      denyGlobs: this.#config.denyGlobs,
+      caseInsensitive: ctx.caseInsensitive === true,
+      format: plan?.format ?? 'unified',
+      maxFileBytes: limits.maxFileBytes,
+      rawPatch: patch.firstRawLine !== undefined,
+      diffs: options.diffs ?? true,
+      keepBefore: wantDiagnostics,
+    }
+    let verified =
+      segmented && segments !== null && this.#pool !== undefined
+        ? await verifySegments(segments, settings, this.#pool, parseWhole, signal)
+        : null
+    if (verified === null) {
+      const whole = parseWhole()
+      const chosen = chooseRoute({
+        requested: route,
+        pool: poolConfig,
+        files: whole.ops.length,
+        patchLength: patch.text.length,
+      })
+      verified = await verifyPlan(
+        whole,
+        { ...settings, format: whole.format },
+        chosen,
+        this.#pool,
+        signal,
+      )
+    }
+    const planFormat = plan?.format ?? 'unified'
     checkComputedSizes(verified, limits.maxFileBytes)
     await checkLinkTargets(ctx, verified)
     const files = verified.map(fileResult)
@@ -263,7 +296,7 @@ class EditEngine implements Engine {
 
     if (!dryRun) {
       const approve = options.approve ?? this.#options.approve
-      if (approve !== undefined && (await approve({ format: plan.format, files })) !== true) {
+      if (approve !== undefined && (await approve({ format: planFormat, files })) !== true) {
         throw new EditError('APPROVAL_DENIED', 'The change was not approved; nothing was written.')
       }
       throwIfAborted(signal)
@@ -281,7 +314,7 @@ class EditEngine implements Engine {
         if (report !== undefined) {
           return {
             ok: true,
-            format: plan.format,
+            format: planFormat,
             dryRun,
             files,
             warnings,
@@ -290,9 +323,22 @@ class EditEngine implements Engine {
           }
         }
       }
-      return { ok: true, format: plan.format, dryRun, files, warnings, ...committed }
+      return { ok: true, format: planFormat, dryRun, files, warnings, ...committed }
     }
-    return { ok: true, format: plan.format, dryRun, files, warnings }
+    return { ok: true, format: planFormat, dryRun, files, warnings }
+  }
+
+  /** Runs of a `git diff` for the workers to parse, or null when this request is not split. */
+  #segmentsOf(
+    patch: PatchText,
+    format: FormatOption,
+    route: ApplyOptions['route'],
+  ): PatchSegment[] | null {
+    const pool = this.#pool
+    if (pool === undefined || route === 'inline' || format !== 'unified') return null
+    // Raw bytes are checked against the whole plan (checkPlanEncoding): such patches stay whole.
+    if (patch.firstRawLine !== undefined) return null
+    return splitUnifiedSections(patch.text, pool.maxThreads * BATCHES_PER_THREAD)
   }
 
   #root(): Promise<string> {
@@ -370,6 +416,10 @@ class EditEngine implements Engine {
 async function startLspClientLazily(options: LspPoolOptions): Promise<LspClient> {
   const { startLspClient } = await import('../lsp/client.js')
   return startLspClient(options)
+}
+
+function sectionsIn(segments: readonly PatchSegment[]): number {
+  return segments.reduce((sum, s) => sum + s.sections, 0)
 }
 
 function isOn(option: EngineOptions['diagnostics']): boolean {

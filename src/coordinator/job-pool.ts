@@ -12,7 +12,7 @@ import { EditError } from '../errors.js'
 import { unwrap, type Result } from '../result.js'
 import { abortError } from './abort.js'
 import type { ComputedFile, EditPlan } from '../types.js'
-import type { ComputeJob, ParseJob, VerifyJob, WorkerReply } from './jobs.js'
+import type { ComputeJob, ParseJob, VerifyJob, VerifyReply, WorkerReply } from './jobs.js'
 import type { OpOutcome, VerifySettings } from './verify.js'
 
 export interface JobPoolOptions {
@@ -65,8 +65,11 @@ export class JobPool {
   }
 
   /** Verifies a batch of ops in a worker, which reads their files itself (verify.ts). */
-  async verify(job: VerifyJob<VerifySettings>, signal?: AbortSignal): Promise<OpOutcome[]> {
-    return unwrap(await this.#run<OpOutcome[]>('verify', job, signal))
+  async verify(
+    job: VerifyJob<VerifySettings>,
+    signal?: AbortSignal,
+  ): Promise<VerifyReply<OpOutcome>> {
+    return unwrap(await this.#run<VerifyReply<OpOutcome>>('verify', job, signal))
   }
 
   /** Threads the pool runs at most (it starts lazily; this does not start it). */

@@ -19,13 +19,32 @@ export interface ParseJob {
 
 /**
  * A batch of a plan's ops for one worker to verify end to end: it resolves their paths, reads and
- * hashes their files, checks and computes them (src/coordinator/verify.ts). `settings` is
- * VerifySettings; typed loosely here because jobs.ts stays inside the pure core's tsconfig.
+ * hashes their files, checks and computes them (src/coordinator/verify.ts). The ops come parsed,
+ * or as a run of a unified diff's sections that the worker parses itself (src/parse/segments.ts).
+ * `settings` is VerifySettings; typed loosely here because jobs.ts stays inside the pure core's
+ * tsconfig.
  */
 export interface VerifyJob<Settings = unknown> {
   readonly protocol: number
-  readonly ops: readonly FileOp[]
+  readonly input:
+    | { readonly kind: 'ops'; readonly ops: readonly FileOp[] }
+    | {
+        readonly kind: 'unified-run'
+        readonly text: string
+        /** 1-based patch line where the run starts. */
+        readonly firstLine: number
+        readonly sections: number
+      }
   readonly settings: Settings
+}
+
+/**
+ * A verify job's answer: `parsed: false` when a run did not parse to exactly its sections (the
+ * coordinator then parses the whole patch itself, for the exact error). Outcome is OpOutcome.
+ */
+export interface VerifyReply<Outcome = unknown> {
+  readonly parsed: boolean
+  readonly outcomes: readonly Outcome[]
 }
 
 /** One file's compute input (src/types.ts), stamped for the worker. */

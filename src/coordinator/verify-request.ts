@@ -1,46 +1,104 @@
 // Runs verification for a whole request on the route chosen for it (route.ts): inline, one pass
 // of verify.ts over every op with asynchronous filesystem calls; on the pool, contiguous batches
-// that workers verify against the files themselves. Either way the outcomes go through one
-// settle() (settle.ts), so both routes fail with the same error for the same request.
-import type { EditPlan } from '../types.js'
+// that workers verify against the files themselves, given as parsed ops or, for a large `git
+// diff`, as runs of its text that each worker parses (src/parse/segments.ts). Either way the
+// outcomes go through one settle() (settle.ts), so every route fails with the same error for the
+// same request.
+import type { PatchSegment } from '../parse/segments.js'
+import type { EditPlan, FileOp } from '../types.js'
 import { throwIfAborted } from './abort.js'
 import type { JobPool } from './job-pool.js'
-import { JOB_PROTOCOL } from './jobs.js'
+import { JOB_PROTOCOL, type VerifyJob, type VerifyReply } from './jobs.js'
 import { asyncReadFs } from './read-fs.js'
 import { batchRanges, type Route } from './route.js'
 import { settle } from './settle.js'
 import { verifyOps, type OpOutcome, type VerifiedOp, type VerifySettings } from './verify.js'
 
-export async function verifyRequest(
+/** Verifies a parsed plan inline or on the pool. */
+export async function verifyPlan(
   plan: EditPlan,
   settings: VerifySettings,
   route: Route,
   pool: JobPool | undefined,
   signal?: AbortSignal,
 ): Promise<VerifiedOp[]> {
-  const inline = (indices: readonly number[]) =>
-    verifyOps(
-      indices.map((i) => plan.ops[i] as EditPlan['ops'][number]),
-      settings,
-      asyncReadFs,
-    )
+  const inline = reverifyFrom(() => plan.ops, settings)
   if (route === 'inline' || pool === undefined) {
     const outcomes = await verifyOps(plan.ops, settings, asyncReadFs)
     throwIfAborted(signal)
     return settle(outcomes, settings.caseInsensitive, inline, () => 0)
   }
   const ranges = batchRanges(plan.ops.length, pool.maxThreads)
+  const replies = await runJobs(
+    pool,
+    ranges.map(([start, end]) => ({ kind: 'ops', ops: plan.ops.slice(start, end) })),
+    settings,
+    signal,
+  )
+  const size = (ranges[0] as readonly [number, number])[1]
+  const outcomes = replies.flatMap((r) => r.outcomes)
+  return settle(outcomes, settings.caseInsensitive, inline, (i) => Math.floor(i / size))
+}
+
+/**
+ * Verifies a split `git diff` on the pool, each worker parsing its own run. Returns null when a
+ * run did not parse to its sections: the caller then parses the whole patch, which gives the
+ * exact error (or, should a split ever disagree with the whole, verifies the whole plan).
+ * `wholePlan` parses the patch in this thread, for the rare type change split across runs.
+ */
+export async function verifySegments(
+  segments: readonly PatchSegment[],
+  settings: VerifySettings,
+  pool: JobPool,
+  wholePlan: () => EditPlan,
+  signal?: AbortSignal,
+): Promise<VerifiedOp[] | null> {
+  const replies = await runJobs(
+    pool,
+    segments.map((s) => ({
+      kind: 'unified-run',
+      text: s.text,
+      firstLine: s.firstLine,
+      sections: s.sections,
+    })),
+    settings,
+    signal,
+  )
+  if (replies.some((r) => !r.parsed)) return null
+  const batchOf: number[] = []
+  segments.forEach((s, k) => {
+    for (let i = 0; i < s.sections; i++) batchOf.push(k)
+  })
+  const outcomes = replies.flatMap((r) => r.outcomes)
+  const inline = reverifyFrom(() => wholePlan().ops, settings)
+  return settle(outcomes, settings.caseInsensitive, inline, (i) => batchOf[i] as number)
+}
+
+function reverifyFrom(
+  ops: () => readonly FileOp[],
+  settings: VerifySettings,
+): (indices: readonly number[]) => Promise<OpOutcome[]> {
+  return (indices) => {
+    const all = ops()
+    return verifyOps(
+      indices.map((i) => all[i] as FileOp),
+      settings,
+      asyncReadFs,
+    )
+  }
+}
+
+async function runJobs(
+  pool: JobPool,
+  inputs: ReadonlyArray<VerifyJob['input']>,
+  settings: VerifySettings,
+  signal: AbortSignal | undefined,
+): Promise<Array<VerifyReply<OpOutcome>>> {
   const settled = await Promise.allSettled(
-    ranges.map(([start, end]) =>
-      pool.verify({ protocol: JOB_PROTOCOL, ops: plan.ops.slice(start, end), settings }, signal),
-    ),
+    inputs.map((input) => pool.verify({ protocol: JOB_PROTOCOL, input, settings }, signal)),
   )
   // A crashed worker or a cancellation: the first in plan order, whatever the thread timing.
   for (const s of settled) if (s.status === 'rejected') throw s.reason
   throwIfAborted(signal)
-  const outcomes: OpOutcome[] = settled.flatMap(
-    (s) => (s as PromiseFulfilledResult<OpOutcome[]>).value,
-  )
-  const size = (ranges[0] as readonly [number, number])[1]
-  return settle(outcomes, settings.caseInsensitive, inline, (i) => Math.floor(i / size))
+  return settled.map((s) => (s as PromiseFulfilledResult<VerifyReply<OpOutcome>>).value)
 }

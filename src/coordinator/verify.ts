@@ -251,8 +251,12 @@ export function packOutcomes(outcomes: readonly OpOutcome[]): {
 } {
   let total = 0
   const each = (o: OpOutcome, visit: (bytes: Uint8Array) => Uint8Array): OpOutcome => {
-    if (!o.ok) return o
-    const { prepared, computed } = o.verified
+    if (!o.ok) {
+      if (o.resolved === undefined) return o
+      return { ...o, resolved: { ...o.resolved, op: withoutBody(o.resolved.op) } }
+    }
+    const { computed } = o.verified
+    const prepared = { ...o.verified.prepared, op: withoutBody(o.verified.prepared.op) }
     const path = (p: PreparedPath): PreparedPath =>
       p.snap.bytes === null ? p : { ...p, snap: { ...p.snap, bytes: visit(p.snap.bytes) } }
     return {
@@ -286,4 +290,25 @@ export function packOutcomes(outcomes: readonly OpOutcome[]): {
     }),
   )
   return { outcomes: packed, buffer }
+}
+
+/**
+ * The op without what only verification reads (hunks, added content, binary data, edits): what
+ * follows it (results, commit steps) reads its kind, paths, modes and patch line (#9).
+ */
+export function withoutBody(op: FileOp): FileOp {
+  switch (op.kind) {
+    case 'add': {
+      const { binary: _binary, ...rest } = op
+      return { ...rest, content: '' }
+    }
+    case 'delete':
+    case 'update':
+    case 'copy': {
+      const { binary: _binary, ...rest } = op
+      return { ...rest, hunks: [] }
+    }
+    case 'edits':
+      return { ...op, edits: [] }
+  }
 }
