@@ -22,9 +22,9 @@ export const DEFAULT_DENY_GLOBS: readonly string[] = [
 
 /** Why these values: see the JSDoc of LimitOptions in coordinator/engine-types.ts. */
 export const DEFAULT_LIMITS: Required<LimitOptions> = {
-  maxPatchBytes: 32 * 1024 * 1024,
+  maxPatchBytes: 256 * 1024 * 1024,
   maxFileBytes: 64 * 1024 * 1024,
-  maxFiles: 10_000,
+  maxFiles: 100_000,
 }
 
 // Routing thresholds measured by bench/pool.bench.ts; coordinator/route.ts says how they are used.

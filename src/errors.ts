@@ -170,7 +170,7 @@ export const ERROR_CODES = {
     retryable: false,
   },
   LIMIT_PATCH_TOO_LARGE: {
-    meaning: 'The patch is larger than the maximum patch size (maxPatchBytes, default 32 MiB).',
+    meaning: 'The patch is larger than the maximum patch size (maxPatchBytes, default 256 MiB).',
     hint: 'Split the change into smaller patches, or raise the limit (--max-patch-bytes).',
     retryable: false,
   },
@@ -181,7 +181,7 @@ export const ERROR_CODES = {
     retryable: false,
   },
   LIMIT_TOO_MANY_FILES: {
-    meaning: 'The change names more files than the maximum per change (maxFiles, default 10,000).',
+    meaning: 'The change names more files than the maximum per change (maxFiles, default 100,000).',
     hint: 'Split the change into several patches, or raise the limit (--max-files).',
     retryable: false,
   },

@@ -125,9 +125,9 @@ Options:
   --diagnostics (apply) Report the errors the change introduced and fixed, from language servers.
   --deny GLOB   Also refuse paths matching GLOB (repeatable; .git/ and .patchloom/ are always
                 refused).
-  --max-patch-bytes N  Refuse a patch over N bytes (default 33554432, 32 MiB).
+  --max-patch-bytes N  Refuse a patch over N bytes (default 268435456, 256 MiB).
   --max-file-bytes N   Refuse to read or produce a file over N bytes (default 67108864, 64 MiB).
-  --max-files N        Refuse a change to more than N files (default 10000).
+  --max-files N        Refuse a change to more than N files (default 100000).
   --durability D       (apply, undo) full (default): fsync the commit, so it survives a power
                        cut whole or not at all. fast: no fsync; still all or nothing if the
                        process is killed, but a power cut may lose or partly lose the last change.

@@ -31,9 +31,12 @@ export interface PoolOptions {
  */
 export interface LimitOptions {
   /**
-   * Bytes of patch input (UTF-8), checked before parsing. A model-written patch is kilobytes;
-   * 32 MiB still fits a generated or vendored change while bounding what one request parses.
-   * @default 33554432 (32 MiB)
+   * Bytes of patch input (UTF-8), checked before parsing. A model-written patch is kilobytes, but
+   * a repository-wide `git diff` replayed in a batch is tens of megabytes (10,000 files of 300
+   * lines with 10 hunks each is about 45 MiB), so the default admits such changes; a server that
+   * takes patches from many clients should set a tighter limit (#9). 256 MiB keeps the text well
+   * inside what one JavaScript string can hold.
+   * @default 268435456 (256 MiB)
    */
   readonly maxPatchBytes?: number
   /**
@@ -44,9 +47,9 @@ export interface LimitOptions {
    */
   readonly maxFileBytes?: number
   /**
-   * Files (operations) in one change, checked after parsing. 10,000 allows repository-wide
-   * renames and codemods; above it a change is better split for review and for recovery time.
-   * @default 10000
+   * Files (operations) in one change, checked after parsing. 100,000 admits repository-wide
+   * renames and codemods of large trees (#9); a server may want fewer per request.
+   * @default 100000
    */
   readonly maxFiles?: number
 }

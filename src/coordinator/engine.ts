@@ -119,10 +119,12 @@ class EditEngine implements Engine {
     const log = this.#options.logger ?? silentLogger
     const started = performance.now()
     try {
-      const result = await this.#run(input, options, dryRun)
+      const trace: RequestTrace = {}
+      const result = await this.#run(input, options, dryRun, trace)
       log.debug(dryRun ? 'engine.request.verified' : 'engine.request.committed', {
         format: result.format,
         files: result.files.length,
+        route: trace.route ?? 'inline',
         ms: Math.round(performance.now() - started),
       })
       return result
@@ -195,6 +197,7 @@ class EditEngine implements Engine {
     input: string | Uint8Array,
     options: ApplyOptions,
     dryRun: boolean,
+    trace: RequestTrace,
   ): Promise<ApplyResult> {
     if (this.#closed) throw new Error('engine: cannot apply after close()')
     if (typeof input !== 'string' && !(input instanceof Uint8Array))
@@ -272,6 +275,7 @@ class EditEngine implements Engine {
       segmented && segments !== null && this.#pool !== undefined
         ? await verifySegments(segments, settings, this.#pool, parseWhole, signal)
         : null
+    if (verified !== null) trace.route = 'pool-runs'
     if (verified === null) {
       const whole = parseWhole()
       const chosen = chooseRoute({
@@ -280,6 +284,7 @@ class EditEngine implements Engine {
         files: whole.ops.length,
         patchLength: patch.text.length,
       })
+      trace.route = chosen
       verified = await verifyPlan(
         whole,
         { ...settings, format: whole.format },
@@ -416,6 +421,14 @@ class EditEngine implements Engine {
 async function startLspClientLazily(options: LspPoolOptions): Promise<LspClient> {
   const { startLspClient } = await import('../lsp/client.js')
   return startLspClient(options)
+}
+
+/**
+ * How a request was verified, for the request's log line: inline, on the pool from the parsed
+ * plan, or on the pool from runs of the patch text that the workers parsed ('pool-runs').
+ */
+interface RequestTrace {
+  route?: 'inline' | 'pool' | 'pool-runs'
 }
 
 function sectionsIn(segments: readonly PatchSegment[]): number {

@@ -128,7 +128,7 @@ describe('parseArgs', () => {
     for (const flag of ['--max-patch-bytes', '--max-file-bytes', '--max-files']) {
       expect(HELP_TEXT).toContain(flag)
     }
-    expect(HELP_TEXT).toContain('32 MiB')
+    expect(HELP_TEXT).toContain('256 MiB')
   })
 
   it('rejects a limit that is not a positive whole number', () => {

@@ -174,7 +174,8 @@ describe('main', () => {
     expect(await main(['apply', '--root', 'sub', '--format', 'codex'], c.io, fake.deps)).toBe(0)
     expect(fake.created).toEqual([{ root: '/ws/sub', durability: 'full' }])
     expect(fake.calls).toEqual([
-      { method: 'apply', input: Buffer.from('PATCH'), options: { format: 'codex' } },
+      // The human summary shows no diffs, so none are asked for (#9).
+      { method: 'apply', input: Buffer.from('PATCH'), options: { format: 'codex', diffs: false } },
     ])
     expect(c.out()).toBe('M a.txt (+1 -1)\n')
     expect(fake.closed()).toBe(1)
@@ -201,6 +202,7 @@ describe('main', () => {
     expect(c.out().endsWith('\n')).toBe(true)
     expect(c.out().trimEnd()).not.toContain('\n')
     expect(JSON.parse(c.out())).toEqual(RESULT)
+    expect(fake.calls[0]?.options).toMatchObject({ diffs: true })
   })
 
   it('runs check and apply --dry-run as dry runs', async () => {
@@ -209,7 +211,7 @@ describe('main', () => {
       const c = capture('P')
       expect(await main(argv, c.io, fake.deps)).toBe(0)
       expect(fake.calls).toEqual([
-        { method: 'check', input: Buffer.from('P'), options: { format: 'auto' } },
+        { method: 'check', input: Buffer.from('P'), options: { format: 'auto', diffs: false } },
       ])
       expect(c.out()).toBe('M a.txt (+1 -1)\ndry run: nothing written\n')
     }

@@ -65,9 +65,9 @@ describe('checkFileCount', () => {
 describe('engine limits', () => {
   it('documents sensible defaults for agent farms', () => {
     expect(DEFAULT_LIMITS).toEqual({
-      maxPatchBytes: 32 * 1024 * 1024,
+      maxPatchBytes: 256 * 1024 * 1024,
       maxFileBytes: 64 * 1024 * 1024,
-      maxFiles: 10_000,
+      maxFiles: 100_000,
     })
   })
 

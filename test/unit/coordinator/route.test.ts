@@ -1,0 +1,72 @@
+// The one inline-or-pool decision (#9): what each request shape gets, the configuration error
+// for a pool route on an engine without a pool, and how a plan is cut into worker batches.
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_INLINE_MAX_BYTES } from '../../../src/config.js'
+import {
+  batchRanges,
+  BATCHES_PER_THREAD,
+  chooseRoute,
+  MIN_POOL_FILES,
+  type RouteInput,
+} from '../../../src/coordinator/route.js'
+import { EditError } from '../../../src/errors.js'
+
+const pool = { inlineMaxBytes: DEFAULT_INLINE_MAX_BYTES }
+const big = DEFAULT_INLINE_MAX_BYTES
+
+function route(input: Partial<RouteInput>): string {
+  return chooseRoute({ requested: 'auto', pool, files: 1, patchLength: 0, ...input })
+}
+
+describe('chooseRoute', () => {
+  it('keeps small requests inline and sends large many-file ones to the pool', () => {
+    expect(route({ files: 1, patchLength: 10 })).toBe('inline')
+    expect(route({ files: MIN_POOL_FILES, patchLength: big - 1 })).toBe('inline')
+    expect(route({ files: MIN_POOL_FILES - 1, patchLength: 10 * big })).toBe('inline')
+    expect(route({ files: MIN_POOL_FILES, patchLength: big })).toBe('pool')
+    expect(route({ files: 10_000, patchLength: 40 * big })).toBe('pool')
+  })
+
+  it('follows an explicit route, and a custom threshold', () => {
+    expect(route({ requested: 'pool', files: 1, patchLength: 1 })).toBe('pool')
+    expect(route({ requested: 'inline', files: 10_000, patchLength: 40 * big })).toBe('inline')
+    const low = { inlineMaxBytes: 100 }
+    expect(route({ pool: low, files: MIN_POOL_FILES, patchLength: 100 })).toBe('pool')
+  })
+
+  it('keeps an engine without a pool inline, and refuses a forced pool route on it', () => {
+    expect(route({ pool: false, files: 10_000, patchLength: 40 * big })).toBe('inline')
+    expect(route({ pool: false, requested: 'inline' })).toBe('inline')
+    let thrown: unknown
+    try {
+      route({ pool: false, requested: 'pool' })
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(EditError)
+    expect((thrown as EditError).code).toBe('CONFIG_INVALID')
+  })
+})
+
+describe('batchRanges', () => {
+  it.each([
+    [1, 2],
+    [7, 2],
+    [8, 2],
+    [9, 2],
+    [100, 1],
+    [100, 2],
+    [10_000, 4],
+  ])('cuts %i ops for %i threads into contiguous, non-empty, covering ranges', (ops, threads) => {
+    const ranges = batchRanges(ops, threads)
+    expect(ranges.length).toBeLessThanOrEqual(threads * BATCHES_PER_THREAD)
+    expect(ranges.length).toBeLessThanOrEqual(ops)
+    let next = 0
+    for (const [start, end] of ranges) {
+      expect(start).toBe(next)
+      expect(end).toBeGreaterThan(start)
+      next = end
+    }
+    expect(next).toBe(ops)
+  })
+})
