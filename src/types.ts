@@ -207,6 +207,11 @@ export interface ComputeInput {
   readonly rawBytes?: true
   /** Count added and removed lines but leave ComputedFile.diff empty (the caller shows no diff). */
   readonly countOnly?: true
+  /**
+   * The caller checked that `source` is valid UTF-8, which lets an exactly placed unified diff be
+   * spliced into the bytes without decoding them (src/apply/exact-splice.ts).
+   */
+  readonly sourceIsUtf8?: true
 }
 
 /** One file's computed change, before anything is written. */

@@ -21,6 +21,7 @@ import type { ComputedFile, ComputeInput, FileOp, LineHunk, Warning } from '../t
 import { applyHunks } from './apply-hunks.js'
 import { applyBinaryPatch, checkPreimage } from './git-binary.js'
 import { renderDiff, type DiffHeader, type LineRegion, type RenderedDiff } from './render-diff.js'
+import { spliceExact } from './exact-splice.js'
 import { applyStringEdits } from './string-edits.js'
 
 /** Lines for the diff: git shows a BOM as part of the first line and NUL files as binary. */
@@ -37,6 +38,8 @@ interface Content {
   /** Old and new lines when the op already split them, so the diff need not decode again. */
   readonly lines?: DiffLines
   readonly regions?: readonly LineRegion[]
+  /** Added and removed lines, when the op counted them itself (exact-splice.ts; countOnly). */
+  readonly counts?: { readonly additions: number; readonly deletions: number }
 }
 
 export function computeFile(job: ComputeInput): Result<ComputedFile> {
@@ -97,6 +100,19 @@ function newContent(job: ComputeInput): Result<Content | null> {
         return fail(notFound(readPath, op.patchLine))
       }
       if (op.hunks.length === 0) return ok({ bytes: source, warnings: [] })
+      if (
+        job.countOnly === true &&
+        job.sourceIsUtf8 === true &&
+        job.rawBytes !== true &&
+        job.format === 'unified' &&
+        op.locate === 'near-line'
+      ) {
+        const spliced = spliceExact(source, op.hunks)
+        if (spliced !== null) {
+          const { additions, deletions } = spliced
+          return ok({ bytes: spliced.bytes, warnings: [], counts: { additions, deletions } })
+        }
+      }
       return applyLineHunks(job, source, op.hunks, op.locate)
     }
     case 'edits': {
@@ -261,6 +277,7 @@ function diffFor(
           : { newMode: modeBefore }
       : { newMode: modeAfter }),
   }
+  if (content?.counts !== undefined) return { ...content.counts, diff: '' }
   if (content?.lines !== undefined) {
     const { before, after: afterLines, binary, bom } = content.lines
     return renderDiff(

@@ -86,9 +86,8 @@ export function renderDiff(
 }
 
 /**
- * The counts renderDiff would report, without the text. A minimal diff of a region removes and
- * adds n + m - 2 * LCS lines however it aligns them, so the common prefix and suffix are dropped
- * and the rest is counted directly; only a large remainder pays for jsdiff.
+ * The counts renderDiff would report, without the text: per region, the lines a minimal diff
+ * removes and adds (changedLineCounts).
  */
 function countOnly(
   header: DiffHeader,
@@ -104,21 +103,12 @@ function countOnly(
   let additions = 0
   let deletions = 0
   for (const r of spans) {
-    let o0 = r.oldStart
-    let n0 = r.newStart
-    let o1 = r.oldEnd
-    let n1 = r.newEnd
-    while (o0 < o1 && n0 < n1 && sameLines(oldLines, newLines, o0, o0 + 1, n0, n0 + 1)) {
-      o0++
-      n0++
-    }
-    while (o1 > o0 && n1 > n0 && sameLines(oldLines, newLines, o1 - 1, o1, n1 - 1, n1)) {
-      o1--
-      n1--
-    }
-    const common = commonLength(oldLines, newLines, o0, o1, n0, n1)
-    additions += n1 - n0 - common
-    deletions += o1 - o0 - common
+    const counts = changedLineCounts(
+      oldLines.slice(r.oldStart, r.oldEnd).map(lineKey),
+      newLines.slice(r.newStart, r.newEnd).map(lineKey),
+    )
+    additions += counts.additions
+    deletions += counts.deletions
   }
   return { additions, deletions, diff: '' }
 }
@@ -126,26 +116,44 @@ function countOnly(
 /** Cells above which the longest common subsequence is left to jsdiff's O(ND) diff. */
 const LCS_TABLE_MAX = 4096
 
-/** Length of the longest common subsequence of old[o0, o1) and new[n0, n1). */
-function commonLength(
-  oldLines: readonly Line[],
-  newLines: readonly Line[],
-  o0: number,
-  o1: number,
-  n0: number,
-  n1: number,
-): number {
-  const n = o1 - o0
-  const m = n1 - n0
+/**
+ * Lines a minimal diff from `before` to `after` adds and removes. However a minimal diff aligns
+ * them, it keeps the longest common subsequence (LCS) and changes the rest, so the counts are
+ * found without rendering: the common prefix and suffix are dropped, and the LCS of what is left
+ * comes from a small table, or from jsdiff when that would be large.
+ */
+export function changedLineCounts(
+  before: readonly string[],
+  after: readonly string[],
+): { additions: number; deletions: number } {
+  let o0 = 0
+  let n0 = 0
+  let o1 = before.length
+  let n1 = after.length
+  while (o0 < o1 && n0 < n1 && before[o0] === after[n0]) {
+    o0++
+    n0++
+  }
+  while (o1 > o0 && n1 > n0 && before[o1 - 1] === after[n1 - 1]) {
+    o1--
+    n1--
+  }
+  const a = before.slice(o0, o1)
+  const b = after.slice(n0, n1)
+  const common = lcsLength(a, b)
+  return { additions: b.length - common, deletions: a.length - common }
+}
+
+function lcsLength(a: readonly string[], b: readonly string[]): number {
+  const n = a.length
+  const m = b.length
   if (n === 0 || m === 0) return 0
   if (n * m > LCS_TABLE_MAX) {
-    const r = { oldStart: o0, oldEnd: o1, newStart: n0, newEnd: n1 }
-    let changed = 0
-    for (const c of diffRegion(oldLines, newLines, r)) changed += c.oLen
-    return n - changed
+    let kept = 0
+    for (const part of diffArrays(a as string[], b as string[]))
+      if (part.added !== true && part.removed !== true) kept += part.value.length
+    return kept
   }
-  const a = oldLines.slice(o0, o1).map(lineKey)
-  const b = newLines.slice(n0, n1).map(lineKey)
   let row = new Array<number>(m + 1).fill(0)
   for (let i = 1; i <= n; i++) {
     const next = new Array<number>(m + 1).fill(0)

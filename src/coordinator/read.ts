@@ -123,7 +123,9 @@ async function readAll(
   for (;;) {
     if (length === buffer.length) {
       if (length >= cap) return buffer
-      const probe = new Uint8Array(Math.min(64 * 1024, cap - length))
+      // PERF: one byte is enough to tell end of file; a 64 KiB probe per file was most of the
+      // garbage a worker made reading thousands of small files (#9).
+      const probe = new Uint8Array(1)
       const bytesRead = await fs.read(handle, probe, 0, probe.length)
       if (bytesRead === 0) return buffer
       const grown = new Uint8Array(Math.min(Math.max(buffer.length * 2, length + bytesRead), cap))

@@ -5,6 +5,7 @@
 // so both routes make the same checks in the same order. Each op ends in an outcome, never a
 // throw: the engine orders the failures of all batches by phase and plan position (settle.ts), so
 // the error a request gets never depends on how it was split or on thread timing.
+import { isUtf8 } from 'node:buffer'
 import { inflateSync } from 'node:zlib'
 import { computeFile } from '../apply/compute.js'
 import { EditError, type EditErrorData } from '../errors.js'
@@ -171,6 +172,10 @@ export function computeInput(p: PreparedOp, settings: VerifySettings): ComputeIn
     // Only ops whose own lines hold raw bytes lose leniency; the rest of the patch keeps it.
     ...(settings.rawPatch && opHasRawBytes(op) ? { rawBytes: true as const } : {}),
     ...(settings.diffs ? {} : { countOnly: true as const }),
+    // simdutf's check is cheap next to decoding; only the count-only splice uses it.
+    ...(!settings.diffs && read.snap.bytes !== null && isUtf8(read.snap.bytes)
+      ? { sourceIsUtf8: true as const }
+      : {}),
   }
 }
 
