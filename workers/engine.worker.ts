@@ -12,7 +12,7 @@ import type {
   VerifyReply,
   WorkerReply,
 } from '../src/coordinator/jobs.js'
-import { syncReadFs } from '../src/coordinator/read-fs.js'
+import { createSyncReadFs } from '../src/coordinator/read-fs.js'
 import {
   packOutcomes,
   verifyOps,
@@ -56,7 +56,7 @@ export async function verify(
         return ok({ parsed: false, outcomes: [] })
       ops = shiftPatchLines(plan.value.ops, input.firstLine)
     }
-    const outcomes = await verifyOps(ops, job.settings, syncReadFs)
+    const outcomes = await verifyOps(ops, job.settings, createSyncReadFs())
     return ok({ parsed: true, outcomes: packOutcomes(outcomes).outcomes })
   })
 }

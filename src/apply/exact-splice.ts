@@ -27,45 +27,51 @@ export function spliceExact(source: Uint8Array, hunks: readonly LineHunk[]): Spl
     return null
   const starts = lineStarts(source)
   const total = starts.length - 1 // starts has one sentinel entry past the last line
-  const pieces: Uint8Array[] = []
+  // PERF: first every hunk is checked and the output laid out as byte ranges of the file and
+  // added lines; then one buffer is filled. No per-line arrays or encodes on the way (#9).
+  const parts: Array<number | string> = [] // [from, to) of the file, or an added line's text
+  let size = source.length
   let additions = 0
   let deletions = 0
-  let copiedTo = 0 // byte offset up to which the file has been copied
+  let copiedTo = 0 // byte offset up to which the file is laid out
   let cursor = 0 // first line a hunk may start at
   for (const hunk of hunks) {
     if (hunk.oldNoNewlineAtEnd === true || hunk.newNoNewlineAtEnd === true) return null
-    const stated = hunk.oldStartLine ?? 0
-    const start = stated - 1
-    const old: string[] = []
-    const added: string[] = []
+    const start = (hunk.oldStartLine ?? 0) - 1
+    let oldLength = 0
     for (const line of hunk.lines) {
       if (line.eol !== undefined) return null
-      if (line.op !== '+') old.push(line.text)
-      if (line.op !== '-') added.push(line.text)
+      if (line.op !== '+') oldLength++
     }
     // The file's last line keeps or loses its terminator by rules of the general path.
-    if (old.length === 0 || start < cursor || start + old.length > total - 1) return null
-    for (let j = 0; j < old.length; j++) {
-      if (!sameLine(source, starts, start + j, old[j] as string)) return null
-    }
-    pieces.push(source.subarray(copiedTo, starts[start] as number))
-    // Context lines are the file's own bytes; added lines end as the file's lines do ('\n').
+    if (oldLength === 0 || start < cursor || start + oldLength > total - 1) return null
+    const old: string[] = []
+    const added: string[] = []
     let k = start
     for (const line of hunk.lines) {
-      if (line.op === '+') pieces.push(utf8Encode(line.text + '\n'))
-      else {
-        if (line.op === ' ') pieces.push(source.subarray(starts[k] as number, starts[k + 1]))
-        k++
+      if (line.op === '+') {
+        added.push(line.text)
+        parts.push(copiedTo, starts[k] as number, line.text)
+        copiedTo = starts[k] as number
+        size += utf8Length(line.text) + 1
+        continue
       }
+      if (!sameLine(source, starts, k, line.text)) return null
+      old.push(line.text)
+      if (line.op === '-') {
+        parts.push(copiedTo, starts[k] as number)
+        copiedTo = starts[k + 1] as number
+        size -= copiedTo - (starts[k] as number)
+      } else added.push(line.text)
+      k++
     }
-    copiedTo = starts[start + old.length] as number
-    cursor = start + old.length
+    cursor = k
     const counts = changedLineCounts(old, added)
     additions += counts.additions
     deletions += counts.deletions
   }
-  pieces.push(source.subarray(copiedTo))
-  return { bytes: concat(pieces), additions, deletions }
+  parts.push(copiedTo, source.length)
+  return { bytes: fill(source, parts, size), additions, deletions }
 }
 
 /** Byte offset where each line starts, plus one entry at the end of the file. */
@@ -80,20 +86,49 @@ function lineStarts(source: Uint8Array): number[] {
 function sameLine(source: Uint8Array, starts: readonly number[], k: number, text: string): boolean {
   const from = starts[k] as number
   const to = (starts[k + 1] as number) - 1 // the line's '\n'; no hunk reaches the last line
+  if (isAscii(text)) {
+    if (text.length !== to - from) return false
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) !== source[from + i]) return false
+    return true
+  }
   const bytes = utf8Encode(text)
   if (bytes.length !== to - from) return false
   for (let i = 0; i < bytes.length; i++) if (bytes[i] !== source[from + i]) return false
   return true
 }
 
-function concat(pieces: readonly Uint8Array[]): Uint8Array {
-  let size = 0
-  for (const p of pieces) size += p.length
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false
+  return true
+}
+
+function utf8Length(text: string): number {
+  return isAscii(text) ? text.length : utf8Encode(text).length
+}
+
+/** The output: each pair of numbers a range of `source`, each string an added line plus '\n'. */
+function fill(source: Uint8Array, parts: ReadonlyArray<number | string>, size: number): Uint8Array {
   const out = new Uint8Array(size)
   let at = 0
-  for (const p of pieces) {
-    out.set(p, at)
-    at += p.length
+  for (let i = 0; i < parts.length;) {
+    const part = parts[i] as number | string
+    if (typeof part === 'string') {
+      if (isAscii(part)) for (let c = 0; c < part.length; c++) out[at++] = part.charCodeAt(c)
+      else {
+        const bytes = utf8Encode(part)
+        out.set(bytes, at)
+        at += bytes.length
+      }
+      out[at++] = LF
+      i++
+      continue
+    }
+    const to = parts[i + 1] as number
+    if (to > part) {
+      out.set(source.subarray(part, to), at)
+      at += to - part
+    }
+    i += 2
   }
   return out
 }

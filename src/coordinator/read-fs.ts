@@ -2,13 +2,14 @@
 // interface with two implementations, so the same code runs in both places (#9):
 // - asyncReadFs (node:fs/promises) on the coordinator's thread, which must not block: an engine
 //   serving many agents verifies small requests there;
-// - syncReadFs (node:fs, synchronous) in a verification worker, where blocking is free and each
-//   call costs a few microseconds instead of a thread-pool round trip.
+// - createSyncReadFs() (node:fs, synchronous) in a verification worker, where blocking is free and
+//   each call costs a few microseconds instead of a thread-pool round trip.
 // The callers `await` every result; awaiting a plain value costs one microtask, so the code
 // paths, error codes and checks are identical whichever implementation runs.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync } from 'node:fs'
 import { readSync, realpathSync, statSync, type Stats } from 'node:fs'
 import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises'
+import path from 'node:path'
 
 export type MaybePromise<T> = T | Promise<T>
 
@@ -49,15 +50,43 @@ export const asyncReadFs: ReadFs = {
   close: (h) => asHandle(h).close(),
 }
 
-export const syncReadFs: ReadFs = {
-  stat: (p) => statSync(p),
-  lstat: (p) => lstatSync(p),
-  // .native is realpath(3), as fs/promises' realpath is; the JS walk differs in its errors.
-  realpath: (p) => realpathSync.native(p),
-  readlink: (p) => readlinkSync(p),
-  readlinkBytes: (p) => new Uint8Array(readlinkSync(p, { encoding: 'buffer' })),
-  open: (p, flags) => openSync(p, flags),
-  fstat: (h) => fstatSync(asFd(h)),
-  read: (h, buffer, offset, length) => readSync(asFd(h), buffer, offset, length, null),
-  close: (h) => closeSync(asFd(h)),
+/**
+ * Synchronous calls for one verification batch. realpath resolves each directory once per batch
+ * (a tree of 10,000 files has a few hundred) and then needs only an lstat of the file itself,
+ * where realpath(3) would lstat every component again (#9); a file that is a symlink, and any
+ * error, take realpath(3) itself. Make one per batch: the cache is a snapshot of the tree.
+ */
+export function createSyncReadFs(): ReadFs {
+  const dirs = new Map<string, string>()
+  const realDir = (dir: string): string => {
+    let real = dirs.get(dir)
+    if (real === undefined) {
+      real = realpathSync.native(dir)
+      dirs.set(dir, real)
+    }
+    return real
+  }
+  return {
+    stat: (p) => statSync(p),
+    lstat: (p) => lstatSync(p),
+    realpath: (p) => {
+      const dir = path.dirname(p)
+      if (dir === p) return realpathSync.native(p)
+      let real: string
+      try {
+        real = realDir(dir)
+        if (lstatSync(p).isSymbolicLink()) return realpathSync.native(p)
+      } catch {
+        // .native is realpath(3), as fs/promises' realpath is; it names the error itself.
+        return realpathSync.native(p)
+      }
+      return path.join(real, path.basename(p))
+    },
+    readlink: (p) => readlinkSync(p),
+    readlinkBytes: (p) => new Uint8Array(readlinkSync(p, { encoding: 'buffer' })),
+    open: (p, flags) => openSync(p, flags),
+    fstat: (h) => fstatSync(asFd(h)),
+    read: (h, buffer, offset, length) => readSync(asFd(h), buffer, offset, length, null),
+    close: (h) => closeSync(asFd(h)),
+  }
 }

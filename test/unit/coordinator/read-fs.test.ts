@@ -1,0 +1,58 @@
+// The two filesystem views paths.ts and read.ts run on (#9) must agree: the worker's synchronous
+// one caches directory realpaths per batch, and must still resolve every path, and fail on every
+// path, as realpath(3) through fs/promises does.
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { asyncReadFs, createSyncReadFs } from '../../../src/coordinator/read-fs.js'
+import { makeTempDir } from '../../helpers/tree.js'
+
+let root: string
+
+beforeAll(async () => {
+  root = await makeTempDir('patchloom-read-fs-')
+  await mkdir(path.join(root, 'dir', 'deep'), { recursive: true })
+  await writeFile(path.join(root, 'dir', 'file.txt'), 'x')
+  await writeFile(path.join(root, 'dir', 'deep', 'f.txt'), 'y')
+  await symlink('dir', path.join(root, 'dirlink'))
+  await symlink('file.txt', path.join(root, 'dir', 'filelink'))
+  await symlink('missing', path.join(root, 'dir', 'dangling'))
+  await symlink('loop2', path.join(root, 'loop1'))
+  await symlink('loop1', path.join(root, 'loop2'))
+})
+
+async function outcome(run: () => unknown): Promise<string> {
+  try {
+    return `ok ${String(await run())}`
+  } catch (error) {
+    return `error ${(error as NodeJS.ErrnoException).code ?? String(error)}`
+  }
+}
+
+describe('createSyncReadFs().realpath', () => {
+  const cases = [
+    'dir/file.txt',
+    'dir/deep/f.txt',
+    'dirlink/file.txt',
+    'dirlink/deep/f.txt',
+    'dir/filelink',
+    'dirlink/filelink',
+    'dir/dangling',
+    'dir/missing.txt',
+    'nodir/missing.txt',
+    'dir/file.txt/under',
+    'loop1',
+    'loop1/x',
+    'dir',
+  ]
+  it.each(cases)('resolves %s as realpath(3) does', async (rel) => {
+    const abs = path.join(root, rel)
+    const sync = createSyncReadFs()
+    // Twice through one instance: the second answer comes from the directory cache.
+    const first = await outcome(() => sync.realpath(abs))
+    const second = await outcome(() => sync.realpath(abs))
+    const expected = await outcome(() => asyncReadFs.realpath(abs))
+    expect(first).toBe(expected)
+    expect(second).toBe(expected)
+  })
+})
