@@ -22,10 +22,11 @@ const CR = 0x0d
 const NUL = 0x00
 
 export function spliceExact(source: Uint8Array, hunks: readonly LineHunk[]): SplicedFile | null {
-  if (hunks.length === 0 || source.indexOf(CR) !== -1 || source.indexOf(NUL) !== -1) return null
+  if (hunks.length === 0) return null
   if (source.length >= 3 && source[0] === 0xef && source[1] === 0xbb && source[2] === 0xbf)
     return null
-  const starts = lineStarts(source)
+  const starts = plainLineStarts(source)
+  if (starts === null) return null
   const total = starts.length - 1 // starts has one sentinel entry past the last line
   // PERF: first every hunk is checked and the output laid out as byte ranges of the file and
   // added lines; then one buffer is filled. No per-line arrays or encodes on the way (#9).
@@ -74,11 +75,22 @@ export function spliceExact(source: Uint8Array, hunks: readonly LineHunk[]): Spl
   return { bytes: fill(source, parts, size), additions, deletions }
 }
 
-/** Byte offset where each line starts, plus one entry at the end of the file. */
-function lineStarts(source: Uint8Array): number[] {
+/**
+ * Byte offset where each line starts, plus one entry at the end of the file; null when the file
+ * holds a CR or a NUL. PERF: one loop over the bytes; a native indexOf per line and two more
+ * whole-file scans cost several times as much on 300-line files (#9).
+ */
+function plainLineStarts(source: Uint8Array): number[] | null {
   const starts = [0]
-  for (let at = source.indexOf(LF); at !== -1; at = source.indexOf(LF, at + 1)) starts.push(at + 1)
-  if ((starts[starts.length - 1] as number) !== source.length) starts.push(source.length)
+  const n = source.length
+  for (let i = 0; i < n; i++) {
+    const b = source[i] as number
+    if (b <= CR) {
+      if (b === LF) starts.push(i + 1)
+      else if (b === CR || b === NUL) return null
+    }
+  }
+  if ((starts[starts.length - 1] as number) !== n) starts.push(n)
   return starts
 }
 
