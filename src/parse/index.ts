@@ -20,20 +20,38 @@ const BEGIN_PATCH_RE = /^\s*\*\*\* Begin Patch\s*$/m
 export function detectFormat(text: string): PatchFormat | null {
   const trimmed = text.trimStart()
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) return 'edits'
-  if (BEGIN_PATCH_RE.test(text)) return 'codex'
-  if (SEARCH_MARKER_RE.test(text)) return 'search-replace'
+  // PERF: a plain substring search first; the line-anchored regexes cost ~50 ms on a 45 MiB
+  // diff that has neither marker (#9).
+  if (text.includes('*** Begin Patch') && BEGIN_PATCH_RE.test(text)) return 'codex'
+  if (text.includes('SEARCH') && SEARCH_MARKER_RE.test(text)) return 'search-replace'
   if (looksUnified(text)) return 'unified'
   return null
 }
 
+/**
+ * A line starting "diff --git " or "GIT binary patch", or a "--- " line followed by a "+++ " one.
+ * PERF: found by substring search from line start to line start, not by splitting the text.
+ */
 function looksUnified(text: string): boolean {
-  const lines = text.split(/\r?\n/)
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as string
-    if (line.startsWith('diff --git ') || line.startsWith('GIT binary patch')) return true
-    if (line.startsWith('--- ') && (lines[i + 1] ?? '').startsWith('+++ ')) return true
+  if (startsSomeLine(text, 'diff --git ') || startsSomeLine(text, 'GIT binary patch')) return true
+  for (let at = lineStartingWith(text, '--- ', 0); at !== -1; ) {
+    const next = text.indexOf('\n', at) + 1
+    if (next === 0) return false
+    if (text.startsWith('+++ ', next)) return true
+    at = lineStartingWith(text, '--- ', next)
   }
   return false
+}
+
+function startsSomeLine(text: string, prefix: string): boolean {
+  return lineStartingWith(text, prefix, 0) !== -1
+}
+
+/** Offset of the first line at or after `from` (a line start) that begins with `prefix`. */
+function lineStartingWith(text: string, prefix: string, from: number): number {
+  if (text.startsWith(prefix, from)) return from
+  const at = text.indexOf('\n' + prefix, from)
+  return at === -1 ? -1 : at + 1
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import { detectFormat, parsePatch } from '../../../src/parse/index.js'
 
 const CODEX = '*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch\n'
@@ -85,5 +86,41 @@ describe('parsePatch', () => {
       ok: false,
       error: expect.objectContaining({ code: 'PARSE_UNKNOWN_FORMAT', retryable: false }),
     })
+  })
+})
+
+describe('detectFormat on unified markers (#9 substring search)', () => {
+  // The line-splitting detector it replaced, kept as the oracle.
+  function looksUnifiedBySplitting(text: string): boolean {
+    const lines = text.split(/\r?\n/)
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i] as string
+      if (line.startsWith('diff --git ') || line.startsWith('GIT binary patch')) return true
+      if (line.startsWith('--- ') && (lines[i + 1] ?? '').startsWith('+++ ')) return true
+    }
+    return false
+  }
+
+  it('finds a unified diff exactly where splitting into lines did', () => {
+    const piece = fc.constantFrom(
+      'diff --git a/x b/x',
+      'GIT binary patch',
+      '--- a/x',
+      '+++ b/x',
+      ' --- a/x',
+      'x--- ',
+      '--- ',
+      '+++ ',
+      'text',
+      '',
+    )
+    const sep = fc.constantFrom('\n', '\r\n', '\r', ' ')
+    fc.assert(
+      fc.property(fc.array(fc.tuple(piece, sep), { maxLength: 8 }), (parts) => {
+        const text = parts.map(([p, s]) => p + s).join('')
+        expect(detectFormat(text) === 'unified').toBe(looksUnifiedBySplitting(text))
+      }),
+      { numRuns: 3000, seed: 9 },
+    )
   })
 })
