@@ -270,6 +270,7 @@ class EditEngine implements Engine {
       rawPatch: patch.firstRawLine !== undefined,
       diffs: options.diffs ?? true,
       keepBefore: wantDiagnostics,
+      keepAfter: !dryRun,
     }
     let verified =
       segmented && segments !== null && this.#pool !== undefined

@@ -31,8 +31,8 @@ export function checkFileCount(plan: EditPlan, maxFiles: number): void {
 
 /** Throws LIMIT_FILE_TOO_LARGE for the first (in plan order) result over `maxFileBytes`. */
 export function checkComputedSizes(verified: readonly VerifiedOp[], maxFileBytes: number): void {
-  for (const { prepared: p, computed } of verified) {
-    const size = computed.after?.length ?? 0
+  for (const { prepared: p, afterSize } of verified) {
+    const size = afterSize ?? 0
     if (size <= maxFileBytes) continue
     const rel = (p.moveTo ?? p.target).resolved.rel
     throw new EditError(

@@ -8,7 +8,7 @@ import type { CommitStep, TransactionSummary } from '../journal/types.js'
 import type { FileMode, FileResult } from '../types.js'
 import { checkSymlinkTarget, type PathContext } from './paths.js'
 import { writesLink, type PreparedOp } from './prepare.js'
-import type { VerifiedOp } from './verify.js'
+import { DROPPED_AFTER, type VerifiedOp } from './verify.js'
 
 export function fileResult(v: VerifiedOp): FileResult {
   const { prepared: p, computed, afterHash } = v
@@ -154,6 +154,8 @@ export function commitStepsFor(rootReal: string, v: VerifiedOp): CommitStep[] {
     return { kind: 'remove', abs: dest.resolved.abs, rel: relOf(dest), before }
   }
   const after = computed.after
+  // A dry run drops new contents (verify.ts); only a request that commits keeps them.
+  if (after === DROPPED_AFTER) throw new Error("engine: cannot commit a dry run's dropped content")
   const modeAfter = op.kind === 'edits' || op.kind === 'delete' ? undefined : op.modeAfter
   if (after === null) return [remove(target)]
   if (p.replaces !== undefined) {

@@ -19,6 +19,7 @@ import {
   pairTypeChanges,
   readOp,
   resolveOp,
+  writesLink,
   type PreparedOp,
   type PreparedPath,
   type ResolvedOp,
@@ -39,6 +40,12 @@ export interface VerifySettings {
   readonly diffs: boolean
   /** Keep the before bytes in the result (language-server diagnostics need the old text). */
   readonly keepBefore: boolean
+  /**
+   * Keep the new bytes (a commit writes them). A dry run keeps only their hash and size, and the
+   * bytes of a symlink the change writes (its target is checked), which spares the coordinator a
+   * copy of every new file (#9).
+   */
+  readonly keepAfter: boolean
 }
 
 /** The order failures are reported in: an earlier phase wins over a later one. */
@@ -60,11 +67,17 @@ export type FailureData =
 
 export interface VerifiedOp {
   readonly prepared: PreparedOp
+  /** `after` is DROPPED_AFTER when settings.keepAfter was false; afterSize still holds. */
   readonly computed: ComputedFile
   readonly afterHash: string | null
+  /** Bytes of the new content; null when the op deletes the file. */
+  readonly afterSize: number | null
   /** The op's target already holds exactly the new bytes. */
   readonly sameBytes: boolean
 }
+
+/** The new content a dry run does not keep (VerifySettings.keepAfter); never written. */
+export const DROPPED_AFTER: Uint8Array = new Uint8Array(0)
 
 export type OpOutcome =
   | { readonly ok: true; readonly verified: VerifiedOp }
@@ -135,12 +148,14 @@ export async function verifyOps(
       const computed = unwrapCompute(computeFile(computeInput(p, settings)))
       const after = computed.after
       const before = p.target.snap.bytes
+      const keepAfter = settings.keepAfter || after === null || writesLink(p)
       outcomes[i] = {
         ok: true,
         verified: {
           prepared: settings.keepBefore ? p : withoutBytes(p),
-          computed,
+          computed: keepAfter ? computed : { ...computed, after: DROPPED_AFTER },
           afterHash: after === null ? null : hashBytes(after),
+          afterSize: after === null ? null : after.length,
           sameBytes: before !== null && after !== null && equalBytes(before, after),
         },
       }

@@ -34,7 +34,7 @@ export function detectFormat(text: string): PatchFormat | null {
  */
 function looksUnified(text: string): boolean {
   if (startsSomeLine(text, 'diff --git ') || startsSomeLine(text, 'GIT binary patch')) return true
-  for (let at = lineStartingWith(text, '--- ', 0); at !== -1; ) {
+  for (let at = lineStartingWith(text, '--- ', 0); at !== -1;) {
     const next = text.indexOf('\n', at) + 1
     if (next === 0) return false
     if (text.startsWith('+++ ', next)) return true
