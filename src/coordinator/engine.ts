@@ -235,6 +235,7 @@ class EditEngine implements Engine {
         pool: poolConfig,
         files: sectionsIn(segments),
         patchLength: patch.text.length,
+        diffs: options.diffs ?? true,
       }) === 'pool'
     let plan: EditPlan | undefined
     const parseWhole = (): EditPlan => {
@@ -284,6 +285,7 @@ class EditEngine implements Engine {
         pool: poolConfig,
         files: whole.ops.length,
         patchLength: patch.text.length,
+        diffs: options.diffs ?? true,
       })
       trace.route = chosen
       verified = await verifyPlan(

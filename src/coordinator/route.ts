@@ -21,7 +21,17 @@ export interface RouteInput {
   readonly files: number
   /** The patch's size in UTF-16 units (its length as a string). */
   readonly patchLength: number
+  /** Whether diffs are rendered (ApplyOptions.diffs); without them the pool pays off sooner. */
+  readonly diffs: boolean
 }
+
+/**
+ * Without rendered diffs a worker's share of the work is mostly reading, splicing and hashing,
+ * and the pool wins from about a quarter of the patch size it needs with them: on 2 cores,
+ * 100 files (450 KiB) ran 33 ms on the pool against 54 ms inline without diffs, and 161 against
+ * 121 ms with them (bench/RESULTS.md, "large").
+ */
+export const COUNT_ONLY_DIVISOR = 4
 
 /**
  * Where a request is verified. `requested: 'pool'` on an engine without a pool is a
@@ -39,9 +49,10 @@ export function chooseRoute(input: RouteInput): Route {
     return 'inline'
   }
   if (input.requested === 'pool') return 'pool'
-  return input.files >= MIN_POOL_FILES && input.patchLength >= input.pool.inlineMaxBytes
-    ? 'pool'
-    : 'inline'
+  const threshold = input.diffs
+    ? input.pool.inlineMaxBytes
+    : input.pool.inlineMaxBytes / COUNT_ONLY_DIVISOR
+  return input.files >= MIN_POOL_FILES && input.patchLength >= threshold ? 'pool' : 'inline'
 }
 
 /** Batches per worker thread: a few each, so a thread that finishes early takes another. */

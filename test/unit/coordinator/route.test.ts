@@ -6,6 +6,7 @@ import {
   batchRanges,
   BATCHES_PER_THREAD,
   chooseRoute,
+  COUNT_ONLY_DIVISOR,
   MIN_POOL_FILES,
   type RouteInput,
 } from '../../../src/coordinator/route.js'
@@ -15,7 +16,14 @@ const pool = { inlineMaxBytes: DEFAULT_INLINE_MAX_BYTES }
 const big = DEFAULT_INLINE_MAX_BYTES
 
 function route(input: Partial<RouteInput>): string {
-  return chooseRoute({ requested: 'auto', pool, files: 1, patchLength: 0, ...input })
+  return chooseRoute({
+    requested: 'auto',
+    pool,
+    files: 1,
+    patchLength: 0,
+    diffs: true,
+    ...input,
+  })
 }
 
 describe('chooseRoute', () => {
@@ -25,6 +33,13 @@ describe('chooseRoute', () => {
     expect(route({ files: MIN_POOL_FILES - 1, patchLength: 10 * big })).toBe('inline')
     expect(route({ files: MIN_POOL_FILES, patchLength: big })).toBe('pool')
     expect(route({ files: 10_000, patchLength: 40 * big })).toBe('pool')
+  })
+
+  it('goes to the pool sooner when no diffs are rendered', () => {
+    const quarter = big / COUNT_ONLY_DIVISOR
+    expect(route({ files: MIN_POOL_FILES, patchLength: quarter, diffs: true })).toBe('inline')
+    expect(route({ files: MIN_POOL_FILES, patchLength: quarter, diffs: false })).toBe('pool')
+    expect(route({ files: MIN_POOL_FILES, patchLength: quarter - 1, diffs: false })).toBe('inline')
   })
 
   it('follows an explicit route, and a custom threshold', () => {
