@@ -191,7 +191,7 @@ export interface Warning {
 /**
  * What computing one file's new content needs. `source` is the current content of the file the op
  * reads: op.path for update/delete/edits and for add (to report an overwrite), op.from for copy;
- * null when it does not exist. The coordinator wraps it in a ComputeJob to send it to a worker.
+ * null when it does not exist. A verification worker builds it from the files it reads (src/coordinator/verify.ts).
  */
 export interface ComputeInput {
   readonly format: PatchFormat

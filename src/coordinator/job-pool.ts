@@ -11,8 +11,7 @@ import type { Piscina } from 'piscina'
 import { EditError } from '../errors.js'
 import { unwrap, type Result } from '../result.js'
 import { abortError } from './abort.js'
-import type { ComputedFile, EditPlan } from '../types.js'
-import type { ComputeJob, ParseJob, VerifyJob, VerifyReply, WorkerReply } from './jobs.js'
+import type { VerifyJob, VerifyReply, WorkerReply } from './jobs.js'
 import type { OpOutcome, VerifySettings } from './verify.js'
 
 export interface JobPoolOptions {
@@ -56,14 +55,6 @@ export class JobPool {
     return this.#pool !== undefined
   }
 
-  async parse(job: ParseJob, signal?: AbortSignal): Promise<EditPlan> {
-    return unwrap(await this.#run<EditPlan>('parse', job, signal))
-  }
-
-  async compute(job: ComputeJob, signal?: AbortSignal): Promise<ComputedFile> {
-    return unwrap(await this.#run<ComputedFile>('compute', job, signal))
-  }
-
   /** Verifies a batch of ops in a worker, which reads their files itself (verify.ts). */
   async verify(
     job: VerifyJob<VerifySettings>,
@@ -84,8 +75,8 @@ export class JobPool {
   }
 
   async #run<T>(
-    name: 'parse' | 'compute' | 'verify',
-    job: ParseJob | ComputeJob | VerifyJob<VerifySettings>,
+    name: 'verify',
+    job: VerifyJob<VerifySettings>,
     signal: AbortSignal | undefined,
   ): Promise<Result<T>> {
     const pool = await this.#ensure()

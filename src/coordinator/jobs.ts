@@ -4,18 +4,12 @@
 // stamped with another version (a stale dist/ would otherwise misread them) with a typed
 // reply, so the coordinator tells a stale build, a bug and a dead thread apart by value (#8).
 import type { Result } from '../result.js'
-import type { ComputeInput, FileOp, FormatOption } from '../types.js'
+import type { FileOp } from '../types.js'
 
 // 2: ComputeInput.rawBytes (#8). 3: workers answer with a WorkerReply envelope instead of a bare
 // Result (#8; a separate bump, so a worker built at 2 is never taken for one that replies so).
-// 4: verify jobs, where the worker reads its own files (#9).
+// 4: one verify job, where the worker reads its own files, replaces the parse and compute jobs (#9).
 export const JOB_PROTOCOL = 4
-
-export interface ParseJob {
-  readonly protocol: number
-  readonly text: string
-  readonly format: FormatOption
-}
 
 /**
  * A batch of a plan's ops for one worker to verify end to end: it resolves their paths, reads and
@@ -45,11 +39,6 @@ export interface VerifyJob<Settings = unknown> {
 export interface VerifyReply<Outcome = unknown> {
   readonly parsed: boolean
   readonly outcomes: readonly Outcome[]
-}
-
-/** One file's compute input (src/types.ts), stamped for the worker. */
-export interface ComputeJob extends ComputeInput {
-  readonly protocol: number
 }
 
 /**

@@ -1,12 +1,13 @@
 // Real worker threads from the built dist/ (run `npm run build` first; `npm test` does).
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/coordinator/engine.js'
 import { JobPool } from '../../src/coordinator/job-pool.js'
-import { JOB_PROTOCOL } from '../../src/coordinator/jobs.js'
+import { JOB_PROTOCOL, type VerifyJob } from '../../src/coordinator/jobs.js'
+import type { VerifySettings } from '../../src/coordinator/verify.js'
 import { EditError } from '../../src/errors.js'
 import { exitCodeFor, internalErrorData } from '../../src/cli/render.js'
 import { codexPatch, generateWorkspace, writeWorkspace } from '../../bench/generate.js'
@@ -25,8 +26,11 @@ const ADD_OP = {
 } as const
 
 const pools: JobPool[] = []
+let scratch = ''
 afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()))
+  if (scratch !== '') await rm(scratch, { recursive: true, force: true })
+  scratch = ''
 })
 
 function pool(options: ConstructorParameters<typeof JobPool>[0] = {}): JobPool {
@@ -35,35 +39,71 @@ function pool(options: ConstructorParameters<typeof JobPool>[0] = {}): JobPool {
   return p
 }
 
+async function settingsFor(): Promise<VerifySettings> {
+  scratch = await mkdtemp(path.join(tmpdir(), 'patchloom-job-pool-'))
+  return {
+    root: scratch,
+    rootReal: await realpath(scratch),
+    denyGlobs: [],
+    caseInsensitive: false,
+    format: 'codex',
+    maxFileBytes: 1024 * 1024,
+    rawPatch: false,
+    diffs: true,
+    keepBefore: false,
+    keepAfter: true,
+  }
+}
+
+async function verifyJob(
+  input: VerifyJob['input'],
+  protocol = JOB_PROTOCOL,
+): Promise<VerifyJob<VerifySettings>> {
+  return { protocol, input, settings: await settingsFor() }
+}
+
+const someOps = { kind: 'ops', ops: [ADD_OP] } as const
+
 describe('JobPool', () => {
-  it('parses in a worker thread and returns the same plan as inline parsing', async () => {
-    const text = '*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch\n'
-    const plan = await pool({ maxThreads: 1 }).parse({
-      protocol: JOB_PROTOCOL,
-      text,
-      format: 'auto',
-    })
-    expect(plan).toEqual({
-      format: 'codex',
-      ops: [{ kind: 'add', path: 'a.txt', patchLine: 2, content: 'hello\n', overwrite: true }],
+  it('verifies a batch in a worker thread, which reads the files itself', async () => {
+    const job = await verifyJob(someOps)
+    await writeFile(path.join(scratch, 'a.txt'), 'old\n')
+    const reply = await pool({ maxThreads: 1 }).verify(job)
+    expect(reply.parsed).toBe(true)
+    const [outcome] = reply.outcomes
+    if (outcome?.ok !== true) throw new Error(`not verified: ${JSON.stringify(outcome)}`)
+    const { verified } = outcome
+    expect(verified.prepared.target.snap.kind).toBe('file')
+    expect(verified.computed).toMatchObject({ additions: 1, deletions: 1, warnings: [] })
+    expect(new TextDecoder().decode(verified.computed.after ?? new Uint8Array())).toBe('hello\n')
+  })
+
+  it('returns a failure as an outcome with its phase and EditError data', async () => {
+    const job = await verifyJob({ kind: 'ops', ops: [{ ...ADD_OP, path: '../outside.txt' }] })
+    const [outcome] = (await pool({ maxThreads: 1 }).verify(job)).outcomes
+    expect(outcome).toMatchObject({
+      ok: false,
+      phase: 'resolve',
+      failure: { kind: 'edit', data: { code: 'PATH_OUTSIDE_ROOT', patchLine: 2 } },
     })
   })
 
-  it('returns parse failures as EditError with their code and line', async () => {
-    const error = await pool({ maxThreads: 1 })
-      .parse({
-        protocol: JOB_PROTOCOL,
-        text: '*** Begin Patch\n*** Frobnicate: x\n*** End Patch\n',
-        format: 'codex',
-      })
-      .catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(EditError)
-    expect(error).toMatchObject({ code: 'PARSE_BAD_HEADER', patchLine: 2 })
+  it('says when a run of a git diff does not parse to its sections', async () => {
+    const text = 'diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n'
+    const p = pool({ maxThreads: 1 })
+    // A run that parses to fewer ops than its sections, and one that does not parse at all.
+    const short = await verifyJob({ kind: 'unified-run', text, firstLine: 1, sections: 2 })
+    expect(await p.verify(short)).toEqual({ parsed: false, outcomes: [] })
+    const broken = text.replace('@@ -1 +1 @@', '@@ -x +1 @@')
+    const bad = await verifyJob({ kind: 'unified-run', text: broken, firstLine: 1, sections: 1 })
+    expect(await p.verify(bad)).toEqual({ parsed: false, outcomes: [] })
+    const good = await verifyJob({ kind: 'unified-run', text, firstLine: 1, sections: 1 })
+    expect((await p.verify(good)).parsed).toBe(true)
   })
 
   it('reports a worker that dies mid-task as WORKER_CRASHED, retryable', async () => {
     const error = await pool({ maxThreads: 1, filename: CRASH_WORKER })
-      .parse({ protocol: JOB_PROTOCOL, text: 'x', format: 'auto' })
+      .verify(await verifyJob(someOps))
       .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(EditError)
     expect(error).toMatchObject({ code: 'WORKER_CRASHED', retryable: true })
@@ -73,14 +113,14 @@ describe('JobPool', () => {
     const controller = new AbortController()
     controller.abort()
     const error = await pool({ maxThreads: 1 })
-      .parse({ protocol: JOB_PROTOCOL, text: 'x', format: 'auto' }, controller.signal)
+      .verify(await verifyJob(someOps), controller.signal)
       .catch((e: unknown) => e)
     expect(error).toMatchObject({ code: 'REQUEST_CANCELLED', retryable: true })
   })
 
   it('treats a job protocol mismatch as a bug, not a retryable failure', async () => {
     const error = await pool({ maxThreads: 1 })
-      .parse({ protocol: JOB_PROTOCOL + 1, text: 'x', format: 'auto' })
+      .verify(await verifyJob(someOps, JOB_PROTOCOL + 1))
       .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(Error)
     expect(error).not.toBeInstanceOf(EditError)
@@ -99,7 +139,7 @@ describe('JobPool', () => {
       }
     })()
     const pooled = await pool({ maxThreads: 1, filename: THROWING_WORKER })
-      .parse({ protocol: JOB_PROTOCOL, text: 'x', format: 'auto' })
+      .verify(await verifyJob(someOps))
       .catch((e: unknown) => e)
     expect(pooled).toBeInstanceOf(Error)
     expect(pooled).not.toBeInstanceOf(EditError)
@@ -112,24 +152,14 @@ describe('JobPool', () => {
   })
 
   it('recognises a protocol mismatch by value, never by the text of an error (#8)', async () => {
-    // This task throws outside the reply envelope with protocol words in its message; only a
-    // typed protocol-mismatch reply is a stale build, so this reads as a failed worker.
+    // With no ops, the fixture throws outside the reply envelope with protocol words in its
+    // message; only a typed protocol-mismatch reply is a stale build, so this reads as a
+    // failed worker.
     const error = await pool({ maxThreads: 1, filename: THROWING_WORKER })
-      .compute({ protocol: JOB_PROTOCOL, format: 'codex', op: ADD_OP, source: null })
+      .verify(await verifyJob({ kind: 'ops', ops: [] }))
       .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(EditError)
     expect(error).toMatchObject({ code: 'WORKER_CRASHED', retryable: true })
-  })
-
-  it('computes in a worker thread, replying through the envelope', async () => {
-    const computed = await pool({ maxThreads: 1 }).compute({
-      protocol: JOB_PROTOCOL,
-      format: 'codex',
-      op: ADD_OP,
-      source: null,
-    })
-    expect(computed).toMatchObject({ additions: 1, deletions: 0, warnings: [] })
-    expect(new TextDecoder().decode(computed.after ?? new Uint8Array())).toBe('hello\n')
   })
 })
 
