@@ -109,9 +109,12 @@ function sameLine(source: Uint8Array, starts: readonly number[], k: number, text
   return true
 }
 
+// PERF: a native regex scan is about twice as fast as a charCodeAt loop over patch lines, which
+// are slices of one long string.
+const NON_ASCII = /[^\x00-\x7f]/
+
 function isAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false
-  return true
+  return !NON_ASCII.test(text)
 }
 
 function utf8Length(text: string): number {
