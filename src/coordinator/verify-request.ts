@@ -9,7 +9,7 @@ import type { EditPlan, FileOp } from '../types.js'
 import { throwIfAborted } from './abort.js'
 import type { JobPool } from './job-pool.js'
 import { JOB_PROTOCOL, type VerifyJob, type VerifyReply } from './jobs.js'
-import { asyncReadFs } from './read-fs.js'
+import { asyncReadFs, createSyncReadFs, type ReadFs } from './read-fs.js'
 import { batchRanges, type Route } from './route.js'
 import { settle } from './settle.js'
 import { verifyOps, type OpOutcome, type VerifiedOp, type VerifySettings } from './verify.js'
@@ -24,7 +24,7 @@ export async function verifyPlan(
 ): Promise<VerifiedOp[]> {
   const inline = reverifyFrom(() => plan.ops, settings)
   if (route === 'inline' || pool === undefined) {
-    const outcomes = await verifyOps(plan.ops, settings, asyncReadFs)
+    const outcomes = await verifyOps(plan.ops, settings, inlineFs(plan.ops.length))
     throwIfAborted(signal)
     return settle(outcomes, settings.caseInsensitive, inline, () => 0)
   }
@@ -72,6 +72,17 @@ export async function verifySegments(
   const outcomes = replies.flatMap((r) => r.outcomes)
   const inline = reverifyFrom(() => wholePlan().ops, settings)
   return settle(outcomes, settings.caseInsensitive, inline, (i) => batchOf[i] as number)
+}
+
+/**
+ * Ops verified inline with synchronous filesystem calls at most (D-067). A handful of files is
+ * read in microseconds where each awaited call costs a thread-pool round trip (tens of them per
+ * small request); the event loop then blocks for at most this many reads of maxFileBytes.
+ */
+export const INLINE_SYNC_MAX_FILES = 4
+
+function inlineFs(files: number): ReadFs {
+  return files <= INLINE_SYNC_MAX_FILES ? createSyncReadFs() : asyncReadFs
 }
 
 function reverifyFrom(

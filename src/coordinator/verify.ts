@@ -97,7 +97,7 @@ export async function verifyOps(
   const ctx: PathContext = {
     root: settings.root,
     rootReal: settings.rootReal,
-    isDenied: compileGlobs(settings.denyGlobs),
+    isDenied: denyRulesFor(settings.denyGlobs),
     caseInsensitive: settings.caseInsensitive,
   }
   const outcomes: (OpOutcome | undefined)[] = new Array<OpOutcome | undefined>(ops.length)
@@ -164,6 +164,21 @@ export async function verifyOps(
     }
   })
   return outcomes as OpOutcome[]
+}
+
+// PERF: deny rules compiled once per list; recompiling them per request was a tenth of a small
+// edit's time. Keyed by content, so a worker reuses them across batches too.
+const compiledRules = new Map<string, (rel: string) => string | undefined>()
+
+function denyRulesFor(globs: readonly string[]): (rel: string) => string | undefined {
+  const key = JSON.stringify(globs)
+  let rules = compiledRules.get(key)
+  if (rules === undefined) {
+    if (compiledRules.size > 64) compiledRules.clear()
+    rules = compileGlobs(globs)
+    compiledRules.set(key, rules)
+  }
+  return rules
 }
 
 function unwrapCompute(result: ReturnType<typeof computeFile>): ComputedFile {
