@@ -32,6 +32,11 @@ export type CommitStep =
       /** Path relative to the workspace root, '/'-separated: what the manifest and errors name. */
       readonly rel: string
       readonly bytes: Uint8Array
+      /**
+       * hashBytes(bytes), when the caller already has it (#9): the manifest records it as the
+       * after state without hashing the bytes again. The caller vouches for it.
+       */
+      readonly afterHash?: string
       readonly permissions: number
       /** The target becomes a symlink whose target string is `bytes` (issue #8). */
       readonly symlink?: boolean
