@@ -16,9 +16,8 @@ import { errnoOf, type JournalFs, type JournalStat } from './fs.js'
 import { hashBytes } from '../hash.js'
 import { MANIFEST, NEW_DIR, OLD_DIR, STATE_DIR, txnDir } from './layout.js'
 import {
-  encodeManifest,
+  encodeSignedManifest,
   MANIFEST_VERSION,
-  signManifest,
   type Manifest,
   type ManifestStep,
 } from './manifest.js'
@@ -110,13 +109,15 @@ export async function runTransaction(
     }
     // Written aside and renamed: a manifest is either absent (nothing was touched) or whole.
     const manifestTemp = path.join(dir, MANIFEST + '.tmp')
-    const signed = await signManifest(ctx.trust, manifest)
-    await fs.writeNew(manifestTemp, encodeManifest(signed), 0o644, sync)
+    const bytes = await encodeSignedManifest(ctx.trust, manifest)
+    await fs.writeNew(manifestTemp, bytes, 0o644, sync)
     await fs.rename(manifestTemp, path.join(dir, MANIFEST))
-    if (sync) {
-      for (const d of [path.join(dir, NEW_DIR), path.join(dir, OLD_DIR), dir, layout.journalDir])
-        await fs.syncDir(d)
-    }
+    // Independent of one another, and all done before any target is touched: in flight at once.
+    if (sync)
+      await forEachLimited(
+        [path.join(dir, NEW_DIR), path.join(dir, OLD_DIR), dir, layout.journalDir],
+        (d) => fs.syncDir(d),
+      )
   } catch (error) {
     // Nothing in the workspace has been touched: drop the staging directory and report.
     await fs.removeTree(dir).catch(() => undefined)
@@ -155,10 +156,11 @@ export async function runTransaction(
       for (const pruned of await pruneEmptyDirs(fs, d, layout.root))
         touchedDirs.add(path.dirname(pruned))
     await fs.rmdir(path.join(dir, NEW_DIR))
-    if (sync) {
-      for (const d of touchedDirs) await syncIfPresent(fs, d)
-      await fs.syncDir(dir)
-    }
+    // All of them finish before the mark below; their order among themselves does not matter.
+    if (sync)
+      await forEachLimited([...touchedDirs, dir], (d) =>
+        d === dir ? fs.syncDir(d) : syncIfPresent(fs, d),
+      )
     hooks.at?.('synced', 0)
     await fs.rename(dir, txnDir(layout, id, 'committed'))
   } catch (error) {
