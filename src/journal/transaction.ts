@@ -23,7 +23,7 @@ import {
 } from './manifest.js'
 import { rollBack, userPath, type RecoveryContext } from './recover.js'
 import { backUpLink, isLinkState, SYMLINK_PERMISSIONS } from './symlink.js'
-import type { CommitStep, TransactionSummary } from './types.js'
+import type { CommitStep, ReadStamp, TransactionSummary } from './types.js'
 
 /** Recovery's context: a failed commit rolls back with recovery's code (and its checks). */
 export type TransactionContext = RecoveryContext
@@ -247,6 +247,12 @@ async function capture(
         throw error
     }
   }
+  if (linked && step.beforeStamp !== undefined && stampHolds(current, step.beforeStamp)) {
+    // PERF (#9, D-082): the file is the one the caller read (same inode, size, mtime and a ctime
+    // the kernel would have moved on any change since), so the backup, the same inode, holds the
+    // bytes it hashed: no second read and hash.
+    return { kind: 'linked', stat: await fs.lstat(backup) }
+  }
   if (!linked) await fs.copyNew(step.abs, backup, current.permissions, ctx.durability === 'full')
   const bytes = await fs.readFile(backup)
   const hash = hashBytes(bytes)
@@ -317,6 +323,25 @@ async function recheck(
     'FILE_CHANGED',
     `${step.rel} changed after it was verified; nothing was changed.`,
     { path: step.rel, currentHash: hash },
+  )
+}
+
+/**
+ * A file changed within this long before the caller's read may change again in the same tick of
+ * the kernel's coarse file clock without moving its ctime: its stamp proves nothing (as git's
+ * "racy" index entries), and it is read and hashed instead. Ticks are 1-10 ms; 1 s also covers
+ * a clock stepped back by NTP.
+ */
+const RACY_MS = 1_000
+
+/** Whether `current` (lstat just before the link) is still the file `stamp` describes. */
+function stampHolds(current: JournalStat, stamp: ReadStamp): boolean {
+  return (
+    current.ino === stamp.ino &&
+    current.size === stamp.size &&
+    current.mtimeNs === stamp.mtimeNs &&
+    current.ctimeNs === stamp.ctimeNs &&
+    current.ctimeNs < BigInt(Math.floor(stamp.readStartMs - RACY_MS)) * 1_000_000n
   )
 }
 
