@@ -10,7 +10,7 @@
 // Run: npm run build && node dist/bench/journal.bench.js [--sizes 1,100,1000,10000] [--quick]
 // Trees live on tmpfs (/dev/shm) when there is one, so disk writeback does not blur the numbers.
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rename, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -19,7 +19,7 @@ import { hashBytes } from '../src/hash.js'
 import { nodeJournalFs, type JournalFs } from '../src/journal/fs.js'
 import { Journal } from '../src/journal/journal.js'
 import { fixedKeyTrust } from '../src/journal/trust.js'
-import type { CommitStep, Durability, TransactionSummary } from '../src/journal/types.js'
+import type { CommitStep, Durability, ReadStamp, TransactionSummary } from '../src/journal/types.js'
 import { loadLine, machineLine, markdownTable, ms, ratio } from './report.js'
 
 const FILE_BYTES = 16 * 1024
@@ -172,6 +172,26 @@ async function timeFlips(
   return samples
 }
 
+/**
+ * Read stamps as the engine would take them when reading each file (ReadStamp, D-082), after a
+ * pause: a file changed within RACY_MS of its read is hashed anyway, and the tree was just
+ * flipped. The pause and the lstats are untimed.
+ */
+async function stampsAfterPause(tree: Tree): Promise<ReadStamp[]> {
+  await new Promise((resolve) => setTimeout(resolve, 1_100))
+  const readStartMs = Date.now()
+  return tree.abs.map((p) => {
+    const st = lstatSync(p, { bigint: true })
+    return {
+      ino: Number(st.ino),
+      size: Number(st.size),
+      mtimeNs: st.mtimeNs,
+      ctimeNs: st.ctimeNs,
+      readStartMs,
+    }
+  })
+}
+
 /** A JournalFs that counts its calls by method; `fail` may fail one chosen call with an errno. */
 function countingFs(fail?: (method: string, args: readonly unknown[]) => boolean): {
   fs: JournalFs
@@ -225,6 +245,7 @@ async function commitTable(): Promise<void> {
     'fs/promises x16',
     'git apply',
     'commit fast',
+    'commit fast, read stamps',
     'commit full',
     'full - fast (sync cost)',
     'fast per file',
@@ -279,6 +300,21 @@ async function commitTable(): Promise<void> {
       )
       timed[durability] = median(samples)
     }
+    // The same fast commit with read stamps (the engine does not pass them yet, D-082).
+    const stampedSamples: number[] = []
+    const stampedJournal = journalFor(tree.root, 'fast')
+    for (let i = 0; i < Math.min(iterations, 5) + 1; i++) {
+      const stamps = await stampsAfterPause(tree)
+      const steps = stepsFor(tree, state.toB, true).map((step, j) => ({
+        ...step,
+        beforeStamp: stamps[j] as ReadStamp,
+      }))
+      const t0 = performance.now()
+      await stampedJournal.commit(steps, summary)
+      if (i > 0) stampedSamples.push(performance.now() - t0)
+      state.toB = !state.toB
+    }
+    const stamped = median(stampedSamples)
     const counter = countingFs()
     await journalFor(tree.root, 'fast', counter.fs).commit(stepsFor(tree, state.toB, true), summary)
     state.toB = !state.toB
@@ -290,6 +326,7 @@ async function commitTable(): Promise<void> {
       `${ms(median(parallel))} (${ratio(median(parallel), syncMs)})`,
       `${ms(median(git))} (${ratio(median(git), syncMs)})`,
       `${ms(timed.fast)} (${ratio(timed.fast, syncMs)})`,
+      `${ms(stamped)} (${ratio(stamped, syncMs)})`,
       `${ms(timed.full)} (${ratio(timed.full, syncMs)})`,
       `${ms(timed.full - timed.fast)} (${ratio(timed.full, timed.fast)} of fast)`,
       `${ms(timed.fast / files)}`,
@@ -395,7 +432,10 @@ async function rollbackTable(): Promise<void> {
         state,
       )
       const ok = countingFs()
-      await journalFor(tree.root, durability, ok.fs).commit(stepsFor(tree, state.toB, true), summary)
+      await journalFor(tree.root, durability, ok.fs).commit(
+        stepsFor(tree, state.toB, true),
+        summary,
+      )
       state.toB = !state.toB
       const okCalls = ok.total()
       // In-process: every file replaced, then the mark (the rename of <id>.pending) fails.
