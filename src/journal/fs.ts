@@ -50,7 +50,14 @@ export interface JournalFs {
  * threadpool, where many of them wait at once.
  */
 export const nodeJournalFs: JournalFs = {
-  readFile: async (p) => fss.readFileSync(p),
+  readFile: async (p) => {
+    const fd = openRegular(p)
+    try {
+      return fss.readFileSync(fd)
+    } finally {
+      fss.closeSync(fd)
+    }
+  },
   writeNew: async (p, data, permissions, sync) => {
     const fd = fss.openSync(p, 'wx', permissions)
     try {
@@ -63,13 +70,12 @@ export const nodeJournalFs: JournalFs = {
     }
   },
   copyNew: async (from, to, permissions, sync) => {
-    fss.copyFileSync(from, to, fss.constants.COPYFILE_EXCL)
-    const fd = fss.openSync(to, 'r+')
+    const source = openRegular(from)
     try {
-      fss.fchmodSync(fd, permissions)
-      if (sync) await fsyncFd(fd)
+      const data = fss.readFileSync(source)
+      await nodeJournalFs.writeNew(to, data, permissions, sync)
     } finally {
-      fss.closeSync(fd)
+      fss.closeSync(source)
     }
   },
   link: async (existing, newPath) => fss.linkSync(existing, newPath),
@@ -92,6 +98,28 @@ export const nodeJournalFs: JournalFs = {
       fss.closeSync(fd)
     }
   },
+}
+
+/**
+ * Opens `p` for reading without blocking and fails unless it is a regular file. A synchronous
+ * read of a FIFO swapped in after the journal's lstat would otherwise hang the event loop, not
+ * just one threadpool thread (D-080); O_NONBLOCK changes nothing for a regular file.
+ */
+function openRegular(p: string): number {
+  const fd = fss.openSync(p, fss.constants.O_RDONLY | (fss.constants.O_NONBLOCK ?? 0))
+  let regular = false
+  try {
+    regular = fss.fstatSync(fd).isFile()
+  } finally {
+    if (!regular) fss.closeSync(fd)
+  }
+  if (!regular)
+    throw Object.assign(new Error(`EINVAL: not a regular file, open '${p}'`), {
+      code: 'EINVAL',
+      syscall: 'open',
+      path: p,
+    })
+  return fd
 }
 
 function statOf(st: fss.BigIntStats): JournalStat {

@@ -1,6 +1,7 @@
 // The production JournalFs (#9: synchronous calls behind the promise interface): what each call
 // leaves on disk, that the errors keep their errno (fs-errors.ts maps them), and that removeTree
 // never follows a symlink out of the tree it removes.
+import { execFileSync } from 'node:child_process'
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -32,6 +33,30 @@ describe('nodeJournalFs', () => {
     expect(await errnoOfCall(nodeJournalFs.rename(missing, path.join(root, 'b')))).toBe('ENOENT')
     expect(await errnoOfCall(nodeJournalFs.syncDir(missing))).toBe('ENOENT')
     expect(await errnoOfCall(nodeJournalFs.mkdir(root))).toBe('EEXIST')
+  })
+
+  it('refuses to read or copy a FIFO instead of blocking the thread on it', async () => {
+    const { root } = await tempWorkspace()
+    const fifo = path.join(root, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    expect(await errnoOfCall(nodeJournalFs.readFile(fifo))).toBe('EINVAL')
+    expect(await errnoOfCall(nodeJournalFs.copyNew(fifo, path.join(root, 'c'), 0o644, false))).toBe(
+      'EINVAL',
+    )
+    expect(() => lstatSync(path.join(root, 'c'))).toThrow(/ENOENT/)
+  })
+
+  it('copies a file to a new one with exactly the given bits', async () => {
+    const { root } = await tempWorkspace()
+    writeFileSync(path.join(root, 'src'), 'data\n')
+    await nodeJournalFs.copyNew(path.join(root, 'src'), path.join(root, 'dst'), 0o600, true)
+    expect(readFileSync(path.join(root, 'dst'), 'utf8')).toBe('data\n')
+    expect(lstatSync(path.join(root, 'dst')).mode & 0o7777).toBe(0o600)
+    expect(
+      await errnoOfCall(
+        nodeJournalFs.copyNew(path.join(root, 'src'), path.join(root, 'dst'), 0o600, false),
+      ),
+    ).toBe('EEXIST')
   })
 
   it('removes a tree without following a symlink in it, and accepts a missing one', async () => {
