@@ -8,6 +8,7 @@
 // the journal filesystem calls each makes. Every commit is a real one: the tree flips between
 // two versions, so each iteration's before state is the previous one's after state.
 // Run: npm run build && node dist/bench/journal.bench.js [--sizes 1,100,1000,10000] [--quick]
+//      [--base DIR] [--no-commit] [--no-small] [--no-rollback]
 // Trees live on tmpfs (/dev/shm) when there is one, so disk writeback does not blur the numbers.
 import { spawnSync } from 'node:child_process'
 import { existsSync, lstatSync, mkdirSync, writeFileSync } from 'node:fs'
@@ -25,10 +26,12 @@ import { loadLine, machineLine, markdownTable, ms, ratio } from './report.js'
 const FILE_BYTES = 16 * 1024
 const LINE_CHARS = 63 // + '\n': 256 lines of 64 bytes per file
 const FILES_PER_DIR = 100
-const TEMP_BASE = existsSync('/dev/shm') ? '/dev/shm' : tmpdir()
 const KEY = new Uint8Array(32).fill(7)
 
 const args = process.argv.slice(2)
+/** --base DIR puts the trees on another filesystem (a disk, to see what fsync costs there). */
+const baseArg = args.includes('--base') ? args[args.indexOf('--base') + 1] : undefined
+const TEMP_BASE = baseArg ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir())
 const QUICK = args.includes('--quick')
 const sizesArg = args[args.indexOf('--sizes') + 1]
 const SIZES: readonly number[] =
