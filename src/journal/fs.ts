@@ -182,9 +182,32 @@ function writeAll(fd: number, data: Uint8Array): void {
   while (written < data.length) written += fss.writeSync(fd, data, written, data.length - written)
 }
 
-/** fsync on the threadpool: the device's latency, not the event loop's. */
-function fsyncFd(fd: number): Promise<void> {
-  return new Promise((resolve, reject) =>
+/**
+ * An fsync this fast (ms) is not the device's: the filesystem has nothing to flush (tmpfs) or
+ * flushes nothing. Such a device's fsyncs run synchronously, like the other calls (D-085).
+ */
+const FREE_FSYNC_MS = 0.2
+
+/** Per device (st_dev): whether its fsyncs have all been free so far. */
+const freeFsync = new Map<number, boolean>()
+
+/**
+ * fsync on the threadpool, where many wait on the device at once, except on a device whose
+ * fsyncs cost nothing: there the threadpool round trip was the whole cost (a 10,000-file `full`
+ * commit on tmpfs spent 2 s in it, D-085). A device's first fsync is made synchronously to find
+ * out; one slower than FREE_FSYNC_MS sends that device's fsyncs to the threadpool for the rest
+ * of the process, so at most one real flush per device ever holds the event loop.
+ */
+async function fsyncFd(fd: number): Promise<void> {
+  const dev = fss.fstatSync(fd).dev
+  if (freeFsync.get(dev) !== false) {
+    const start = performance.now()
+    fss.fsyncSync(fd)
+    if (performance.now() - start > FREE_FSYNC_MS) freeFsync.set(dev, false)
+    else freeFsync.set(dev, true)
+    return
+  }
+  await new Promise<void>((resolve, reject) =>
     fss.fsync(fd, (error) => (error === null ? resolve() : reject(error))),
   )
 }
