@@ -59,6 +59,20 @@ export async function signManifest(
   return { ...manifest, mac: await trust.sign(canonicalManifest(manifest)) }
 }
 
+/**
+ * The signed manifest's file bytes, serialised once (#9): the canonical JSON with the MAC as its
+ * last key, which is what JSON.parse gives back and canonicalManifest strips again. A 10,000-step
+ * manifest was stringified twice (signed, then pretty-printed), which cost more than its write.
+ */
+export async function encodeSignedManifest(
+  trust: JournalTrust,
+  manifest: Manifest,
+): Promise<Uint8Array> {
+  const canonical = JSON.stringify(manifest)
+  const mac = await trust.sign(new TextEncoder().encode(canonical))
+  return new TextEncoder().encode(`${canonical.slice(0, -1)},"mac":${JSON.stringify(mac)}}\n`)
+}
+
 /** Whether `manifest` carries this user's MAC for this workspace. */
 export async function isSignedBy(trust: JournalTrust, manifest: Manifest): Promise<boolean> {
   const mac = (manifest as Partial<SignedManifest>).mac

@@ -59,21 +59,31 @@ type Current = null | FileState | { readonly other: string }
 
 /**
  * Rolls the transaction in `dir` back. `started` (in-process only) is how many steps were begun;
- * recovery after a crash passes undefined and judges every step by its state.
+ * recovery after a crash passes undefined and judges every step by its state. `verified` is the
+ * manifest verifyTransaction just returned for it under the same lock hold (recoverAll): it is
+ * not read and checked a second time (#9).
  */
 export async function rollBack(
   ctx: RecoveryContext,
   id: string,
   dir: string,
   started?: number,
+  verified?: Manifest,
 ): Promise<{ conflicts: JournalConflict[]; warnings: Warning[] }> {
   const status = path.basename(dir).endsWith('.conflict') ? 'conflict' : 'pending'
-  const manifest = await verifyTransaction(ctx, id, status)
+  const manifest = verified ?? (await verifyTransaction(ctx, id, status))
   const { fs, layout } = ctx
+  // Staged files still in new/ (never renamed into place), listed once rather than one lstat per
+  // step (#9). Nothing else writes new/ while the lock is held; a missing new/ means none are.
+  const staged = await stagedNames(fs, path.join(dir, NEW_DIR))
   const conflicts: JournalConflict[] = []
   const sync = ctx.durability === 'full'
   // Directories to fsync at the end, and those recovery removed (gone: their parents are synced).
-  const dirs: Dirs = { touched: new Set<string>(), removed: new Set<string>() }
+  const dirs: Dirs = {
+    touched: new Set<string>(),
+    removed: new Set<string>(),
+    present: new Set<string>(),
+  }
   const last = Math.min(started ?? manifest.steps.length, manifest.steps.length) - 1
   for (let i = last; i >= 0; i--) {
     const step = manifest.steps[i] as ManifestStep
@@ -82,7 +92,7 @@ export async function rollBack(
     try {
       // A staged file still in new/ was never renamed: this step did not touch its target, though
       // it may have created (empty) directories for it.
-      if (step.kind === 'write' && (await exists(fs, path.join(dir, NEW_DIR, String(i))))) {
+      if (step.kind === 'write' && staged.has(String(i))) {
         await removeCreatedDirs(fs, layout.root, step, dirs)
         continue
       }
@@ -122,7 +132,7 @@ export async function rollBack(
           })
           continue
         }
-        await ensureDirs(fs, path.dirname(abs), layout.root, sync)
+        await ensureDirs(fs, path.dirname(abs), layout.root, sync, dirs)
         // Renaming the backup (a hard link of the original where possible) restores the original
         // inode, so even its timestamps come back.
         await fs.rename(backup, abs)
@@ -151,6 +161,8 @@ export async function rollBack(
 interface Dirs {
   readonly touched: Set<string>
   readonly removed: Set<string>
+  /** Directories an earlier step of this rollback found or re-created (ensureDirs). */
+  readonly present: Set<string>
 }
 
 /** A rollback whose files are back but whose directory sync failed: not known to be durable. */
@@ -187,8 +199,9 @@ export async function recoverAll(
       continue
     }
     let found: JournalConflict[]
+    let manifest: Manifest
     try {
-      await verifyTransaction(ctx, entry.id, entry.status)
+      manifest = await verifyTransaction(ctx, entry.id, entry.status)
     } catch (error) {
       if (!(error instanceof EditError)) throw error
       // Not ours, or not safe to act on: reported where it is and never written to.
@@ -199,7 +212,7 @@ export async function recoverAll(
     // A conflict names the directory (and backups) where they stay: the .conflict one.
     const kept = txnDir(ctx.layout, entry.id, 'conflict')
     try {
-      const result = await rollBack(ctx, entry.id, dir)
+      const result = await rollBack(ctx, entry.id, dir, undefined, manifest)
       warnings.push(...result.warnings)
       found = result.conflicts.map((c) =>
         c.backup === undefined
@@ -410,6 +423,16 @@ async function backupHash(
   }
 }
 
+/** The names in a transaction's new/, or none when it is gone (removed once every step ran). */
+async function stagedNames(fs: JournalFs, newDir: string): Promise<Set<string>> {
+  try {
+    return new Set(await fs.readdir(newDir))
+  } catch (error) {
+    if (errnoOf(error) === 'ENOENT') return new Set()
+    throw error
+  }
+}
+
 async function exists(fs: JournalFs, p: string): Promise<boolean> {
   try {
     await fs.lstat(p)
@@ -425,15 +448,28 @@ async function exists(fs: JournalFs, p: string): Promise<boolean> {
  * right after the mkdir: the backup renamed in next leaves old/ for good once its new directory
  * is synced, so the directory's own name must be durable first, or a power cut loses both.
  */
-async function ensureDirs(fs: JournalFs, dir: string, root: string, sync: boolean): Promise<void> {
+async function ensureDirs(
+  fs: JournalFs,
+  dir: string,
+  root: string,
+  sync: boolean,
+  dirs: Dirs,
+): Promise<void> {
   if (dir === root || !dir.startsWith(root + path.sep)) return
+  // Found or made by an earlier step of this rollback, and not removed since (#9: one lstat per
+  // directory, not one per file restored into it).
+  if (dirs.present.has(dir) && !dirs.removed.has(dir)) return
   try {
     const st = await fs.lstat(dir)
-    if (st.kind === 'dir') return
+    if (st.kind === 'dir') {
+      dirs.present.add(dir)
+      return
+    }
   } catch (error) {
     if (errnoOf(error) !== 'ENOENT') throw error
   }
-  await ensureDirs(fs, path.dirname(dir), root, sync)
+  await ensureDirs(fs, path.dirname(dir), root, sync, dirs)
   await fs.mkdir(dir)
   if (sync) await fs.syncDir(path.dirname(dir))
+  dirs.present.add(dir)
 }

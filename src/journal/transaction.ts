@@ -16,15 +16,14 @@ import { errnoOf, type JournalFs, type JournalStat } from './fs.js'
 import { hashBytes } from '../hash.js'
 import { MANIFEST, NEW_DIR, OLD_DIR, STATE_DIR, txnDir } from './layout.js'
 import {
-  encodeManifest,
+  encodeSignedManifest,
   MANIFEST_VERSION,
-  signManifest,
   type Manifest,
   type ManifestStep,
 } from './manifest.js'
 import { rollBack, userPath, type RecoveryContext } from './recover.js'
 import { backUpLink, isLinkState, SYMLINK_PERMISSIONS } from './symlink.js'
-import type { CommitStep, TransactionSummary } from './types.js'
+import type { CommitStep, ReadStamp, TransactionSummary } from './types.js'
 
 /** Recovery's context: a failed commit rolls back with recovery's code (and its checks). */
 export type TransactionContext = RecoveryContext
@@ -94,7 +93,8 @@ export async function runTransaction(
                   permissions: SYMLINK_PERMISSIONS,
                   kind: 'symlink' as const,
                 }
-              : { hash: hashBytes(step.bytes), permissions: step.permissions }
+              : // PERF (#9): the engine passes the hash it already took of these bytes.
+                { hash: step.afterHash ?? hashBytes(step.bytes), permissions: step.permissions }
             : null,
         createdDirs,
       })
@@ -109,13 +109,15 @@ export async function runTransaction(
     }
     // Written aside and renamed: a manifest is either absent (nothing was touched) or whole.
     const manifestTemp = path.join(dir, MANIFEST + '.tmp')
-    const signed = await signManifest(ctx.trust, manifest)
-    await fs.writeNew(manifestTemp, encodeManifest(signed), 0o644, sync)
+    const bytes = await encodeSignedManifest(ctx.trust, manifest)
+    await fs.writeNew(manifestTemp, bytes, 0o644, sync)
     await fs.rename(manifestTemp, path.join(dir, MANIFEST))
-    if (sync) {
-      for (const d of [path.join(dir, NEW_DIR), path.join(dir, OLD_DIR), dir, layout.journalDir])
-        await fs.syncDir(d)
-    }
+    // Independent of one another, and all done before any target is touched: in flight at once.
+    if (sync)
+      await forEachLimited(
+        [path.join(dir, NEW_DIR), path.join(dir, OLD_DIR), dir, layout.journalDir],
+        (d) => fs.syncDir(d),
+      )
   } catch (error) {
     // Nothing in the workspace has been touched: drop the staging directory and report.
     await fs.removeTree(dir).catch(() => undefined)
@@ -130,7 +132,9 @@ export async function runTransaction(
   // someone else's change, which rollback would otherwise report as a conflict or remove.
   let started = 0
   try {
+    const breathe = slicer()
     for (const [i, step] of steps.entries()) {
+      await breathe()
       await recheck(ctx, step, captured[i] as Captured)
       if (step.kind === 'write') {
         const made = await makeDirs(ctx, step, (manifestSteps[i] as ManifestStep).createdDirs)
@@ -152,10 +156,11 @@ export async function runTransaction(
       for (const pruned of await pruneEmptyDirs(fs, d, layout.root))
         touchedDirs.add(path.dirname(pruned))
     await fs.rmdir(path.join(dir, NEW_DIR))
-    if (sync) {
-      for (const d of touchedDirs) await syncIfPresent(fs, d)
-      await fs.syncDir(dir)
-    }
+    // All of them finish before the mark below; their order among themselves does not matter.
+    if (sync)
+      await forEachLimited([...touchedDirs, dir], (d) =>
+        d === dir ? fs.syncDir(d) : syncIfPresent(fs, d),
+      )
     hooks.at?.('synced', 0)
     await fs.rename(dir, txnDir(layout, id, 'committed'))
   } catch (error) {
@@ -242,6 +247,12 @@ async function capture(
         throw error
     }
   }
+  if (linked && step.beforeStamp !== undefined && stampHolds(current, step.beforeStamp)) {
+    // PERF (#9, D-082): the file is the one the caller read (same inode, size, mtime and a ctime
+    // the kernel would have moved on any change since), so the backup, the same inode, holds the
+    // bytes it hashed: no second read and hash.
+    return { kind: 'linked', stat: await fs.lstat(backup) }
+  }
   if (!linked) await fs.copyNew(step.abs, backup, current.permissions, ctx.durability === 'full')
   const bytes = await fs.readFile(backup)
   const hash = hashBytes(bytes)
@@ -312,6 +323,25 @@ async function recheck(
     'FILE_CHANGED',
     `${step.rel} changed after it was verified; nothing was changed.`,
     { path: step.rel, currentHash: hash },
+  )
+}
+
+/**
+ * A file changed within this long before the caller's read may change again in the same tick of
+ * the kernel's coarse file clock without moving its ctime: its stamp proves nothing (as git's
+ * "racy" index entries), and it is read and hashed instead. Ticks are 1-10 ms; 1 s also covers
+ * a clock stepped back by NTP.
+ */
+const RACY_MS = 1_000
+
+/** Whether `current` (lstat just before the link) is still the file `stamp` describes. */
+function stampHolds(current: JournalStat, stamp: ReadStamp): boolean {
+  return (
+    current.ino === stamp.ino &&
+    current.size === stamp.size &&
+    current.mtimeNs === stamp.mtimeNs &&
+    current.ctimeNs === stamp.ctimeNs &&
+    current.ctimeNs < BigInt(Math.floor(stamp.readStartMs - RACY_MS)) * 1_000_000n
   )
 }
 
@@ -516,14 +546,34 @@ async function syncIfPresent(fs: JournalFs, dir: string): Promise<void> {
   }
 }
 
+/** How long the commit may keep the event loop before it yields (see nodeJournalFs). */
+const SLICE_MS = 10
+
+/**
+ * A function to await between calls: it yields to the event loop (setImmediate) once SLICE_MS
+ * have passed since the last yield, so timers, sockets and other requests get their turn during
+ * a large commit whose calls complete synchronously.
+ */
+function slicer(): () => Promise<void> {
+  let since = performance.now()
+  return async () => {
+    if (performance.now() - since < SLICE_MS) return
+    await new Promise((resolve) => setImmediate(resolve))
+    since = performance.now()
+  }
+}
+
 async function forEachLimited<T>(
   items: readonly T[],
   run: (item: T, index: number) => Promise<void>,
 ): Promise<void> {
   let next = 0
   let failure: { error: unknown } | undefined
+  const breathe = slicer()
   const worker = async (): Promise<void> => {
     while (failure === undefined && next < items.length) {
+      await breathe()
+      if (failure !== undefined || next >= items.length) break
       const index = next++
       try {
         await run(items[index] as T, index)

@@ -23,6 +23,20 @@ export interface FileState {
   readonly kind?: 'symlink'
 }
 
+/**
+ * What the caller's lstat/fstat said about a regular file when it read the bytes whose hash is
+ * the step's `before.hash` (#9, D-082). With it, the journal checks the file is unchanged by its
+ * stat instead of reading and hashing it again, when that is safe (see transaction.ts).
+ */
+export interface ReadStamp {
+  readonly ino: number
+  readonly size: number
+  readonly mtimeNs: bigint
+  readonly ctimeNs: bigint
+  /** Date.now() taken before the read began (the file's own clock is the kernel's). */
+  readonly readStartMs: number
+}
+
 /** One change to one path. Steps run in array order; a move is a write followed by a remove. */
 export type CommitStep =
   | {
@@ -32,17 +46,25 @@ export type CommitStep =
       /** Path relative to the workspace root, '/'-separated: what the manifest and errors name. */
       readonly rel: string
       readonly bytes: Uint8Array
+      /**
+       * hashBytes(bytes), when the caller already has it (#9): the manifest records it as the
+       * after state without hashing the bytes again. The caller vouches for it.
+       */
+      readonly afterHash?: string
       readonly permissions: number
       /** The target becomes a symlink whose target string is `bytes` (issue #8). */
       readonly symlink?: boolean
       /** What the target must still be just before it is replaced; null: it must not exist. */
       readonly before: FileState | null
+      /** How the caller saw `before` when it read it (a regular file only); optional. */
+      readonly beforeStamp?: ReadStamp
     }
   | {
       readonly kind: 'remove'
       readonly abs: string
       readonly rel: string
       readonly before: FileState
+      readonly beforeStamp?: ReadStamp
     }
 
 /** One line of `patchloom log`: what a transaction did to one file. */

@@ -141,7 +141,8 @@ export async function planUndo(
       rel: step.path,
       bytes,
       permissions: step.before.permissions,
-      ...(link ? { symlink: true } : {}),
+      // Just checked: the kept bytes hash to the before state (D-081, no second hash).
+      ...(link ? { symlink: true } : { afterHash: step.before.hash }),
       before: step.after,
     })
     files.push({

@@ -73,30 +73,47 @@ export async function verifyTransaction(
       "its manifest does not carry this user's signature for this workspace (it was not written here, say it came with a clone or a copy)",
     )
   }
+  // Steps share directories: each one is looked at once per verification, not once per step
+  // under it (#9: a 57-step rollback made ~100 lstats per verification, most of them repeats).
+  const seen = new Map<string, DirKind>()
   for (const step of manifest.steps) {
     for (const rel of [step.path, ...step.createdDirs]) {
-      const problem = await pathProblem(ctx, rel)
+      const problem = await pathProblem(ctx, rel, seen)
       if (problem !== undefined) throw refuse('JOURNAL_UNSAFE_PATH', `${rel} ${problem}`)
     }
   }
   return manifest
 }
 
-/** Why the journal must not write `rel`, or undefined. */
-async function pathProblem(ctx: VerifyContext, rel: string): Promise<string | undefined> {
+/** What lstat said about a directory on the way: its kind, or the errno it failed with. */
+type DirKind = { readonly kind: string } | { readonly errno: string }
+
+/** Why the journal must not write `rel`, or undefined. `seen` caches lstat per directory. */
+async function pathProblem(
+  ctx: VerifyContext,
+  rel: string,
+  seen: Map<string, DirKind>,
+): Promise<string | undefined> {
   const segments = rel.split('/')
   if (segments.some((s) => s.toLowerCase() === '.git')) return 'is inside a .git directory'
   if (segments[0]?.toLowerCase() === STATE_DIR) return `is inside ${STATE_DIR}`
   let dir = ctx.layout.root
   for (const segment of segments.slice(0, -1)) {
     dir = path.join(dir, segment)
-    let kind: string
-    try {
-      kind = (await ctx.fs.lstat(dir)).kind
-    } catch (error) {
-      if (errnoOf(error) === 'ENOENT') break // created by the write, as a real directory
-      return `cannot be checked (${errnoOf(error) ?? String(error)} on ${path.relative(ctx.layout.root, dir)})`
+    let found = seen.get(dir)
+    if (found === undefined) {
+      try {
+        found = { kind: (await ctx.fs.lstat(dir)).kind }
+      } catch (error) {
+        found = { errno: errnoOf(error) ?? String(error) }
+      }
+      seen.set(dir, found)
     }
+    if ('errno' in found) {
+      if (found.errno === 'ENOENT') break // created by the write, as a real directory
+      return `cannot be checked (${found.errno} on ${path.relative(ctx.layout.root, dir)})`
+    }
+    const kind = found.kind
     if (kind !== 'dir')
       return `goes through ${path.relative(ctx.layout.root, dir)}, which is a ${kind}, not a real directory`
   }

@@ -4,7 +4,7 @@
 // is itself interrupted), leave files someone changed since alone, drop transactions that never
 // finished preparing, and never act on a manifest it cannot trust.
 import { existsSync } from 'node:fs'
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { hashBytes } from '../../../src/hash.js'
@@ -27,6 +27,7 @@ import {
   tempWorkspace,
   treeState,
   writeStandardFiles,
+  writeStep,
   type FsCall,
 } from './fixtures.js'
 
@@ -509,5 +510,41 @@ describe('recovery durability (#8)', () => {
     expect(report.warnings?.map((w) => [w.code, w.path])).toEqual([
       ['journal.not-durable', '.patchloom/journal'],
     ])
+  })
+})
+
+describe('recovery cost (#9)', () => {
+  it('reads the manifest once per check and each shared directory once, not once per step', async () => {
+    const { root } = await tempWorkspace()
+    const files: Record<string, string> = {}
+    for (let i = 0; i < 12; i++) files[`deep/dir/f${i}.txt`] = `v0 ${i}\n`
+    for (const [rel, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(root, rel)), { recursive: true })
+      await writeFile(path.join(root, rel), text)
+    }
+    const before = await treeState(root)
+    const steps = await Promise.all(
+      Object.keys(files).map((rel) => writeStep(root, rel, `v1 ${rel}\n`)),
+    )
+    const id = (await journalFor(root).commit(steps, STANDARD_SUMMARY)) as string
+    // Committed, then put back to pending: exactly a commit interrupted just before its mark.
+    const journalDir = path.join(root, '.patchloom/journal')
+    await rename(path.join(journalDir, id), path.join(journalDir, `${id}.pending`))
+    const rec = recordingFs()
+
+    const report = await journalFor(root, { fs: rec.fs }).recover()
+
+    expect(report.rolledBack).toEqual([id])
+    expect(await treeState(root)).toEqual(before)
+    const manifestReads = rec.log.filter(
+      (l) => l.endsWith('manifest.json') && l.startsWith('readFile'),
+    )
+    // Once before taking the lock (is it ours?), once under it; rollBack reuses the second.
+    expect(manifestReads).toHaveLength(2)
+    expect(rec.log.filter((l) => l === `lstat ${path.join(root, 'deep/dir')}`).length).toBeLessThan(
+      2 + 12,
+    )
+    expect(rec.log.filter((l) => l === `lstat ${path.join(root, 'deep')}`)).toHaveLength(2)
+    expect(rec.log.some((l) => l.includes(`${id}.pending/new/`))).toBe(false)
   })
 })

@@ -2,13 +2,22 @@
 // transaction keeps (manifest, backups as hard links or copies), and targets that another
 // writer replaces or changes between verification and commit (JournalHooks make the change at
 // exactly the instrumented moment).
-import { lstatSync, mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import {
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { lstat, readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { nodeJournalFs } from '../../../src/journal/fs.js'
 import { hashBytes } from '../../../src/hash.js'
-import { decodeManifest, type Manifest } from '../../../src/journal/manifest.js'
+import { decodeManifest, isSignedBy, type Manifest } from '../../../src/journal/manifest.js'
 import type { JournalPoint } from '../../../src/journal/types.js'
 import type { Warning } from '../../../src/types.js'
 import { journalEntries } from '../../helpers/tree.js'
@@ -16,12 +25,14 @@ import {
   editError,
   enc,
   journalFor,
+  quietJournalFs,
   recordingFs,
   standardSteps,
   STANDARD_AFTER,
   STANDARD_BEFORE,
   STANDARD_SUMMARY,
   tempWorkspace,
+  testTrust,
   treeState,
   writeStandardFiles,
   writeStep,
@@ -408,5 +419,109 @@ describe('Journal.commit with another writer', () => {
     expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('theirs\n')
     const [pending] = await journalEntries(root)
     expect(pending).toMatch(/\.pending$/)
+  })
+})
+
+describe('Journal.commit bookkeeping (#9)', () => {
+  it('records the after hash the caller passes instead of hashing the bytes again', async () => {
+    const { root } = await tempWorkspace()
+    writeFileSync(path.join(root, 'a.txt'), 'one\n')
+    const given = `sha256:${'0'.repeat(64)}`
+    const vouched = { ...(await writeStep(root, 'a.txt', 'two\n')), afterHash: given }
+    const plain = await writeStep(root, 'b.txt', 'new\n')
+    const id = await journalFor(root).commit([vouched, plain], STANDARD_SUMMARY)
+    const manifest = await manifestOf(root, id as string)
+    expect(manifest.steps.map((s) => s.after?.hash)).toEqual([given, hashBytes(enc('new\n'))])
+  })
+
+  it('writes a manifest that decodes to what was signed and verifies', async () => {
+    const { root } = await tempWorkspace()
+    writeFileSync(path.join(root, 'é "q".txt'), 'one\n')
+    const step = await writeStep(root, 'é "q".txt', 'two\n')
+    const journal = journalFor(root)
+    const id = await journal.commit([step], STANDARD_SUMMARY)
+    const manifest = await manifestOf(root, id as string)
+    expect(manifest.steps[0]?.path).toBe('é "q".txt')
+    expect(await isSignedBy(testTrust(root), manifest)).toBe(true)
+    // Recovery reads it like any other: an undo of it restores the file.
+    await journal.undo(id)
+    expect(readFileSync(path.join(root, 'é "q".txt'), 'utf8')).toBe('one\n')
+  })
+
+  it('yields to the event loop during a commit whose calls complete synchronously', async () => {
+    const { root } = await tempWorkspace()
+    const steps = []
+    for (let i = 0; i < 40; i++) steps.push(await writeStep(root, `f${i}.txt`, `${i}\n`))
+    // Every lstat holds the thread for 1 ms, as a slow synchronous call would.
+    const slow = {
+      ...quietJournalFs,
+      lstat: (p: string) => {
+        const until = performance.now() + 1
+        while (performance.now() < until);
+        return quietJournalFs.lstat(p)
+      },
+    }
+    let ticks = 0
+    const timer = setInterval(() => ticks++, 0)
+    try {
+      await journalFor(root, { fs: slow, durability: 'fast' }).commit(steps, STANDARD_SUMMARY)
+    } finally {
+      clearInterval(timer)
+    }
+    expect(ticks).toBeGreaterThan(0)
+  })
+})
+
+describe('Journal.commit with read stamps (#9, D-082)', () => {
+  async function stamped(root: string, rel: string, text: string, readStartMs: number) {
+    const step = await writeStep(root, rel, text)
+    const st = await lstat(path.join(root, rel), { bigint: true })
+    const beforeStamp = {
+      ino: Number(st.ino),
+      size: Number(st.size),
+      mtimeNs: st.mtimeNs,
+      ctimeNs: st.ctimeNs,
+      readStartMs,
+    }
+    return { ...step, beforeStamp }
+  }
+  const backupReads = (log: readonly string[]) =>
+    log.filter((l) => l.startsWith('readFile') && l.includes('/old/'))
+
+  it('skips reading the backup back when the file is the one the stamp describes', async () => {
+    const { root } = await tempWorkspace()
+    writeFileSync(path.join(root, 'a.txt'), 'one\n')
+    // Read "5 s after it last changed": its ctime is well before the read.
+    const step = await stamped(root, 'a.txt', 'two\n', Date.now() + 5_000)
+    const rec = recordingFs()
+    const id = await journalFor(root, { fs: rec.fs }).commit([step], STANDARD_SUMMARY)
+    expect(readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('two\n')
+    expect(backupReads(rec.log)).toEqual([])
+    // The backup is still the original, and undo still checks it by hash.
+    await journalFor(root).undo(id)
+    expect(readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('one\n')
+  })
+
+  it('reads and hashes a file that changed just before it was read (racy stamp)', async () => {
+    const { root } = await tempWorkspace()
+    writeFileSync(path.join(root, 'a.txt'), 'one\n')
+    const step = await stamped(root, 'a.txt', 'two\n', Date.now())
+    const rec = recordingFs()
+    await journalFor(root, { fs: rec.fs }).commit([step], STANDARD_SUMMARY)
+    expect(backupReads(rec.log)).toHaveLength(1)
+  })
+
+  it('still refuses a file changed after the stamp was taken, stat and all', async () => {
+    const { root } = await tempWorkspace()
+    writeFileSync(path.join(root, 'a.txt'), 'one\n')
+    const step = await stamped(root, 'a.txt', 'two\n', Date.now() + 5_000)
+    // Same size, new content, written aside and renamed over it as editors do: a new inode. (An
+    // in-place rewrite inside one tick of the file clock is the case RACY_MS leaves to hashing;
+    // this test lies about the read time, so it must not depend on the tick.)
+    writeFileSync(path.join(root, 'a.tmp'), 'ONE\n')
+    renameSync(path.join(root, 'a.tmp'), path.join(root, 'a.txt'))
+    const error = await editError(journalFor(root).commit([step], STANDARD_SUMMARY))
+    expect(error.code).toBe('FILE_CHANGED')
+    expect(readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('ONE\n')
   })
 })
