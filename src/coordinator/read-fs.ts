@@ -7,7 +7,7 @@
 // The callers `await` every result; awaiting a plain value costs one microtask, so the code
 // paths, error codes and checks are identical whichever implementation runs.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync } from 'node:fs'
-import { readSync, realpathSync, statSync, type Stats } from 'node:fs'
+import { readSync, realpathSync, statSync, type BigIntStats, type Stats } from 'node:fs'
 import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 
@@ -25,7 +25,8 @@ export interface ReadFs {
   /** A link's target as bytes, verbatim. */
   readlinkBytes(p: string): MaybePromise<Uint8Array>
   open(p: string, flags: number): MaybePromise<ReadHandle>
-  fstat(h: ReadHandle): MaybePromise<Stats>
+  /** With nanosecond times: the read stamp the journal checks a file against (ReadStamp). */
+  fstat(h: ReadHandle): MaybePromise<BigIntStats>
   /** Reads into buffer[offset, offset+length) from the current position; returns the count. */
   read(h: ReadHandle, buffer: Uint8Array, offset: number, length: number): MaybePromise<number>
   close(h: ReadHandle): MaybePromise<void>
@@ -44,7 +45,7 @@ export const asyncReadFs: ReadFs = {
   readlink: (p) => readlink(p),
   readlinkBytes: async (p) => new Uint8Array(await readlink(p, { encoding: 'buffer' })),
   open: (p, flags) => open(p, flags),
-  fstat: (h) => asHandle(h).stat(),
+  fstat: (h) => asHandle(h).stat({ bigint: true }),
   read: async (h, buffer, offset, length) =>
     (await asHandle(h).read(buffer, offset, length, null)).bytesRead,
   close: (h) => asHandle(h).close(),
@@ -85,7 +86,7 @@ export function createSyncReadFs(): ReadFs {
     readlink: (p) => readlinkSync(p),
     readlinkBytes: (p) => new Uint8Array(readlinkSync(p, { encoding: 'buffer' })),
     open: (p, flags) => openSync(p, flags),
-    fstat: (h) => fstatSync(asFd(h)),
+    fstat: (h) => fstatSync(asFd(h), { bigint: true }),
     read: (h, buffer, offset, length) => readSync(asFd(h), buffer, offset, length, null),
     close: (h) => closeSync(asFd(h)),
   }

@@ -7,6 +7,7 @@
 import { EditError } from '../errors.js'
 import type { FileMode } from '../types.js'
 import { hashBytes } from '../hash.js'
+import type { ReadStamp } from '../journal/types.js'
 import { asyncReadFs, READ_FLAGS, type ReadFs, type ReadHandle } from './read-fs.js'
 
 export type SnapshotKind = 'file' | 'symlink' | 'missing' | 'directory' | 'other'
@@ -20,6 +21,11 @@ export interface Snapshot {
   readonly mode?: FileMode
   /** Permission bits (st_mode & 0o7777) for regular files, to keep them on rewrite. */
   readonly permissions?: number
+  /**
+   * A regular file's stat as it was read, so the journal can tell it is unchanged without reading
+   * it again (src/journal/types.ts ReadStamp, D-082).
+   */
+  readonly stamp?: ReadStamp
 }
 
 /** The size limit for one read, and how to name the file if it is exceeded. */
@@ -50,21 +56,36 @@ export async function readSnapshot(
   if (st.isDirectory()) return { kind: 'directory', bytes: null, hash: null }
   if (!st.isFile()) return OTHER
   if (limit !== undefined) checkFileSize(st.size, limit)
+  const readStartMs = Date.now()
   const handle = await fs.open(abs, READ_FLAGS)
   try {
     const now = await fs.fstat(handle)
     // Replaced between stat and open: judge what was actually opened.
     if (now.isDirectory()) return { kind: 'directory', bytes: null, hash: null }
     if (!now.isFile()) return OTHER
-    if (limit !== undefined) checkFileSize(now.size, limit)
-    const bytes = await readAll(fs, handle, now.size, limit?.maxFileBytes)
+    const size = Number(now.size)
+    const mode = Number(now.mode)
+    if (limit !== undefined) checkFileSize(size, limit)
+    const bytes = await readAll(fs, handle, size, limit?.maxFileBytes)
     if (limit !== undefined) checkFileSize(bytes.length, limit)
     return {
       kind: 'file',
       bytes,
       hash: hashBytes(bytes),
-      mode: gitMode(now.mode),
-      permissions: now.mode & 0o7777,
+      mode: gitMode(mode),
+      permissions: mode & 0o7777,
+      // Only a read that saw exactly the stat's size can vouch for the bytes by that stat.
+      ...(bytes.length === size
+        ? {
+            stamp: {
+              ino: Number(now.ino),
+              size,
+              mtimeNs: now.mtimeNs,
+              ctimeNs: now.ctimeNs,
+              readStartMs,
+            },
+          }
+        : {}),
     }
   } finally {
     await fs.close(handle)

@@ -8,6 +8,7 @@ import type { CommitStep, TransactionSummary } from '../journal/types.js'
 import type { FileMode, FileResult } from '../types.js'
 import { checkSymlinkTarget, type PathContext } from './paths.js'
 import { writesLink, type PreparedOp } from './prepare.js'
+import type { Snapshot } from './read.js'
 import { DROPPED_AFTER, type VerifiedOp } from './verify.js'
 
 export function fileResult(v: VerifiedOp): FileResult {
@@ -134,24 +135,35 @@ export function commitStepsFor(rootReal: string, v: VerifiedOp): CommitStep[] {
   // a symlink the patch went through (an update through link.txt changes real.txt).
   const relOf = (dest: PreparedOp['target']) =>
     path.relative(rootReal, dest.resolved.abs).split(path.sep).join('/')
+  // How each before state was read, so the journal need not read it again (D-082).
+  const stampOf = (snap: Snapshot) => (snap.stamp === undefined ? {} : { beforeStamp: snap.stamp })
   const write = (
     dest: PreparedOp['target'],
     bytes: Uint8Array,
     permissions: number,
-    before = stateOf(dest.snap),
+    beforeSnap: Snapshot = dest.snap,
   ): CommitStep => ({
     kind: 'write',
     abs: dest.resolved.abs,
     rel: relOf(dest),
     bytes,
+    // The hash verification took of exactly these bytes (D-081).
+    ...(v.afterHash === null ? {} : { afterHash: v.afterHash }),
     permissions: link ? SYMLINK_PERMISSIONS : permissions,
     ...(link ? { symlink: true } : {}),
-    before,
+    before: stateOf(beforeSnap),
+    ...stampOf(beforeSnap),
   })
   const remove = (dest: PreparedOp['target']): CommitStep => {
     const before = stateOf(dest.snap)
     if (before === null) throw new Error('engine: cannot remove a file that was not read')
-    return { kind: 'remove', abs: dest.resolved.abs, rel: relOf(dest), before }
+    return {
+      kind: 'remove',
+      abs: dest.resolved.abs,
+      rel: relOf(dest),
+      before,
+      ...stampOf(dest.snap),
+    }
   }
   const after = computed.after
   // A dry run drops new contents (verify.ts); only a request that commits keeps them.
@@ -160,7 +172,7 @@ export function commitStepsFor(rootReal: string, v: VerifiedOp): CommitStep[] {
   if (after === null) return [remove(target)]
   if (p.replaces !== undefined) {
     // A type change: one write replaces what the deletion before it removed.
-    return [write(target, after, permissionsFor(undefined, modeAfter), stateOf(p.replaces))]
+    return [write(target, after, permissionsFor(undefined, modeAfter), p.replaces)]
   }
   switch (op.kind) {
     case 'update':
