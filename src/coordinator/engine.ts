@@ -10,11 +10,7 @@ import type { JournalFs } from '../journal/fs.js'
 import { Journal } from '../journal/journal.js'
 import type { JournalHooks, RecoveryReport, TransactionInfo, UndoResult } from '../journal/types.js'
 import { silentLogger } from '../log.js'
-import { detectFormat, parsePatch } from '../parse/index.js'
-import { checkPlanEncoding } from '../parse/raw-bytes.js'
-import { unwrap } from '../result.js'
-import type { ApplyResult, EditPlan, FormatOption, Warning } from '../types.js'
-import type { PatchText } from '../text/patch-bytes.js'
+import type { ApplyResult, Warning } from '../types.js'
 import type { ApplyOptions, Engine, EngineOptions } from './engine-types.js'
 import { combineSignals, throwIfAborted } from './abort.js'
 import { EngineDiagnostics, fileChanges, type LspClientFactory } from './diagnostics.js'
@@ -22,15 +18,11 @@ import type { LspClient, PoolOptions as LspPoolOptions } from '../lsp/client-typ
 import type { DiagnosticsOptions, DiagnosticsReport } from '../lsp/types.js'
 import { compileGlobs } from './glob.js'
 import { JobPool } from './job-pool.js'
-import { checkComputedSizes, checkFileCount } from './limits.js'
+import { checkComputedSizes } from './limits.js'
 import { patchTextOf } from './patch-input.js'
 import { detectCaseInsensitive, resolveWorkspacePath, type PathContext } from './paths.js'
 import { checkLinkTargets, commitStepsFor, fileResult, summaryOf } from './results.js'
-import { chooseRoute } from './route.js'
-import { verifyPlan, verifySegments } from './verify-request.js'
-import type { VerifySettings } from './verify.js'
-import { splitUnifiedSections, type PatchSegment } from '../parse/segments.js'
-import { BATCHES_PER_THREAD } from './route.js'
+import { planRequest, verifyPlanned, type RouteTaken } from './request-plan.js'
 
 /** Internal seams for tests (fault injection); not part of the public options. */
 export interface EngineInternals {
@@ -222,32 +214,10 @@ class EditEngine implements Engine {
     const { limits } = this.#config
     const patch = patchTextOf(input, limits.maxPatchBytes)
 
-    const poolConfig = this.#pool === undefined ? false : this.#config.pool
-    const detected = format === 'auto' ? (detectFormat(patch.text) ?? 'auto') : format
-    // A large `git diff` is split into runs of sections that the workers parse themselves (#9);
-    // anything else is parsed here, and a split whose runs do not all parse is parsed again whole.
-    const segments = this.#segmentsOf(patch, detected, route)
-    const segmented =
-      segments !== null &&
-      sectionsIn(segments) <= limits.maxFiles &&
-      chooseRoute({
-        requested: route,
-        pool: poolConfig,
-        files: sectionsIn(segments),
-        patchLength: patch.text.length,
-        diffs: options.diffs ?? true,
-      }) === 'pool'
-    let plan: EditPlan | undefined
-    const parseWhole = (): EditPlan => {
-      if (plan !== undefined) return plan
-      const parsed = unwrap(parsePatch(patch.text, detected))
-      // A patch that is not UTF-8 keeps its raw bytes in line content only (D-040, D-041).
-      unwrap(checkPlanEncoding(parsed, patch.firstRawLine))
-      checkFileCount(parsed, limits.maxFiles)
-      plan = parsed
-      return parsed
-    }
-    if (!segmented) parseWhole()
+    const diffs = options.diffs ?? true
+    const engine = { config: this.#config, pool: this.#pool }
+    // Parsed here, or split for the workers to parse (request-plan.ts); before the journal.
+    const planned = planRequest(engine, patch, format, route, diffs)
     const rootReal = await this.#root()
     // Interrupted transactions are rolled back before any file is read; a dry run only reports
     // them and writes nothing (#8). Transactions not acted on come back as warnings.
@@ -261,42 +231,25 @@ class EditEngine implements Engine {
       caseInsensitive: await this.#caseInsensitive,
     }
     const wantDiagnostics = !dryRun && (options.diagnostics ?? isOn(this.#options.diagnostics))
-    const settings: VerifySettings = {
-      root: ctx.root,
-      rootReal,
-      denyGlobs: this.#config.denyGlobs,
-      caseInsensitive: ctx.caseInsensitive === true,
-      format: plan?.format ?? 'unified',
-      maxFileBytes: limits.maxFileBytes,
-      rawPatch: patch.firstRawLine !== undefined,
-      diffs: options.diffs ?? true,
-      keepBefore: wantDiagnostics,
-      keepAfter: !dryRun,
-    }
-    let verified =
-      segmented && segments !== null && this.#pool !== undefined
-        ? await verifySegments(segments, settings, this.#pool, parseWhole, signal)
-        : null
-    if (verified !== null) trace.route = 'pool-runs'
-    if (verified === null) {
-      const whole = parseWhole()
-      const chosen = chooseRoute({
-        requested: route,
-        pool: poolConfig,
-        files: whole.ops.length,
-        patchLength: patch.text.length,
-        diffs: options.diffs ?? true,
-      })
-      trace.route = chosen
-      verified = await verifyPlan(
-        whole,
-        { ...settings, format: whole.format },
-        chosen,
-        this.#pool,
-        signal,
-      )
-    }
-    const planFormat = plan?.format ?? 'unified'
+    const request = await verifyPlanned(
+      engine,
+      planned,
+      {
+        root: ctx.root,
+        rootReal,
+        denyGlobs: this.#config.denyGlobs,
+        caseInsensitive: ctx.caseInsensitive === true,
+        maxFileBytes: limits.maxFileBytes,
+        rawPatch: patch.firstRawLine !== undefined,
+        diffs,
+        keepBefore: wantDiagnostics,
+        keepAfter: !dryRun,
+      },
+      signal,
+    )
+    trace.route = request.route
+    const { verified } = request
+    const planFormat = request.format
     checkComputedSizes(verified, limits.maxFileBytes)
     await checkLinkTargets(ctx, verified)
     const files = verified.map(fileResult)
@@ -334,19 +287,6 @@ class EditEngine implements Engine {
       return { ok: true, format: planFormat, dryRun, files, warnings, ...committed }
     }
     return { ok: true, format: planFormat, dryRun, files, warnings }
-  }
-
-  /** Runs of a `git diff` for the workers to parse, or null when this request is not split. */
-  #segmentsOf(
-    patch: PatchText,
-    format: FormatOption,
-    route: ApplyOptions['route'],
-  ): PatchSegment[] | null {
-    const pool = this.#pool
-    if (pool === undefined || route === 'inline' || format !== 'unified') return null
-    // Raw bytes are checked against the whole plan (checkPlanEncoding): such patches stay whole.
-    if (patch.firstRawLine !== undefined) return null
-    return splitUnifiedSections(patch.text, pool.maxThreads * BATCHES_PER_THREAD)
   }
 
   #root(): Promise<string> {
@@ -431,11 +371,7 @@ async function startLspClientLazily(options: LspPoolOptions): Promise<LspClient>
  * plan, or on the pool from runs of the patch text that the workers parsed ('pool-runs').
  */
 interface RequestTrace {
-  route?: 'inline' | 'pool' | 'pool-runs'
-}
-
-function sectionsIn(segments: readonly PatchSegment[]): number {
-  return segments.reduce((sum, s) => sum + s.sections, 0)
+  route?: RouteTaken
 }
 
 function isOn(option: EngineOptions['diagnostics']): boolean {

@@ -1,0 +1,122 @@
+// What a request will verify, and where (#9): either the whole patch parsed here, or, for a
+// large `git diff` bound for the pool, runs of its text that the workers parse themselves
+// (src/parse/segments.ts). Decided before any file is read: parse errors of a patch parsed here
+// come before the journal is even looked at. `verifyPlanned` then runs the verification, and
+// falls back to the whole patch when a run does not parse to its sections.
+import type { ResolvedConfig } from '../config.js'
+import { detectFormat, parsePatch } from '../parse/index.js'
+import { checkPlanEncoding } from '../parse/raw-bytes.js'
+import { splitUnifiedSections, type PatchSegment } from '../parse/segments.js'
+import { unwrap } from '../result.js'
+import type { PatchText } from '../text/patch-bytes.js'
+import type { EditPlan, FormatOption, PatchFormat } from '../types.js'
+import type { JobPool } from './job-pool.js'
+import { checkFileCount } from './limits.js'
+import { BATCHES_PER_THREAD, chooseRoute, type RequestedRoute, type RouteInput } from './route.js'
+import { verifyPlan, verifySegments } from './verify-request.js'
+import type { VerifiedOp, VerifySettings } from './verify.js'
+
+export interface PlannedRequest {
+  readonly patch: PatchText
+  /** The format asked for, or the detected one ('auto' when nothing matched: parsing says so). */
+  readonly format: FormatOption
+  readonly requested: RequestedRoute
+  readonly diffs: boolean
+  /** Set when the workers will parse runs of the patch; otherwise `plan` is. */
+  readonly segments?: readonly PatchSegment[]
+  readonly plan?: EditPlan
+}
+
+/** How a request was verified: inline, on the pool from the plan, or from runs of the text. */
+export type RouteTaken = 'inline' | 'pool' | 'pool-runs'
+
+export interface VerifiedRequest {
+  readonly format: PatchFormat
+  readonly verified: VerifiedOp[]
+  readonly route: RouteTaken
+}
+
+interface Engineish {
+  readonly config: ResolvedConfig
+  readonly pool: JobPool | undefined
+}
+
+export function planRequest(
+  engine: Engineish,
+  patch: PatchText,
+  format: FormatOption,
+  requested: RequestedRoute,
+  diffs: boolean,
+): PlannedRequest {
+  const detected: FormatOption = format === 'auto' ? (detectFormat(patch.text) ?? 'auto') : format
+  const base = { patch, format: detected, requested, diffs }
+  const segments = segmentsOf(engine, patch, detected, requested)
+  if (segments !== null) {
+    const files = segments.reduce((sum, s) => sum + s.sections, 0)
+    const route = chooseRoute(routeInput(engine, base, files))
+    if (files <= engine.config.limits.maxFiles && route === 'pool') return { ...base, segments }
+  }
+  return { ...base, plan: parseWhole(engine, patch, detected) }
+}
+
+export async function verifyPlanned(
+  engine: Engineish,
+  planned: PlannedRequest,
+  settings: Omit<VerifySettings, 'format'>,
+  signal?: AbortSignal,
+): Promise<VerifiedRequest> {
+  let plan = planned.plan
+  const whole = (): EditPlan => (plan ??= parseWhole(engine, planned.patch, planned.format))
+  if (planned.segments !== undefined && engine.pool !== undefined) {
+    const runs = { ...settings, format: 'unified' as const }
+    const verified = await verifySegments(planned.segments, runs, engine.pool, whole, signal)
+    if (verified !== null) return { format: 'unified', verified, route: 'pool-runs' }
+  }
+  const parsed = whole()
+  const route = chooseRoute(routeInput(engine, planned, parsed.ops.length))
+  const verified = await verifyPlan(
+    parsed,
+    { ...settings, format: parsed.format },
+    route,
+    engine.pool,
+    signal,
+  )
+  return { format: parsed.format, verified, route }
+}
+
+function routeInput(
+  engine: Engineish,
+  request: Pick<PlannedRequest, 'patch' | 'requested' | 'diffs'>,
+  files: number,
+): RouteInput {
+  return {
+    requested: request.requested,
+    pool: engine.pool === undefined ? false : engine.config.pool,
+    files,
+    patchLength: request.patch.text.length,
+    diffs: request.diffs,
+  }
+}
+
+function parseWhole(engine: Engineish, patch: PatchText, format: FormatOption): EditPlan {
+  const { limits } = engine.config
+  const plan = unwrap(parsePatch(patch.text, format))
+  // A patch that is not UTF-8 keeps its raw bytes in line content only (D-040, D-041).
+  unwrap(checkPlanEncoding(plan, patch.firstRawLine))
+  checkFileCount(plan, limits.maxFiles)
+  return plan
+}
+
+/** Runs of a `git diff` for the workers to parse, or null when this request is not split. */
+function segmentsOf(
+  engine: Engineish,
+  patch: PatchText,
+  format: FormatOption,
+  requested: RequestedRoute,
+): PatchSegment[] | null {
+  const { pool } = engine
+  if (pool === undefined || requested === 'inline' || format !== 'unified') return null
+  // Raw bytes are checked against the whole plan (checkPlanEncoding): such patches stay whole.
+  if (patch.firstRawLine !== undefined) return null
+  return splitUnifiedSections(patch.text, pool.maxThreads * BATCHES_PER_THREAD)
+}
