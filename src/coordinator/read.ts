@@ -45,14 +45,8 @@ export async function readSnapshot(
   limit?: ReadLimit,
   fs: ReadFs = asyncReadFs,
 ): Promise<Snapshot> {
-  let st
-  try {
-    st = await fs.stat(abs)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' || code === 'ENOTDIR') return MISSING
-    throw error
-  }
+  const st = await statOrMissing(() => fs.stat(abs))
+  if (st === null) return MISSING
   if (st.isDirectory()) return { kind: 'directory', bytes: null, hash: null }
   if (!st.isFile()) return OTHER
   if (limit !== undefined) checkFileSize(st.size, limit)
@@ -104,17 +98,22 @@ export async function readLinkSnapshot(
   limit?: ReadLimit,
   fs: ReadFs = asyncReadFs,
 ): Promise<Snapshot> {
-  let st
-  try {
-    st = await fs.lstat(abs)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' || code === 'ENOTDIR') return MISSING
-    throw error
-  }
+  const st = await statOrMissing(() => fs.lstat(abs))
+  if (st === null) return MISSING
   if (!st.isSymbolicLink()) return readSnapshot(abs, limit, fs)
   const bytes = await fs.readlinkBytes(abs)
   return { kind: 'symlink', bytes, hash: hashBytes(bytes), mode: SYMLINK_MODE }
+}
+
+/** A stat, or null when nothing is at the path (it, or a parent, is missing). */
+async function statOrMissing<T>(stat: () => T | Promise<T>): Promise<T | null> {
+  try {
+    return await stat()
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null
+    throw error
+  }
 }
 
 /** Throws LIMIT_FILE_TOO_LARGE when `sizeBytes` exceeds the limit. */
