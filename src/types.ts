@@ -212,6 +212,8 @@ export interface ComputeInput {
    * spliced into the bytes without decoding them (src/apply/exact-splice.ts).
    */
   readonly sourceIsUtf8?: true
+  /** The caller checked that `source` holds no CR and no NUL byte (it has a native search). */
+  readonly sourceHasNoCrOrNul?: true
 }
 
 /** One file's computed change, before anything is written. */

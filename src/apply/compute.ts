@@ -107,7 +107,7 @@ function newContent(job: ComputeInput): Result<Content | null> {
         job.format === 'unified' &&
         op.locate === 'near-line'
       ) {
-        const spliced = spliceExact(source, op.hunks)
+        const spliced = spliceExact(source, op.hunks, job.sourceHasNoCrOrNul === true)
         if (spliced !== null) {
           const { additions, deletions } = spliced
           return ok({ bytes: spliced.bytes, warnings: [], counts: { additions, deletions } })

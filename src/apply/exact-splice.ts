@@ -21,13 +21,26 @@ const LF = 0x0a
 const CR = 0x0d
 const NUL = 0x00
 
-export function spliceExact(source: Uint8Array, hunks: readonly LineHunk[]): SplicedFile | null {
+/**
+ * `plain`: the caller has checked that the file holds no CR and no NUL (a native search is much
+ * faster than this module's loop); line starts are then found only as far as the hunks reach.
+ */
+export function spliceExact(
+  source: Uint8Array,
+  hunks: readonly LineHunk[],
+  plain = false,
+): SplicedFile | null {
   if (hunks.length === 0) return null
   if (source.length >= 3 && source[0] === 0xef && source[1] === 0xbb && source[2] === 0xbf)
     return null
-  const starts = plainLineStarts(source)
+  const lastHunk = hunks[hunks.length - 1] as LineHunk
+  const reach = (lastHunk.oldStartLine ?? 0) + lastHunk.lines.length + 1
+  const starts = plain ? lineStartsUpTo(source, reach) : plainLineStarts(source)
   if (starts === null) return null
-  const total = starts.length - 1 // starts has one sentinel entry past the last line
+  // starts has one sentinel entry past the last line it found: the end of the file, or, when the
+  // search stopped early, the start of a line no hunk reaches (total is then only a lower bound,
+  // which the "not the last line" check below handles the same way).
+  const total = starts.length - 1
   // PERF: first every hunk is checked and the output laid out as byte ranges of the file and
   // added lines; then one buffer is filled. No per-line arrays or encodes on the way (#9).
   const parts: Array<number | string> = [] // [from, to) of the file, or an added line's text
@@ -91,6 +104,21 @@ function plainLineStarts(source: Uint8Array): number[] | null {
     }
   }
   if ((starts[starts.length - 1] as number) !== n) starts.push(n)
+  return starts
+}
+
+/**
+ * Line starts of the first `count` lines (or all, if fewer) plus one sentinel: the next line's
+ * start, or the end of the file. Only for a file known to hold no CR or NUL.
+ */
+function lineStartsUpTo(source: Uint8Array, count: number): number[] {
+  const starts = [0]
+  for (let at = source.indexOf(LF); at !== -1 && starts.length <= count;) {
+    starts.push(at + 1)
+    at = source.indexOf(LF, at + 1)
+  }
+  if ((starts[starts.length - 1] as number) !== source.length && starts.length <= count)
+    starts.push(source.length)
   return starts
 }
 

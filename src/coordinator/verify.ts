@@ -202,11 +202,17 @@ export function computeInput(p: PreparedOp, settings: VerifySettings): ComputeIn
     // Only ops whose own lines hold raw bytes lose leniency; the rest of the patch keeps it.
     ...(settings.rawPatch && opHasRawBytes(op) ? { rawBytes: true as const } : {}),
     ...(settings.diffs ? {} : { countOnly: true as const }),
-    // simdutf's check is cheap next to decoding; only the count-only splice uses it.
-    ...(!settings.diffs && read.snap.bytes !== null && isUtf8(read.snap.bytes)
-      ? { sourceIsUtf8: true as const }
-      : {}),
+    // Native checks are cheap next to decoding; only the count-only splice uses them.
+    ...(!settings.diffs && read.snap.bytes !== null ? plainness(read.snap.bytes) : {}),
   }
+}
+
+/** What the exact splice may take as checked (src/apply/exact-splice.ts): UTF-8, no CR or NUL. */
+function plainness(bytes: Uint8Array): Pick<ComputeInput, 'sourceIsUtf8' | 'sourceHasNoCrOrNul'> {
+  if (!isUtf8(bytes)) return {}
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
+  const plain = view.indexOf(0x0d) === -1 && view.indexOf(0x00) === -1
+  return plain ? { sourceIsUtf8: true, sourceHasNoCrOrNul: true } : { sourceIsUtf8: true }
 }
 
 function inflate(op: FileOp, deflated: Uint8Array, maxFileBytes: number): Uint8Array {

@@ -91,7 +91,12 @@ describe('spliceExact', () => {
         }
         if (hunks.length === 0) return
         if (spliceExact(source, hunks) !== null) spliced++
+        const plain = !text.includes('\r') ? { sourceHasNoCrOrNul: true as const } : {}
         const fast = computeFile(job(source, hunks, { countOnly: true, sourceIsUtf8: true }))
+        const told = computeFile(
+          job(source, hunks, { countOnly: true, sourceIsUtf8: true, ...plain }),
+        )
+        expect(told).toEqual(fast)
         const general = computeFile(job(source, hunks, { countOnly: true }))
         const rendered = computeFile(job(source, hunks, {}))
         expect(fast).toEqual(general)
