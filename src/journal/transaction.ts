@@ -250,8 +250,12 @@ async function capture(
   if (linked && step.beforeStamp !== undefined && stampHolds(current, step.beforeStamp)) {
     // PERF (#9, D-082): the file is the one the caller read (same inode, size, mtime and a ctime
     // the kernel would have moved on any change since), so the backup, the same inode, holds the
-    // bytes it hashed: no second read and hash.
-    return { kind: 'linked', stat: await fs.lstat(backup) }
+    // bytes it hashed: no second read and hash. The link itself moves the ctime; a content change
+    // between the lstat above and the link that moved the mtime still sends it to the hash.
+    const stat = await fs.lstat(backup)
+    const stamp = step.beforeStamp
+    if (stat.ino === stamp.ino && stat.size === stamp.size && stat.mtimeNs === stamp.mtimeNs)
+      return { kind: 'linked', stat }
   }
   if (!linked) await fs.copyNew(step.abs, backup, current.permissions, ctx.durability === 'full')
   const bytes = await fs.readFile(backup)
