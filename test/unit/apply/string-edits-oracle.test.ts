@@ -4,8 +4,12 @@
 // failures included (code, message, path, patch line, candidates), and so must warnings.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { applyHunks } from '../../../src/apply/apply-hunks.js'
+import { computeFile } from '../../../src/apply/compute.js'
+import { renderDiff } from '../../../src/apply/render-diff.js'
 import { applyStringEdits, applyStringEditsWithLines } from '../../../src/apply/string-edits.js'
-import { joinLines } from '../../../src/text/lines.js'
+import { parseUnifiedDiff } from '../../../src/parse/unified.js'
+import { joinLines, splitLines } from '../../../src/text/lines.js'
 import type { StringEdit } from '../../../src/types.js'
 import {
   editSpec,
@@ -112,6 +116,59 @@ describe('applyStringEdits against the per-edit oracle (#9)', () => {
           n = r.newEnd
         }
         expect(after.slice(n)).toEqual(before.slice(o))
+      }),
+      { numRuns: fuzzRuns(1500, 150) },
+    )
+  })
+
+  it('renders the whole-file diff for one changed region, and a diff that replays otherwise', () => {
+    const utf8 = (text: string) => new TextEncoder().encode(text)
+    fc.assert(
+      fc.property(fileText, fc.array(editSpec, { minLength: 1, maxLength: 8 }), (text, specs) => {
+        const edits = succeeding(text, specs)
+        const op = { kind: 'edits' as const, path: 'f', patchLine: 1, edits }
+        const got = computeFile({ format: 'edits', op, source: utf8(text) })
+        const want = applyStringEditsOracle({
+          text,
+          exists: true,
+          edits,
+          path: 'f',
+          exactOnly: false,
+        })
+        expect(got.ok).toBe(want.ok)
+        if (!got.ok || !want.ok) return
+        expect(got.value.after).toEqual(utf8(want.value.text))
+        const before = splitLines(text)
+        const after = splitLines(want.value.text)
+        const whole = renderDiff({ oldPath: 'f', newPath: 'f' }, before, after)
+        const regions = applyStringEditsWithLines({
+          text,
+          exists: true,
+          edits,
+          path: 'f',
+          exactOnly: false,
+        })
+        const several = regions.ok && (regions.value.lines.regions?.length ?? 0) > 1
+        if (!several) {
+          expect(got.value.diff).toBe(whole.diff)
+          return
+        }
+        // Several regions: hunks may align differently from one whole-file diff; they must
+        // still replay onto the old text and give the new one.
+        const plan = parseUnifiedDiff(got.value.diff)
+        if (!plan.ok) throw new Error(plan.error.message)
+        const update = plan.value.ops[0]
+        if (update?.kind !== 'update') throw new Error('expected one update')
+        const replayed = applyHunks({
+          lines: before,
+          hunks: update.hunks,
+          mode: 'near-line',
+          format: 'unified',
+          path: 'f',
+          exactOnly: false,
+        })
+        if (!replayed.ok) throw new Error(replayed.error.message)
+        expect(joinLines(replayed.value.lines)).toBe(want.value.text)
       }),
       { numRuns: fuzzRuns(1500, 150) },
     )
