@@ -239,10 +239,15 @@ export class EditDoc {
       endCol: k === 0 ? col + needle.length : (parts[k] as string).length,
     })
     if (k >= 2) {
-      // Every match holds parts[j] as a whole line; the longest is the likeliest to be rare.
-      let j = 1
-      for (let m = 2; m < k; m++)
-        if ((parts[m] as string).length > (parts[j] as string).length) j = m
+      // Every match holds parts[j] as a whole line: the rarest one leaves the fewest candidates
+      // (before the table can count lines, the longest, the likeliest to be rare).
+      const rare = this.table.rarest('exact', parts, 1, k)
+      let j = rare ?? 1
+      if (rare === null) {
+        for (let m = 2; m < k; m++) {
+          if ((parts[m] as string).length > (parts[j] as string).length) j = m
+        }
+      }
       for (const pos of this.table.find('exact', parts[j] as string)) {
         const i = pos - j
         if (i >= 0 && this.#matchesAt(parts, i)) found.push(at(i, this.#startCol(parts, i)))

@@ -297,7 +297,8 @@ function locatedIn(
 ): Location {
   const old = oldSide(lines)
   let restyle = IDENTITY_RESTYLE
-  if (pass !== null) {
+  // Only 'trim' and 'fold' restyle (deriveRestyle); the others need no slice of the file.
+  if (pass === 'trim' || pass === 'fold') {
     const [lo, hi] = surroundingRange(start, start + old.length, total)
     const surrounding = slice(lo, hi)
     restyle = deriveRestyle(surrounding.slice(start - lo, start - lo + old.length), old, pass, {

@@ -62,6 +62,15 @@ function lowerBound(list: readonly number[], min: number): number {
   return lo
 }
 
+/** The index of the longest string (the first of equals). */
+function longest(keys: readonly string[]): number {
+  let best = 0
+  for (let j = 1; j < keys.length; j++) {
+    if ((keys[j] as string).length > (keys[best] as string).length) best = j
+  }
+  return best
+}
+
 function sameLine(a: Line, b: Line): boolean {
   return a === b || (a.text === b.text && a.eol === b.eol)
 }
@@ -191,14 +200,15 @@ export class LineTable {
     if (wanted.length === 0 || hi < 0) return null
     for (const pass of passes) {
       const wantedKeys = wanted.map((line) => normalizeLine(line, pass))
+      // Any wanted line filters the candidates; the rarest leaves the fewest to check (before
+      // the table can count lines, the longest, the likeliest to be rare).
+      const j = this.rarest(pass, wantedKeys, 0, wantedKeys.length) ?? longest(wantedKeys)
       const starts: number[] = []
-      for (const s of this.find(pass, wantedKeys[0] as string)) {
+      for (const pos of this.find(pass, wantedKeys[j] as string)) {
+        const s = pos - j
+        if (s < 0) continue
         if (s > hi) break
-        let all = true
-        for (let j = 1; j < wantedKeys.length && all; j++) {
-          all = this.key(s + j, pass) === wantedKeys[j]
-        }
-        if (all) {
+        if (this.#keysAt(s, wantedKeys, pass)) {
           starts.push(s)
           if (starts.length >= limit) break
         }
@@ -206,6 +216,25 @@ export class LineTable {
       if (starts.length > 0) return { pass, starts }
     }
     return null
+  }
+
+  /**
+   * The index in [from, to) of the key held by the fewest base lines, once the positions map for
+   * `pass` exists; null before (counting would cost a scan per key).
+   */
+  rarest(pass: MatchPass, keys: readonly string[], from: number, to: number): number | null {
+    if ((this.#scans.get(pass) ?? 0) < SCANS_BEFORE_MAP) return null
+    const positions = this.#positionsOf(pass)
+    let best = from
+    let fewest = Infinity
+    for (let j = from; j < to; j++) {
+      const count = positions.get(keys[j] as string)?.length ?? 0
+      if (count < fewest) {
+        fewest = count
+        best = j
+      }
+    }
+    return best
   }
 
   /**
@@ -336,6 +365,30 @@ export class LineTable {
   }
 
   // -------------------------------------------------------------------------------------------
+
+  /** Whether current lines s, s + 1, ... have `keys` under `pass` (all inside the table). */
+  #keysAt(s: number, keys: readonly string[], pass: MatchPass): boolean {
+    let p = this.#pieceAt(s)
+    let offset = s - (this.#starts[p] as number)
+    for (let j = 0; j < keys.length; j++) {
+      let piece = this.#pieces[p]
+      if (piece === undefined) return false
+      let size = piece.fresh?.length ?? piece.to - piece.from
+      while (offset >= size) {
+        offset -= size
+        piece = this.#pieces[++p]
+        if (piece === undefined) return false
+        size = piece.fresh?.length ?? piece.to - piece.from
+      }
+      const key =
+        piece.fresh === null
+          ? this.#keysOfBase(pass)[piece.from + offset]
+          : this.#keysOfFresh(piece, pass)[offset]
+      if (key !== keys[j]) return false
+      offset++
+    }
+    return true
+  }
 
   #count(lines: readonly Line[], sign: 1 | -1): void {
     for (const line of lines) {
