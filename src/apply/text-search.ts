@@ -5,7 +5,14 @@
 // lenient passes. Pure and error-free: whether a lenient hit is allowed (bytes mode), and
 // what the error says, is src/apply/string-edits.ts.
 import { findLineMatches } from '../match/ladder.js'
-import { dominantEol, joinLines, splitLines, type Eol, type Line } from '../text/lines.js'
+import {
+  dominantEol,
+  joinLines,
+  splitLines,
+  splitLinesAt,
+  type Eol,
+  type Line,
+} from '../text/lines.js'
 import { LineTable } from '../text/line-table.js'
 import { MATCH_PASSES, normalizeLine, type MatchPass } from '../text/normalize.js'
 
@@ -181,11 +188,13 @@ export class EditDoc {
   readonly #text: string
   #view: string | undefined
   #viewStarts: Int32Array | undefined
-  #textStarts: Int32Array | undefined
+  readonly #textStarts: Int32Array
 
   constructor(text: string) {
     this.#text = text
-    this.table = new LineTable(splitLines(text))
+    const { lines, starts } = splitLinesAt(text)
+    this.table = new LineTable(lines)
+    this.#textStarts = starts
   }
 
   /**
@@ -317,7 +326,12 @@ export class EditDoc {
   }
 
   #baseView(): string {
-    this.#view ??= this.#text.includes('\r\n') ? toLf(this.#text) : this.#text
+    if (this.#view === undefined) {
+      const crlf = this.#text.includes('\r\n')
+      this.#view = crlf ? toLf(this.#text) : this.#text
+      // Without CRLF the view is the text, so its line starts are the text's.
+      if (!crlf) this.#viewStarts = this.#textStarts
+    }
     return this.#view
   }
 
@@ -340,18 +354,6 @@ export class EditDoc {
 
   /** Text offset of each base line's start, plus the text's length. */
   #baseTextStarts(): Int32Array {
-    if (this.#textStarts === undefined) {
-      const base = this.table.base
-      const starts = new Int32Array(base.length + 1)
-      let t = 0
-      for (let i = 0; i < base.length; i++) {
-        starts[i] = t
-        const line = base[i] as Line
-        t += line.text.length + line.eol.length
-      }
-      starts[base.length] = t
-      this.#textStarts = starts
-    }
     return this.#textStarts
   }
 }

@@ -154,7 +154,7 @@ export class LineTable {
     const p = this.#pieceAt(i)
     const piece = this.#pieces[p] as Piece
     const offset = i - (this.#starts[p] as number)
-    if (piece.fresh === null) return this.#keysOfBase(pass)[piece.from + offset] as string
+    if (piece.fresh === null) return this.#baseKey(piece.from + offset, pass)
     return this.#keysOfFresh(piece, pass)[offset] as string
   }
 
@@ -164,7 +164,9 @@ export class LineTable {
     const scans = this.#scans.get(pass) ?? 0
     const positions = scans >= SCANS_BEFORE_MAP ? this.#positionsOf(pass).get(key) : undefined
     if (scans < SCANS_BEFORE_MAP) this.#scans.set(pass, scans + 1)
-    const baseKeys = this.#keysOfBase(pass)
+    // PERF: an exact scan reads the lines' own texts; an array of them is built with the map.
+    const baseKeys = pass === 'exact' && scans < SCANS_BEFORE_MAP ? null : this.#keysOfBase(pass)
+    const base = this.#base
     for (let p = 0; p < this.#pieces.length; p++) {
       const piece = this.#pieces[p] as Piece
       const start = this.#starts[p] as number
@@ -172,8 +174,14 @@ export class LineTable {
         const keys = this.#keysOfFresh(piece, pass)
         for (let k = 0; k < keys.length; k++) if (keys[k] === key) found.push(start + k)
       } else if (scans < SCANS_BEFORE_MAP) {
-        for (let o = piece.from; o < piece.to; o++) {
-          if (baseKeys[o] === key) found.push(start + o - piece.from)
+        if (baseKeys === null) {
+          for (let o = piece.from; o < piece.to; o++) {
+            if ((base[o] as Line).text === key) found.push(start + o - piece.from)
+          }
+        } else {
+          for (let o = piece.from; o < piece.to; o++) {
+            if (baseKeys[o] === key) found.push(start + o - piece.from)
+          }
         }
       } else if (positions !== undefined) {
         for (let j = lowerBound(positions, piece.from); j < positions.length; j++) {
@@ -382,7 +390,7 @@ export class LineTable {
       }
       const key =
         piece.fresh === null
-          ? this.#keysOfBase(pass)[piece.from + offset]
+          ? this.#baseKey(piece.from + offset, pass)
           : this.#keysOfFresh(piece, pass)[offset]
       if (key !== keys[j]) return false
       offset++
@@ -459,6 +467,11 @@ export class LineTable {
       if (piece.fresh === null) visit(this.#base, piece.from + a, piece.from + b)
       else visit(piece.fresh, a, b)
     }
+  }
+
+  #baseKey(o: number, pass: MatchPass): string {
+    if (pass === 'exact') return (this.#base[o] as Line).text
+    return this.#keysOfBase(pass)[o] as string
   }
 
   #keysOfBase(pass: MatchPass): readonly string[] {
