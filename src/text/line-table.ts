@@ -71,6 +71,19 @@ function longest(keys: readonly string[]): number {
   return best
 }
 
+/** The ascending union of two ascending lists without common values. */
+function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
+  const out: number[] = []
+  let i = 0
+  let j = 0
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && (a[i] as number) < (b[j] as number)))
+      out.push(a[i++] as number)
+    else out.push(b[j++] as number)
+  }
+  return out
+}
+
 function sameLine(a: Line, b: Line): boolean {
   return a === b || (a.text === b.text && a.eol === b.eol)
 }
@@ -160,38 +173,40 @@ export class LineTable {
 
   /** Ascending current indices of the lines whose key under `pass` is `key`. */
   find(pass: MatchPass, key: string): number[] {
-    const found: number[] = []
     const scans = this.#scans.get(pass) ?? 0
-    const positions = scans >= SCANS_BEFORE_MAP ? this.#positionsOf(pass).get(key) : undefined
-    if (scans < SCANS_BEFORE_MAP) this.#scans.set(pass, scans + 1)
-    // PERF: an exact scan reads the lines' own texts; an array of them is built with the map.
-    const baseKeys = pass === 'exact' && scans < SCANS_BEFORE_MAP ? null : this.#keysOfBase(pass)
-    const base = this.#base
-    for (let p = 0; p < this.#pieces.length; p++) {
-      const piece = this.#pieces[p] as Piece
-      const start = this.#starts[p] as number
-      if (piece.fresh !== null) {
-        const keys = this.#keysOfFresh(piece, pass)
-        for (let k = 0; k < keys.length; k++) if (keys[k] === key) found.push(start + k)
-      } else if (scans < SCANS_BEFORE_MAP) {
-        if (baseKeys === null) {
-          for (let o = piece.from; o < piece.to; o++) {
-            if ((base[o] as Line).text === key) found.push(start + o - piece.from)
-          }
-        } else {
-          for (let o = piece.from; o < piece.to; o++) {
-            if (baseKeys[o] === key) found.push(start + o - piece.from)
-          }
-        }
-      } else if (positions !== undefined) {
-        for (let j = lowerBound(positions, piece.from); j < positions.length; j++) {
-          const o = positions[j] as number
-          if (o >= piece.to) break
-          found.push(start + o - piece.from)
+    if (scans < SCANS_BEFORE_MAP) {
+      this.#scans.set(pass, scans + 1)
+      return this.#scan(pass, key)
+    }
+    const positions = this.#positionsOf(pass).get(key) ?? []
+    const fromBase: number[] = []
+    const fromFresh: number[] = []
+    const pieces = this.#pieces
+    if (positions.length < pieces.length) {
+      // Few base lines hold the key: place each (pieces are ordered by base line).
+      for (const o of positions) {
+        const p = this.#pieceOfBase(o)
+        const piece = pieces[p]
+        if (piece !== undefined && piece.fresh === null && o < piece.to) {
+          fromBase.push((this.#starts[p] as number) + o - piece.from)
         }
       }
     }
-    return found
+    for (let p = 0; p < pieces.length; p++) {
+      const piece = pieces[p] as Piece
+      const start = this.#starts[p] as number
+      if (piece.fresh !== null) {
+        const keys = this.#keysOfFresh(piece, pass)
+        for (let k = 0; k < keys.length; k++) if (keys[k] === key) fromFresh.push(start + k)
+      } else if (positions.length >= pieces.length) {
+        for (let j = lowerBound(positions, piece.from); j < positions.length; j++) {
+          const o = positions[j] as number
+          if (o >= piece.to) break
+          fromBase.push(start + o - piece.from)
+        }
+      }
+    }
+    return fromFresh.length === 0 ? fromBase : mergeSorted(fromBase, fromFresh)
   }
 
   /**
@@ -467,6 +482,30 @@ export class LineTable {
       if (piece.fresh === null) visit(this.#base, piece.from + a, piece.from + b)
       else visit(piece.fresh, a, b)
     }
+  }
+
+  /** find() before the positions map: one pass over every current line. */
+  #scan(pass: MatchPass, key: string): number[] {
+    const found: number[] = []
+    // PERF: an exact scan reads the lines' own texts; an array of them is built with the map.
+    const baseKeys = pass === 'exact' ? null : this.#keysOfBase(pass)
+    const base = this.#base
+    for (let p = 0; p < this.#pieces.length; p++) {
+      const piece = this.#pieces[p] as Piece
+      const start = (this.#starts[p] as number) - piece.from
+      if (piece.fresh !== null) {
+        const keys = this.#keysOfFresh(piece, pass)
+        for (let k = 0; k < keys.length; k++)
+          if (keys[k] === key) found.push(start + piece.from + k)
+      } else if (baseKeys === null) {
+        for (let o = piece.from; o < piece.to; o++) {
+          if ((base[o] as Line).text === key) found.push(start + o)
+        }
+      } else {
+        for (let o = piece.from; o < piece.to; o++) if (baseKeys[o] === key) found.push(start + o)
+      }
+    }
+    return found
   }
 
   #baseKey(o: number, pass: MatchPass): string {
