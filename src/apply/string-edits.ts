@@ -4,16 +4,17 @@
 //
 // Edits apply in order, each to the result of the previous one, so the line numbers of a range
 // edit refer to the text as it is when that edit runs, not to the original file.
-// Line endings: old_string and anchors match CRLF, LF and lone CR alike (text-search.ts searches
-// an LF view of the lines and maps offsets back); line breaks that pair with an unchanged old line
+// Line endings: old_string and anchors match CRLF, LF and lone CR alike (text-search.ts compares
+// them with an LF view of the lines); line breaks that pair with an unchanged old line
 // keep its terminator, new ones take the file's dominant ending, and the last touched line keeps
 // its own.
 // After a lenient match, new lines are restyled like hunk lines (src/match/restyle.ts): a
 // replace's new lines learn from the matched old_string lines, an insert's from its anchor.
-// One EditDoc (a line table, src/text/line-table.ts) carries all of a file's edits (issue #9):
-// each edit reads and rewrites only the lines it touches, so a request costs the file's size once
-// plus its edits, and the diff is rendered from the regions the table records. The result is the
-// same as re-splitting the whole text before every edit (test/helpers/string-edits-oracle.ts).
+// One EditDoc (a line table, src/text/line-table.ts) carries all of a file's edits (issue #9,
+// D-070): each edit reads and rewrites only the lines it touches and re-splits only those, so a
+// request costs the file's size once plus its edits, and the diff is rendered from the regions
+// the table records (D-071). The result is the same as re-splitting the whole text before every
+// edit, intermediate states included (test/helpers/string-edits-oracle.ts and its property test).
 // Only the array differ: importing 'diff' whole loads every module of jsdiff (~20 ms at startup).
 import { diffArrays } from 'diff/lib/diff/array.js'
 import type { Candidate } from '../errors.js'

@@ -1,9 +1,14 @@
-// Finding a string edit's old_string or anchor in one file's text. A Doc pairs the file's lines
-// with an LF view (every terminator written as '\n'), so a search string matches CRLF and LF
-// alike; a lone CR is content in the file (src/text/lines.ts) and in the search string (toLf).
-// View offsets map back to 0-based lines and text offsets. Whole-line search falls back to the
-// lenient passes. Pure and error-free: whether a lenient hit is allowed (bytes mode), and
-// what the error says, is src/apply/string-edits.ts.
+// Finding a string edit's old_string or anchor in one file's text. A search string matches CRLF
+// and LF alike: it is compared with an LF view of the lines (every terminator written as '\n');
+// a lone CR is content in the file (src/text/lines.ts) and in the search string (toLf). Pure and
+// error-free: whether a lenient hit is allowed (bytes mode), and what the error says, is
+// src/apply/string-edits.ts.
+// EditDoc (issue #9) is what the edits use: one line table for all of a file's edits, where an
+// occurrence is a (line, column) position. A needle holding a whole line is found through that
+// line's key (the table's index: cost by matches, not file size); a shorter one by one indexOf
+// pass over the view of the text as read, plus line checks where edits changed it.
+// toDoc and the functions on a Doc are the per-edit form (a whole split per call) that the
+// oracle in test/helpers/string-edits-oracle.ts keeps using.
 import { findLineMatches } from '../match/ladder.js'
 import {
   dominantEol,

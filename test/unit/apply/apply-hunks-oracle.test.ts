@@ -13,6 +13,9 @@ import { applyHunksOracle } from '../../helpers/apply-hunks-oracle.js'
 import { distort, distortion, fileText, newText } from '../../helpers/string-edit-arbitraries.js'
 import { fuzzRuns } from '../../helpers/test-mode.js'
 
+/** Thousands of random requests: more than vitest's default on a loaded 2-core machine. */
+const PROPERTY_TIMEOUT_MS = 60_000
+
 const block = fc.record({
   at: fc.nat(),
   count: fc.nat({ max: 4 }),
@@ -39,46 +42,50 @@ function hunksFor(text: string, blocks: readonly Block[]): LineHunk[] | null {
 }
 
 describe("applyHunks 'sequential' against the per-hunk oracle (#9)", () => {
-  it('gives the same lines, warnings and errors for random SEARCH/REPLACE blocks', () => {
-    fc.assert(
-      fc.property(
-        fileText,
-        fc.array(block, { minLength: 1, maxLength: 8 }),
-        fc.constantFrom<PatchFormat>('search-replace', 'search-replace', 'edits'),
-        fc.boolean(),
-        (text, blocks, format, exact) => {
-          const hunks = hunksFor(text, blocks)
-          fc.pre(hunks !== null)
-          const input = {
-            lines: splitLines(text),
-            hunks: hunks ?? [],
-            mode: 'sequential' as const,
-            format,
-            path: 'f.txt',
-            exactOnly: exact && blocks.length % 2 === 0,
-          }
-          const want = applyHunksOracle(input)
-          const got = applyHunks(input)
-          if (!want.ok || !got.ok) {
-            expect(got).toEqual(want)
-            return
-          }
-          expect(got.value.lines).toEqual(want.value.lines)
-          expect(got.value.warnings).toEqual(want.value.warnings)
-          // Regions, when given, cover every changed line (lines between them are the old ones).
-          const before = input.lines
-          const after = got.value.lines
-          let o = 0
-          let n = 0
-          for (const r of got.value.regions ?? []) {
-            expect(after.slice(n, r.newStart)).toEqual(before.slice(o, r.oldStart))
-            o = r.oldEnd
-            n = r.newEnd
-          }
-          if (got.value.regions !== undefined) expect(after.slice(n)).toEqual(before.slice(o))
-        },
-      ),
-      { numRuns: fuzzRuns(3000, 300) },
-    )
-  })
+  it(
+    'gives the same lines, warnings and errors for random SEARCH/REPLACE blocks',
+    () => {
+      fc.assert(
+        fc.property(
+          fileText,
+          fc.array(block, { minLength: 1, maxLength: 8 }),
+          fc.constantFrom<PatchFormat>('search-replace', 'search-replace', 'edits'),
+          fc.boolean(),
+          (text, blocks, format, exact) => {
+            const hunks = hunksFor(text, blocks)
+            fc.pre(hunks !== null)
+            const input = {
+              lines: splitLines(text),
+              hunks: hunks ?? [],
+              mode: 'sequential' as const,
+              format,
+              path: 'f.txt',
+              exactOnly: exact && blocks.length % 2 === 0,
+            }
+            const want = applyHunksOracle(input)
+            const got = applyHunks(input)
+            if (!want.ok || !got.ok) {
+              expect(got).toEqual(want)
+              return
+            }
+            expect(got.value.lines).toEqual(want.value.lines)
+            expect(got.value.warnings).toEqual(want.value.warnings)
+            // Regions, when given, cover every changed line (lines between them are the old ones).
+            const before = input.lines
+            const after = got.value.lines
+            let o = 0
+            let n = 0
+            for (const r of got.value.regions ?? []) {
+              expect(after.slice(n, r.newStart)).toEqual(before.slice(o, r.oldStart))
+              o = r.oldEnd
+              n = r.newEnd
+            }
+            if (got.value.regions !== undefined) expect(after.slice(n)).toEqual(before.slice(o))
+          },
+        ),
+        { numRuns: fuzzRuns(3000, 300) },
+      )
+    },
+    PROPERTY_TIMEOUT_MS,
+  )
 })

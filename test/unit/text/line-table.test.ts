@@ -8,6 +8,9 @@ import type { Line } from '../../../src/text/lines.js'
 import { MATCH_PASSES, normalizeLine } from '../../../src/text/normalize.js'
 import { fuzzRuns } from '../../helpers/test-mode.js'
 
+/** Thousands of random requests: more than vitest's default on a loaded 2-core machine. */
+const PROPERTY_TIMEOUT_MS = 60_000
+
 const line = fc.record({
   text: fc.constantFrom('a', 'b', ' a', 'a ', '', '“q”', '"q"', '\u00a0a'),
   eol: fc.constantFrom<Line['eol']>('\n', '\n', '\r\n'),
@@ -22,52 +25,58 @@ const op = fc.record({
 })
 
 describe('LineTable', () => {
-  it('reads like a spliced array after any replacements, before and after its map is built', () => {
-    fc.assert(
-      fc.property(
-        lines,
-        fc.array(op, { maxLength: 10 }),
-        fc.nat({ max: 20 }),
-        (base, ops, warm) => {
-          const table = new LineTable(base)
-          const model = base.slice()
-          // Lookups before the edits: enough of them switches the table to its positions map.
-          for (let w = 0; w < warm; w++) table.find('exact', 'a')
-          for (const { at, span, fresh } of ops) {
-            const start = at % (model.length + 1)
-            const end = Math.min(model.length, start + span)
-            table.replace(start, end, fresh)
-            model.splice(start, end - start, ...fresh)
-          }
-          expect(table.length).toBe(model.length)
-          expect(table.toLines()).toEqual(model)
-          expect(table.texts(1, model.length - 1)).toEqual(model.slice(1, -1).map((l) => l.text))
-          for (let i = 0; i < model.length; i++) expect(table.line(i)).toEqual(model[i])
-          const lf = model.filter((l) => l.eol === '\n').length
-          const crlf = model.filter((l) => l.eol === '\r\n').length
-          expect(table.dominant()).toBe(crlf > lf ? '\r\n' : '\n')
-          for (const pass of MATCH_PASSES) {
-            for (const key of ['a', '', '"q"', "'q'"]) {
-              const want = model.flatMap((l, i) => (normalizeLine(l.text, pass) === key ? [i] : []))
-              expect(table.find(pass, key)).toEqual(want)
+  it(
+    'reads like a spliced array after any replacements, before and after its map is built',
+    () => {
+      fc.assert(
+        fc.property(
+          lines,
+          fc.array(op, { maxLength: 10 }),
+          fc.nat({ max: 20 }),
+          (base, ops, warm) => {
+            const table = new LineTable(base)
+            const model = base.slice()
+            // Lookups before the edits: enough of them switches the table to its positions map.
+            for (let w = 0; w < warm; w++) table.find('exact', 'a')
+            for (const { at, span, fresh } of ops) {
+              const start = at % (model.length + 1)
+              const end = Math.min(model.length, start + span)
+              table.replace(start, end, fresh)
+              model.splice(start, end - start, ...fresh)
             }
-          }
-          // regions(): outside them the lines are the base's own; inside, the current ones.
-          let o = 0
-          let n = 0
-          for (const r of table.regions()) {
-            expect(r.oldStart - o).toBe(r.newStart - n)
-            expect(r.oldStart > o || r.oldEnd > r.oldStart || r.newEnd > r.newStart).toBe(true)
-            expect(model.slice(n, r.newStart)).toEqual(base.slice(o, r.oldStart))
-            o = r.oldEnd
-            n = r.newEnd
-          }
-          expect(model.slice(n)).toEqual(base.slice(o))
-        },
-      ),
-      { numRuns: fuzzRuns(2000, 200) },
-    )
-  })
+            expect(table.length).toBe(model.length)
+            expect(table.toLines()).toEqual(model)
+            expect(table.texts(1, model.length - 1)).toEqual(model.slice(1, -1).map((l) => l.text))
+            for (let i = 0; i < model.length; i++) expect(table.line(i)).toEqual(model[i])
+            const lf = model.filter((l) => l.eol === '\n').length
+            const crlf = model.filter((l) => l.eol === '\r\n').length
+            expect(table.dominant()).toBe(crlf > lf ? '\r\n' : '\n')
+            for (const pass of MATCH_PASSES) {
+              for (const key of ['a', '', '"q"', "'q'"]) {
+                const want = model.flatMap((l, i) =>
+                  normalizeLine(l.text, pass) === key ? [i] : [],
+                )
+                expect(table.find(pass, key)).toEqual(want)
+              }
+            }
+            // regions(): outside them the lines are the base's own; inside, the current ones.
+            let o = 0
+            let n = 0
+            for (const r of table.regions()) {
+              expect(r.oldStart - o).toBe(r.newStart - n)
+              expect(r.oldStart > o || r.oldEnd > r.oldStart || r.newEnd > r.newStart).toBe(true)
+              expect(model.slice(n, r.newStart)).toEqual(base.slice(o, r.oldStart))
+              o = r.oldEnd
+              n = r.newEnd
+            }
+            expect(model.slice(n)).toEqual(base.slice(o))
+          },
+        ),
+        { numRuns: fuzzRuns(2000, 200) },
+      )
+    },
+    PROPERTY_TIMEOUT_MS,
+  )
 
   it('finds blocks of lines like the ladder, first pass with a hit deciding', () => {
     const base: Line[] = ['x', '  a', 'b', 'a', 'b'].map((text) => ({ text, eol: '\n' }))
