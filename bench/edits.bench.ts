@@ -31,6 +31,8 @@ import { loadLine, machineLine, markdownTable, ms, p50, printFailures, ratio } f
 
 const LINES = 20_000
 const EDIT_COUNTS = [1, 10, 50, 200] as const
+/** The last row of the first table: 200 edits of one line each. */
+const ONE_LINE = '200, one line each'
 /** The sweep keeps one edit per 100 lines, so a linear cost shows as a flat time per line. */
 const SWEEP_LINES = [2_500, 5_000, 10_000, 20_000, 40_000] as const
 const SMALL_LINES = 2_000
@@ -60,12 +62,22 @@ async function scratchDir(): Promise<string> {
   return mkdtemp(path.join(base, 'patchloom-edits-bench-'))
 }
 
-/** One file of `lines` lines and `edits` signature changes in all three formats. */
-async function workload(scratch: string, lines: number, edits: number): Promise<Workload> {
-  const root = path.join(scratch, `ws-${lines}-${edits}`)
+/**
+ * One file of `lines` lines and `edits` signature changes in all three formats: with 3 lines of
+ * context on each side, or (`oneLine`) the changed line alone, which a JSON edit can only find by
+ * searching the text (no whole line inside the old_string to look up, D-070).
+ */
+async function workload(
+  scratch: string,
+  lines: number,
+  edits: number,
+  oneLine = false,
+): Promise<Workload> {
+  const root = path.join(scratch, `ws-${lines}-${edits}${oneLine ? '-1' : ''}`)
   const ws: Workspace = generateWorkspace(1, lines, 9)
   await writeWorkspace(root, ws)
-  const changes = signatureChanges(ws, 1, edits)
+  const context = oneLine ? 0 : 3
+  const changes = signatureChanges(ws, 1, edits, context, context)
   const inputs = {
     edits: editsFromChanges(changes),
     'search-replace': searchReplaceFromChanges(changes),
@@ -109,14 +121,19 @@ async function formatsTable(scratch: string): Promise<void> {
     addChecks(bench, w, `${count}`)
     loads.push(w)
   }
+  const oneLine = await workload(scratch, LINES, 200, true)
+  await verify(oneLine, ONE_LINE)
+  addChecks(bench, oneLine, ONE_LINE)
+  loads.push(oneLine)
   await bench.run()
   console.log(`### one file of ${LINES.toLocaleString('en')} lines, engine.check inline\n`)
-  const rows = EDIT_COUNTS.map((count) => {
-    const codex = p50(bench, `${count} codex`)
-    const json = p50(bench, `${count} edits`)
-    const sr = p50(bench, `${count} search-replace`)
+  const rows = [...EDIT_COUNTS.map(String), ONE_LINE].map((label) => {
+    const count = label === ONE_LINE ? 200 : Number(label)
+    const codex = p50(bench, `${label} codex`)
+    const json = p50(bench, `${label} edits`)
+    const sr = p50(bench, `${label} search-replace`)
     return [
-      String(count),
+      label,
       ms(json),
       ratio(json, codex),
       ms(sr),
