@@ -5,8 +5,10 @@
 // and the added ones) and take its dominant line ending, unless the patch states endings
 // (a unified diff of a CRLF file, HunkLine.eol): then they take exactly the stated ones, as
 // `git apply` writes them. The final-newline rule depends on the patch format (finishLastLine).
-// Decoding, BOMs and patch-text conversion are the caller's (src/apply/compute.ts); this module
-// sees lines only.
+// 'sequential' mode (SEARCH/REPLACE), where each hunk sees the previous ones' result, keeps the
+// lines in one LineTable (src/text/line-table.ts) so a hunk costs its own lines, not the file's
+// (#9, D-070). Decoding, BOMs and patch-text conversion are the caller's (src/apply/compute.ts);
+// this module sees lines only.
 import { ok, type Result } from '../result.js'
 import { dominantEol, endsWithNewline, type Eol, type Line } from '../text/lines.js'
 import type { HunkLine, LineHunk, LocateMode, PatchFormat, Warning } from '../types.js'
