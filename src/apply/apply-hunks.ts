@@ -5,8 +5,10 @@
 // and the added ones) and take its dominant line ending, unless the patch states endings
 // (a unified diff of a CRLF file, HunkLine.eol): then they take exactly the stated ones, as
 // `git apply` writes them. The final-newline rule depends on the patch format (finishLastLine).
-// Decoding, BOMs and patch-text conversion are the caller's (src/apply/compute.ts); this module
-// sees lines only.
+// 'sequential' mode (SEARCH/REPLACE), where each hunk sees the previous ones' result, keeps the
+// lines in one LineTable (src/text/line-table.ts) so a hunk costs its own lines, not the file's
+// (#9, D-070). Decoding, BOMs and patch-text conversion are the caller's (src/apply/compute.ts);
+// this module sees lines only.
 import { ok, type Result } from '../result.js'
 import { dominantEol, endsWithNewline, type Eol, type Line } from '../text/lines.js'
 import type { HunkLine, LineHunk, LocateMode, PatchFormat, Warning } from '../types.js'
@@ -14,12 +16,14 @@ import { indexLines } from '../match/ladder.js'
 import {
   locateCursor,
   locateNearLine,
-  locateSequential,
+  locateSequentialIn,
   type Claimed,
   type LocateContext,
   type Location,
+  type SequentialText,
 } from '../match/locate.js'
 import { restyleLine } from '../match/restyle.js'
+import { LineTable } from '../text/line-table.js'
 import type { LineRegion } from './render-diff.js'
 
 export interface ApplyHunksInput {
@@ -38,9 +42,9 @@ export interface ApplyHunksOutput {
   readonly lines: Line[]
   readonly warnings: Warning[]
   /**
-   * The old/new line ranges each hunk replaced, in order ('cursor' and 'near-line' modes), so the
-   * diff can be rendered from them alone (src/apply/render-diff.ts). Absent in 'sequential' mode,
-   * where later hunks see earlier ones' output.
+   * The old/new line ranges each hunk replaced, in order, so the diff can be rendered from them
+   * alone (src/apply/render-diff.ts). In 'sequential' mode, where later hunks see earlier ones'
+   * output, the spans the hunks changed in all, and only when there are two or more.
    */
   readonly regions?: readonly LineRegion[]
 }
@@ -65,21 +69,7 @@ export function applyHunks(input: ApplyHunksInput): Result<ApplyHunksOutput> {
   const hadFinalNewline = endsWithNewline(input.lines)
   const warnings: Warning[] = []
 
-  if (input.mode === 'sequential') {
-    let current: Line[] = input.lines.slice()
-    let endHunk: LineHunk | null = null
-    for (const hunk of input.hunks) {
-      const ctx = contextFor(current, input)
-      const found = locateSequential(ctx, hunk)
-      if (!found.ok) return found
-      const loc = found.value
-      warnings.push(...loc.warnings)
-      if (loc.start + loc.oldLength === current.length) endHunk = hunk
-      current = splice(current, [{ location: loc, order: 0, hunk }], eol, added)
-    }
-    const finished = finishLastLine(current, endHunk, input.format, hadFinalNewline, eol)
-    return ok({ lines: finished, warnings })
-  }
+  if (input.mode === 'sequential') return applySequential(input, eol, added, hadFinalNewline)
 
   const ctx = contextFor(input.lines, input)
   const total = input.lines.length
@@ -121,6 +111,91 @@ export function applyHunks(input: ApplyHunksInput): Result<ApplyHunksOutput> {
   const spliced = splice(input.lines, placed, eol, added, regions)
   const finished = finishLastLine(spliced, endHunk, input.format, hadFinalNewline, eol)
   return ok({ lines: finished, warnings, regions })
+}
+
+/**
+ * 'sequential' mode on one LineTable for all hunks (issue #9): each hunk is located in the text
+ * the previous ones left and rewrites only its own lines, as if the whole file were spliced per
+ * hunk (what this did before; test/helpers/apply-hunks-oracle.ts keeps that as the reference).
+ */
+function applySequential(
+  input: ApplyHunksInput,
+  eol: Exclude<Eol, ''>,
+  added: (line: HunkLine) => Exclude<Eol, ''>,
+  hadFinalNewline: boolean,
+): Result<ApplyHunksOutput> {
+  const table = new LineTable(input.lines)
+  const warnings: Warning[] = []
+  const text: SequentialText = {
+    get length() {
+      return table.length
+    },
+    path: input.path,
+    exactOnly: input.exactOnly,
+    find: (wanted, passes, limit) => table.findLines(wanted, passes, limit),
+    slice: (from, to) => table.texts(from, to),
+    context: () => contextFor(table.toLines(), input),
+  }
+  let endHunk: LineHunk | null = null
+  for (const hunk of input.hunks) {
+    const found = locateSequentialIn(text, hunk)
+    if (!found.ok) return found
+    const loc = found.value
+    warnings.push(...loc.warnings)
+    if (loc.start + loc.oldLength === table.length) endHunk = hunk
+    spliceOne(table, loc, eol, added)
+  }
+  const last = table.length > 0 ? table.line(table.length - 1) : undefined
+  if (last !== undefined) {
+    const [finished] = finishLastLine([last], endHunk, input.format, hadFinalNewline, eol)
+    if (finished !== last) table.replace(table.length - 1, table.length, [finished as Line])
+  }
+  const regions = table.regions()
+  // One region (or none) renders as the whole-file diff always did; several render per region,
+  // as for the other locate modes, instead of one diff across the whole file.
+  if (regions.length <= 1) return ok({ lines: table.toLines(), warnings })
+  return ok({ lines: table.toLines(), warnings, regions })
+}
+
+/**
+ * splice() for one located hunk, in place: context lines are the file's, removed lines go, added
+ * lines are restyled. A line left unterminated by an earlier end of file gets `eol` once lines
+ * follow it.
+ */
+function spliceOne(
+  table: LineTable,
+  location: Location,
+  eol: Exclude<Eol, ''>,
+  added: (line: HunkLine) => Exclude<Eol, ''>,
+): void {
+  let start = location.start
+  const end = start + location.oldLength
+  const fresh: Line[] = []
+  let fileIndex = start
+  for (const line of location.lines) {
+    if (line.op === '+') {
+      fresh.push({ text: restyleLine(line.text, location.restyle), eol: added(line) })
+    } else {
+      if (fileIndex >= table.length) {
+        throw new Error('applyHunks: cannot splice a hunk past the end of the file')
+      }
+      const own = table.line(fileIndex++)
+      if (line.op === ' ') fresh.push(own)
+    }
+  }
+  const atEnd = end === table.length
+  for (let k = 0; k < fresh.length; k++) {
+    const line = fresh[k] as Line
+    if (line.eol === '' && !(atEnd && k === fresh.length - 1)) fresh[k] = { text: line.text, eol }
+  }
+  if (start > 0 && fresh.length > 0) {
+    const prev = table.line(start - 1)
+    if (prev.eol === '') {
+      fresh.unshift({ text: prev.text, eol })
+      start--
+    }
+  }
+  table.replace(start, end, fresh)
 }
 
 /**

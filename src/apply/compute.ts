@@ -22,7 +22,7 @@ import { applyHunks } from './apply-hunks.js'
 import { applyBinaryPatch, checkPreimage } from './git-binary.js'
 import { renderDiff, type DiffHeader, type LineRegion, type RenderedDiff } from './render-diff.js'
 import { spliceExact } from './exact-splice.js'
-import { applyStringEdits } from './string-edits.js'
+import { applyStringEditsWithLines } from './string-edits.js'
 
 /** Lines for the diff: git shows a BOM as part of the first line and NUL files as binary. */
 interface DiffLines {
@@ -120,7 +120,7 @@ function newContent(job: ComputeInput): Result<Content | null> {
         source === null ? { mode: 'utf8' as const, bom: false, text: '' } : decodeText(source)
       const edits =
         decoded.mode === 'utf8' ? op.edits : op.edits.map((e) => editToMode(e, decoded.mode))
-      const applied = applyStringEdits({
+      const applied = applyStringEditsWithLines({
         text: decoded.text,
         exists: source !== null,
         edits,
@@ -128,12 +128,28 @@ function newContent(job: ComputeInput): Result<Content | null> {
         exactOnly: decoded.mode === 'bytes',
       })
       if (!applied.ok) return applied
+      const { text, warnings, lines } = applied.value
+      const bytes = encodeText(text, decoded.mode, decoded.bom)
+      // The diff reads the new bytes as a file: the edits' own lines are those lines only for a
+      // UTF-8 file whose new text encodes as it reads (no lone surrogates; a NUL makes it binary).
+      // A bytes-mode file may read as UTF-8 once edited, so its diff decodes the bytes again.
+      if (decoded.mode !== 'utf8' || !isWellFormed(text)) return ok({ bytes, warnings })
+      const binary = text.includes('\0')
       return ok({
-        bytes: encodeText(applied.value.text, decoded.mode, decoded.bom),
-        warnings: applied.value.warnings,
+        bytes,
+        warnings,
+        lines: { before: lines.before, after: lines.after, binary, bom: decoded.bom },
+        ...(lines.regions !== undefined && lines.regions.length > 1
+          ? { regions: lines.regions }
+          : {}),
       })
     }
   }
+}
+
+/** Whether `text` has no lone surrogate (which UTF-8 encoding would turn into U+FFFD). */
+function isWellFormed(text: string): boolean {
+  return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)
 }
 
 function applyLineHunks(

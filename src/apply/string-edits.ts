@@ -4,37 +4,38 @@
 //
 // Edits apply in order, each to the result of the previous one, so the line numbers of a range
 // edit refer to the text as it is when that edit runs, not to the original file.
-// Line endings: old_string and anchors match CRLF, LF and lone CR alike (text-search.ts searches
-// an LF view of the lines and maps offsets back); line breaks that pair with an unchanged old line
+// Line endings: old_string and anchors match CRLF, LF and lone CR alike (text-search.ts compares
+// them with an LF view of the lines); line breaks that pair with an unchanged old line
 // keep its terminator, new ones take the file's dominant ending, and the last touched line keeps
 // its own.
 // After a lenient match, new lines are restyled like hunk lines (src/match/restyle.ts): a
 // replace's new lines learn from the matched old_string lines, an insert's from its anchor.
+// One EditDoc (a line table, src/text/line-table.ts) carries all of a file's edits (issue #9,
+// D-070): each edit reads and rewrites only the lines it touches and re-splits only those, so a
+// request costs the file's size once plus its edits, and the diff is rendered from the regions
+// the table records (D-071). The result is the same as re-splitting the whole text before every
+// edit, intermediate states included (test/helpers/string-edits-oracle.ts and its property test).
 // Only the array differ: importing 'diff' whole loads every module of jsdiff (~20 ms at startup).
 import { diffArrays } from 'diff/lib/diff/array.js'
 import type { Candidate } from '../errors.js'
 import { errorData } from '../errors.js'
 import { findCandidates, MAX_CANDIDATES, previewOf } from '../match/candidates.js'
-import { surroundingLines } from '../match/locate.js'
+import { surroundingRange } from '../match/locate.js'
 import { deriveRestyle, restyleLine, type Restyle } from '../match/restyle.js'
 import { fail, ok, type Result } from '../result.js'
+import type { TableRegion } from '../text/line-table.js'
 import { joinLines, type Eol, type Line } from '../text/lines.js'
 import { normalizeLine, type MatchPass } from '../text/normalize.js'
 import type { StringEdit, Warning } from '../types.js'
 import {
   disjointStarts,
-  eolsIn,
-  exactSpans,
-  findLenientInLine,
-  findWholeLines,
-  lineAt,
-  occurrences,
-  toDoc,
+  EditDoc,
+  findLenientInLineIn,
+  findWholeLinesIn,
   toLf,
-  toTextOffset,
   wholeLines,
-  type Doc,
   type LineHits,
+  type Occurrence,
   type Span,
 } from './text-search.js'
 
@@ -51,6 +52,21 @@ export interface StringEditsInput {
 export interface StringEditsOutput {
   readonly text: string
   readonly warnings: Warning[]
+}
+
+/** The file's lines before and after the edits, and what changed, for rendering the diff. */
+export interface StringEditsLines {
+  readonly before: readonly Line[]
+  readonly after: readonly Line[]
+  /**
+   * The changed spans (old lines of `before`, new lines of `after`), in order; absent when a
+   * write edit replaced the whole text, so only a whole-file diff can tell what changed.
+   */
+  readonly regions?: readonly TableRegion[]
+}
+
+export interface StringEditsDetail extends StringEditsOutput {
+  readonly lines: StringEditsLines
 }
 
 /** Line numbers listed in one error message before it says "and N more". */
@@ -70,9 +86,25 @@ interface Context {
   readonly exactOnly: boolean
 }
 
+/** What one edit reports; it changes the document in place. */
 interface Step {
-  readonly text: string
   readonly warnings: readonly Warning[]
+}
+
+/** The current document's lines as an array, for the few places that need one (failures). */
+function textsOf(doc: EditDoc): string[] {
+  return doc.table.texts(0, doc.table.length)
+}
+
+/** Texts of lines [start, end) and the lines around them that restyling looks at. */
+function viewOf(
+  doc: EditDoc,
+  start: number,
+  end: number,
+): { slice: string[]; surrounding: string[] } {
+  const [lo, hi] = surroundingRange(start, end, doc.table.length)
+  const surrounding = doc.table.texts(lo, hi)
+  return { slice: surrounding.slice(start - lo, end - lo), surrounding }
 }
 
 /**
@@ -89,8 +121,17 @@ interface Step {
  * // ok({ text: 'a\r\nc\r\nd\r\n', warnings: [] })
  */
 export function applyStringEdits(input: StringEditsInput): Result<StringEditsOutput> {
-  let text = input.exists ? input.text : ''
+  const applied = applyStringEditsWithLines(input)
+  if (!applied.ok) return applied
+  return ok({ text: applied.value.text, warnings: applied.value.warnings })
+}
+
+/** applyStringEdits, also returning the lines before and after and the changed regions. */
+export function applyStringEditsWithLines(input: StringEditsInput): Result<StringEditsDetail> {
+  let doc = new EditDoc(input.exists ? input.text : '')
+  const before = doc.table.base
   let exists = input.exists
+  let rebased = false
   const warnings: Warning[] = []
   for (const edit of input.edits) {
     const ctx: Context = {
@@ -99,7 +140,8 @@ export function applyStringEdits(input: StringEditsInput): Result<StringEditsOut
       exactOnly: input.exactOnly,
     }
     if (edit.mode === 'write') {
-      text = edit.content
+      doc = new EditDoc(edit.content)
+      rebased = true
       exists = true
       continue
     }
@@ -107,7 +149,8 @@ export function applyStringEdits(input: StringEditsInput): Result<StringEditsOut
       // Every non-write edit on a missing file fails, so an empty old_string reaching here is
       // necessarily the file's first edit: the "create the file" form.
       if (edit.mode === 'replace' && edit.oldString === '') {
-        text = edit.newString
+        doc = new EditDoc(edit.newString)
+        rebased = true
         exists = true
         continue
       }
@@ -115,20 +158,22 @@ export function applyStringEdits(input: StringEditsInput): Result<StringEditsOut
         `${ctx.path} does not exist; ` + 'only a write edit or an empty old_string can create it'
       return failAt(ctx, 'FILE_NOT_FOUND', detail)
     }
-    const step = applyOne(text, edit, ctx)
+    const step = applyOne(doc, edit, ctx)
     if (!step.ok) return step
-    text = step.value.text
     warnings.push(...step.value.warnings)
   }
-  return ok({ text, warnings })
+  const after = doc.table.toLines()
+  const lines: StringEditsLines = rebased
+    ? { before, after }
+    : { before, after, regions: doc.table.regions() }
+  return ok({ text: doc.toText(), warnings, lines })
 }
 
 function applyOne(
-  text: string,
+  doc: EditDoc,
   edit: Exclude<StringEdit, { mode: 'write' }>,
   ctx: Context,
 ): Result<Step> {
-  const doc = toDoc(text)
   switch (edit.mode) {
     case 'replace':
       return applyReplace(doc, edit, ctx)
@@ -192,39 +237,60 @@ function withEols(
 }
 
 /**
+ * Where the lines, as the per-edit algorithm held them, end in an empty line without a break:
+ * deleting an unterminated last line moves "no final newline" onto the line before it, and when
+ * that line is empty it is no line at all once the text is joined and split again, but a later
+ * (earlier-placed) match of the same edit still counts it as its last line. The table holds only
+ * split lines, so this remembers that one line.
+ */
+interface SpliceState {
+  phantom: boolean
+}
+
+/**
  * Replaces lines [start, start + count) with whole lines. A new line paired with an old one keeps
  * its terminator; the last new line keeps the last old line's (so a missing final newline stays
  * missing); other lines take the dominant ending.
  */
 function spliceWholeLines(
-  lines: Line[],
+  doc: EditDoc,
   start: number,
   count: number,
   newTexts: readonly string[],
   pairs: ReadonlyMap<number, number>,
   dominant: Exclude<Eol, ''>,
+  state: SpliceState,
 ): void {
-  const old = lines.slice(start, start + count)
+  const table = doc.table
+  const length = table.length + (state.phantom ? 1 : 0)
+  const end = start + count
+  const old = table.lines(start, end)
+  if (state.phantom && end === length) old.push({ text: '', eol: '' })
   const lastOld = old[old.length - 1]
-  const fresh: Line[] = newTexts.map((text, k) => {
+  let from = start
+  let fresh: Line[] = newTexts.map((text, k) => {
     if (k === newTexts.length - 1 && lastOld !== undefined) return { text, eol: lastOld.eol }
     const j = pairs.get(k)
     const paired = j === undefined ? undefined : old[j]
     return { text, eol: paired !== undefined && paired.eol !== '' ? paired.eol : dominant }
   })
-  lines.splice(start, count, ...fresh)
   // Deleting the unterminated last line moves "no final newline" to the line now last.
-  const prev = lines[start - 1]
-  if (fresh.length === 0 && start === lines.length && lastOld?.eol === '' && prev !== undefined) {
-    lines[start - 1] = { text: prev.text, eol: '' }
+  if (fresh.length === 0 && end === length && lastOld?.eol === '' && start > 0) {
+    from = start - 1
+    fresh = [{ text: table.line(from).text, eol: '' }]
   }
+  if (end === length) {
+    const last = fresh[fresh.length - 1]
+    state.phantom = last !== undefined && last.text === '' && last.eol === ''
+  }
+  doc.replaceText(from, Math.min(end, table.length), joinLines(fresh))
 }
 
 // ---------------------------------------------------------------------------------------------
 // replace
 
 function applyReplace(
-  doc: Doc,
+  doc: EditDoc,
   edit: Extract<StringEdit, { mode: 'replace' }>,
   ctx: Context,
 ): Result<Step> {
@@ -233,12 +299,13 @@ function applyReplace(
     return failAt(ctx, 'PARSE_BAD_EDIT', detail)
   }
   const oldLf = toLf(edit.oldString)
-  const exact = occurrences(doc.view, oldLf)
+  const exact = doc.occurrences(oldLf)
   if (exact.length > 0) {
-    const fileLines = exact.map((at) => lineAt(doc, at) + 1)
+    const fileLines = exact.map((o) => o.line + 1)
     const chosen = chooseMatches(doc, fileLines, edit, ctx, 'old_string')
     if (!chosen.ok) return chosen
-    return ok({ text: replaceExact(doc, exact, oldLf, toLf(edit.newString)), warnings: [] })
+    replaceExact(doc, exact, oldLf, toLf(edit.newString))
+    return ok({ warnings: [] })
   }
 
   const wanted = wholeLines(oldLf)
@@ -252,39 +319,103 @@ function applyReplace(
 
   const newLines = wholeLines(edit.newString)
   const pairs = commonPairs(wanted, newLines)
-  const lines = [...doc.lines]
-  // Bottom-up, so earlier starts stay valid while later ones are rewritten.
-  for (const s of [...starts].reverse()) {
-    const fileSlice = doc.texts.slice(s, s + wanted.length)
+  const dominant = doc.table.dominant()
+  // Every restyle is learned from the text as this edit found it, before any start is rewritten.
+  const rewritten = starts.map((s) => {
+    const { slice: fileSlice, surrounding } = viewOf(doc, s, s + wanted.length)
     const restyle = deriveRestyle(fileSlice, wanted, pass, {
       added: newLines.filter((_, k) => !pairs.has(k)),
-      surrounding: surroundingLines(doc.texts, s, s + wanted.length),
+      surrounding,
     })
-    const texts = newLines.map((line, k) => {
+    return newLines.map((line, k) => {
       const j = pairs.get(k)
       // Unchanged lines keep the file's own text, not the edit's lenient spelling of it.
       return j === undefined ? restyleLine(line, restyle) : (fileSlice[j] as string)
     })
-    spliceWholeLines(lines, s, wanted.length, texts, pairs, doc.dominant)
+  })
+  // Bottom-up, each against the lines as the later ones left them: deleting an unterminated
+  // last line takes the break off the line before it, which may end the previous match.
+  const state: SpliceState = { phantom: false }
+  for (let m = starts.length - 1; m >= 0; m--) {
+    const s = starts[m] as number
+    spliceWholeLines(doc, s, wanted.length, rewritten[m] as string[], pairs, dominant, state)
   }
-  return ok({ text: joinLines(lines), warnings: lenientWarnings(pass, starts, ctx) })
+  return ok({ warnings: lenientWarnings(pass, starts, ctx) })
 }
 
-function replaceExact(doc: Doc, starts: readonly number[], oldLf: string, newLf: string): string {
+/**
+ * Rewrites the exact occurrences. The replacement text (its line breaks) is decided from the
+ * text as the edit found it. Occurrences that share a line are rewritten as one piece of text,
+ * as a text-wide replacement would (re-splitting between them could pair a CR left by one with a
+ * line break written by the next); separate pieces go bottom-up, so earlier lines stay put.
+ */
+function replaceExact(
+  doc: EditDoc,
+  found: readonly Occurrence[],
+  oldLf: string,
+  newLf: string,
+): void {
   const oldParts = oldLf.split('\n')
   const newParts = newLf.split('\n')
-  let text = doc.text
-  for (const s of [...starts].reverse()) {
-    const e = s + oldLf.length
-    const replacement = withEols(oldParts, eolsIn(doc, s, e), newParts, doc.dominant)
-    text = text.slice(0, toTextOffset(doc, s)) + replacement + text.slice(toTextOffset(doc, e))
+  const table = doc.table
+  const dominant = table.dominant()
+  const replacements = found.map((o) => {
+    const eols = table.lines(o.line, o.endLine).map((line) => line.eol)
+    return withEols(oldParts, eols, newParts, dominant)
+  })
+  // Groups of occurrences [first, last] whose lines overlap; a match ending at the start of a
+  // line (its final break included) does not hold that line.
+  const groups: [number, number][] = []
+  for (let k = 0; k < found.length; k++) {
+    const o = found[k] as Occurrence
+    const group = groups[groups.length - 1]
+    const prev = group === undefined ? undefined : (found[group[1]] as Occurrence)
+    const prevLast = prev === undefined ? -1 : prev.endCol === 0 ? prev.endLine - 1 : prev.endLine
+    if (group !== undefined && o.line <= prevLast) group[1] = k
+    else groups.push([k, k])
   }
-  return text
+  for (let g = groups.length - 1; g >= 0; g--) {
+    const [first, last] = groups[g] as [number, number]
+    const start = (found[first] as Occurrence).line
+    let text = ''
+    let line = start
+    let col = 0
+    for (let k = first; k <= last; k++) {
+      const o = found[k] as Occurrence
+      text += textBetween(table, line, col, o.line, o.col) + (replacements[k] as string)
+      line = o.endLine
+      col = o.endCol
+    }
+    if (col === 0) {
+      doc.replaceText(start, line, text)
+    } else {
+      const end = table.line(line)
+      doc.replaceText(start, line + 1, text + end.text.slice(col) + end.eol)
+    }
+  }
+}
+
+/** The current text from column c1 of line l1 to column c2 of line l2 (breaks as in the file). */
+function textBetween(
+  table: EditDoc['table'],
+  l1: number,
+  c1: number,
+  l2: number,
+  c2: number,
+): string {
+  if (l1 === l2) return table.line(l1).text.slice(c1, c2)
+  const first = table.line(l1)
+  let text = first.text.slice(c1) + first.eol
+  for (let i = l1 + 1; i < l2; i++) {
+    const line = table.line(i)
+    text += line.text + line.eol
+  }
+  return c2 === 0 ? text : text + table.line(l2).text.slice(0, c2)
 }
 
 /** Applies replace_all / expected_matches / uniqueness to the matches found (1-based lines). */
 function chooseMatches(
-  doc: Doc,
+  doc: EditDoc,
   fileLines: readonly number[],
   edit: Extract<StringEdit, { mode: 'replace' }>,
   ctx: Context,
@@ -309,7 +440,7 @@ function chooseMatches(
 // insert
 
 function applyInsert(
-  doc: Doc,
+  doc: EditDoc,
   edit: Extract<StringEdit, { mode: 'insert' }>,
   ctx: Context,
 ): Result<Step> {
@@ -331,28 +462,42 @@ function applyInsert(
   const [first, last] = spans[0] as [number, number]
 
   const inserted = wholeLines(edit.newString)
-  if (inserted.length === 0) return ok({ text: doc.text, warnings: [] })
-  const lines = [...doc.lines]
+  if (inserted.length === 0) return ok({ warnings: [] })
+  const dominant = doc.table.dominant()
   // A leniently matched anchor tells how the edit's indentation maps onto the file's; the new
   // lines were written with the same view of the file, so they are re-indented the same way.
   const restyle = anchorRestyle(doc, anchorLf, first, last, pass, inserted)
   const fresh: Line[] = inserted.map((text) => ({
     text: restyle === null ? text : restyleLine(text, restyle),
-    eol: doc.dominant,
+    eol: dominant,
   }))
   if (edit.position === 'before') {
-    lines.splice(first, 0, ...fresh)
+    doc.replaceText(first, first, joinLines(fresh))
   } else {
-    const anchorLine = lines[last] as Line
+    const anchorLine = doc.table.line(last)
     if (anchorLine.eol === '') {
       // After an unterminated last line: the anchor gains a break, the new last line lacks one.
-      lines[last] = { text: anchorLine.text, eol: doc.dominant }
       fresh[fresh.length - 1] = { text: (fresh[fresh.length - 1] as Line).text, eol: '' }
+      doc.replaceText(last, last + 1, anchorLine.text + dominant + joinLines(fresh))
+    } else {
+      doc.replaceText(last + 1, last + 1, joinLines(fresh))
     }
-    lines.splice(last + 1, 0, ...fresh)
   }
   const warnings = pass === 'exact' ? [] : lenientWarnings(pass, [first], ctx, 'anchor')
-  return ok({ text: joinLines(lines), warnings })
+  return ok({ warnings })
+}
+
+/** Distinct line spans of the exact occurrences of `needle` (see exactSpans in text-search.ts). */
+function exactSpans(doc: EditDoc, needle: string): Span[] {
+  const spans: Span[] = []
+  const lastLine = needle.split('\n').length - 1
+  for (const o of doc.occurrences(needle)) {
+    // The needle has no trailing break here, so its last char is on line o.line + lastLine.
+    const span: Span = [o.line, o.line + lastLine]
+    const prev = spans[spans.length - 1]
+    if (prev === undefined || prev[0] !== span[0] || prev[1] !== span[1]) spans.push(span)
+  }
+  return spans
 }
 
 /**
@@ -361,7 +506,7 @@ function applyInsert(
  * the middle of a line says nothing about indentation). Null for an exact anchor.
  */
 function anchorRestyle(
-  doc: Doc,
+  doc: EditDoc,
   anchorLf: string,
   first: number,
   last: number,
@@ -370,15 +515,12 @@ function anchorRestyle(
 ): Restyle | null {
   if (pass === 'exact') return null
   const wanted = anchorLf.split('\n')
-  const fileSlice = doc.texts.slice(first, last + 1)
+  const { slice: fileSlice, surrounding } = viewOf(doc, first, last + 1)
   if (wanted.length === 1) {
     const key = normalizeLine(wanted[0] as string, pass)
     if (!normalizeLine(fileSlice[0] ?? '', pass).startsWith(key)) return null
   }
-  return deriveRestyle(fileSlice, wanted, pass, {
-    added: inserted,
-    surrounding: surroundingLines(doc.texts, first, last + 1),
-  })
+  return deriveRestyle(fileSlice, wanted, pass, { added: inserted, surrounding })
 }
 
 /**
@@ -386,7 +528,7 @@ function anchorRestyle(
  * pass's normalisation); a multi-line anchor must match whole lines.
  */
 function lenientSpans(
-  doc: Doc,
+  doc: EditDoc,
   anchorLf: string,
   ctx: Context,
 ): Result<{ pass: MatchPass; spans: Span[] }> {
@@ -397,7 +539,7 @@ function lenientSpans(
     const spans = found.value.starts.map((s): Span => [s, s + wanted.length - 1])
     return ok({ pass: found.value.pass, spans })
   }
-  const found = findLenientInLine(doc, anchorLf)
+  const found = findLenientInLineIn(doc, anchorLf)
   if (found === null) return notFound(doc, wanted, ctx, 'anchor')
   if (ctx.exactOnly) return notText(ctx, 'anchor', found.pass)
   return ok(found)
@@ -407,13 +549,13 @@ function lenientSpans(
 // replace_range / delete_range
 
 function applyRange(
-  doc: Doc,
+  doc: EditDoc,
   startLine: number,
   endLine: number,
   newString: string,
   ctx: Context,
 ): Result<Step> {
-  const count = doc.lines.length
+  const count = doc.table.length
   const integers = Number.isInteger(startLine) && Number.isInteger(endLine)
   const valid = integers && startLine >= 1 && startLine <= endLine
   if (!valid || endLine > count) {
@@ -427,25 +569,35 @@ function applyRange(
   const start = startLine - 1
   const span = endLine - startLine + 1
   const newLines = wholeLines(newString)
-  const pairs = commonPairs(doc.texts.slice(start, start + span), newLines)
-  const lines = [...doc.lines]
-  spliceWholeLines(lines, start, span, newLines, pairs, doc.dominant)
-  return ok({ text: joinLines(lines), warnings: [] })
+  const pairs = commonPairs(doc.table.texts(start, start + span), newLines)
+  const dominant = doc.table.dominant()
+  spliceWholeLines(doc, start, span, newLines, pairs, dominant, { phantom: false })
+  return ok({ warnings: [] })
 }
 
 // ---------------------------------------------------------------------------------------------
 // shared matching and failures
 
 /** findWholeLines, failing when nothing matches or a bytes-mode file matches only leniently. */
-function ladder(doc: Doc, wanted: readonly string[], ctx: Context, what: string): Result<LineHits> {
-  const found = findWholeLines(doc, wanted)
+function ladder(
+  doc: EditDoc,
+  wanted: readonly string[],
+  ctx: Context,
+  what: string,
+): Result<LineHits> {
+  const found = findWholeLinesIn(doc, wanted)
   if (found === null) return notFound(doc, wanted, ctx, what)
   if (found.pass !== 'exact' && ctx.exactOnly) return notText(ctx, what, found.pass)
   return ok(found)
 }
 
-function notFound(doc: Doc, wanted: readonly string[], ctx: Context, what: string): Result<never> {
-  const candidates = findCandidates(doc.texts, wanted)
+function notFound(
+  doc: EditDoc,
+  wanted: readonly string[],
+  ctx: Context,
+  what: string,
+): Result<never> {
+  const candidates = findCandidates(textsOf(doc), wanted)
   return failAt(ctx, 'MATCH_NOT_FOUND', `${what} was not found in ${ctx.path}`, candidates)
 }
 
@@ -459,7 +611,7 @@ function notText(ctx: Context, what: string, pass: MatchPass): Result<never> {
 }
 
 function ambiguous(
-  doc: Doc,
+  doc: EditDoc,
   fileLines: readonly number[],
   ctx: Context,
   what: string,
@@ -472,10 +624,14 @@ function ambiguous(
   )
 }
 
-function lineCandidates(doc: Doc, fileLines: readonly number[]): Candidate[] {
+function lineCandidates(doc: EditDoc, fileLines: readonly number[]): Candidate[] {
   return unique(fileLines)
     .slice(0, MAX_CANDIDATES)
-    .map((fileLine) => ({ fileLine, score: 1, preview: previewOf(doc.texts, fileLine - 1, 1) }))
+    .map((fileLine) => ({
+      fileLine,
+      score: 1,
+      preview: previewOf(doc.table.texts(fileLine - 1, fileLine), 0, 1),
+    }))
 }
 
 function lenientWarnings(

@@ -86,11 +86,23 @@ function search(
   to: number,
   limit = Infinity,
 ): Search {
-  const passes: readonly MatchPass[] = ctx.exactOnly ? ['exact'] : MATCH_PASSES
-  const found = findLineMatchesIn(ctx.index, wanted, from, to, passes, limit)
+  const find: LineFinder = (passes, max) =>
+    findLineMatchesIn(ctx.index, wanted, from, to, passes, max)
+  return searchWith(find, ctx.exactOnly, limit)
+}
+
+/** A ladder search for one block in some range, under `passes`, at most `limit` starts. */
+type LineFinder = (
+  passes: readonly MatchPass[],
+  limit: number,
+) => { pass: MatchPass; starts: number[] } | null
+
+function searchWith(find: LineFinder, exactOnly: boolean, limit: number): Search {
+  const passes: readonly MatchPass[] = exactOnly ? ['exact'] : MATCH_PASSES
+  const found = find(passes, limit)
   if (found !== null) return { kind: 'found', pass: found.pass, starts: found.starts }
-  if (ctx.exactOnly) {
-    const lenient = findLineMatchesIn(ctx.index, wanted, from, to, MATCH_PASSES.slice(1), 1)
+  if (exactOnly) {
+    const lenient = find(MATCH_PASSES.slice(1), 1)
     if (lenient !== null) return { kind: 'not-text', pass: lenient.pass }
   }
   return { kind: 'none' }
@@ -105,7 +117,11 @@ function hunkName(hunk: LineHunk): string {
   return `the hunk at patch line ${hunk.patchLine}`
 }
 
-function notTextError<T>(ctx: LocateContext, hunk: LineHunk, pass: MatchPass): Result<T> {
+function notTextError<T>(
+  ctx: Pick<LocateContext, 'path'>,
+  hunk: LineHunk,
+  pass: MatchPass,
+): Result<T> {
   return fail(
     errorData(
       'FILE_NOT_TEXT',
@@ -221,7 +237,7 @@ function notFoundError<T>(
 }
 
 function lenientWarning(
-  ctx: LocateContext,
+  ctx: Pick<LocateContext, 'path'>,
   hunk: LineHunk,
   pass: MatchPass,
   start: number,
@@ -247,7 +263,13 @@ export function surroundingLines(
   start: number,
   end: number,
 ): readonly string[] {
-  return lines.slice(Math.max(0, start - SURROUNDING), Math.min(lines.length, end + SURROUNDING))
+  const [lo, hi] = surroundingRange(start, end, lines.length)
+  return lines.slice(lo, hi)
+}
+
+/** The [lo, hi) line range surroundingLines gives for lines [start, end) of `total` lines. */
+export function surroundingRange(start: number, end: number, total: number): [number, number] {
+  return [Math.max(0, start - SURROUNDING), Math.min(total, end + SURROUNDING)]
 }
 
 function located(
@@ -258,17 +280,33 @@ function located(
   pass: MatchPass | null,
   extraWarnings: readonly Warning[] = [],
 ): Location {
+  const slice = (from: number, to: number) => ctx.index.lines.slice(from, to)
+  return locatedIn(slice, ctx.index.lines.length, ctx.path, hunk, lines, start, pass, extraWarnings)
+}
+
+/** located() over any text that can hand out slices of its lines. */
+function locatedIn(
+  slice: (from: number, to: number) => readonly string[],
+  total: number,
+  path: string,
+  hunk: LineHunk,
+  lines: readonly HunkLine[],
+  start: number,
+  pass: MatchPass | null,
+  extraWarnings: readonly Warning[] = [],
+): Location {
   const old = oldSide(lines)
-  // PERF: an exact or trim-end match never restyles (restyle.ts), so the added lines and the
-  // 800 surrounding lines deriveRestyle learns from are gathered only for the lenient passes.
-  const restyle =
-    pass === null || pass === 'exact' || pass === 'trim-end'
-      ? IDENTITY_RESTYLE
-      : deriveRestyle(ctx.index.lines.slice(start, start + old.length), old, pass, {
-          added: lines.filter((l) => l.op === '+').map((l) => l.text),
-          surrounding: surroundingLines(ctx.index.lines, start, start + old.length),
-        })
-  const warnings = pass === null ? [] : lenientWarning(ctx, hunk, pass, start)
+  let restyle = IDENTITY_RESTYLE
+  // Only 'trim' and 'fold' restyle (deriveRestyle); the others need no slice of the file.
+  if (pass === 'trim' || pass === 'fold') {
+    const [lo, hi] = surroundingRange(start, start + old.length, total)
+    const surrounding = slice(lo, hi)
+    restyle = deriveRestyle(surrounding.slice(start - lo, start - lo + old.length), old, pass, {
+      added: lines.filter((l) => l.op === '+').map((l) => l.text),
+      surrounding,
+    })
+  }
+  const warnings = pass === null ? [] : lenientWarning({ path }, hunk, pass, start)
   return {
     start,
     oldLength: old.length,
@@ -641,11 +679,50 @@ function signed(n: number): string {
 /** SEARCH/REPLACE placement: anywhere in the current text, exactly once; empty old side appends. */
 export function locateSequential(ctx: LocateContext, hunk: LineHunk): Result<Location> {
   const total = ctx.index.lines.length
+  const text: SequentialText = {
+    length: total,
+    path: ctx.path,
+    exactOnly: ctx.exactOnly,
+    find: (wanted, passes, limit) => findLineMatchesIn(ctx.index, wanted, 0, total, passes, limit),
+    slice: (from, to) => ctx.index.lines.slice(from, to),
+    context: () => ctx,
+  }
+  return locateSequentialIn(text, hunk)
+}
+
+/**
+ * The current text of a file under sequential placement, as locateSequentialIn reads it, so a
+ * caller that keeps the text in another shape (src/text/line-table.ts) need not build an array
+ * of its lines per hunk (issue #9).
+ */
+export interface SequentialText {
+  readonly length: number
+  readonly path: string
+  readonly exactOnly: boolean
+  /** findLineMatchesIn over the whole text. */
+  find(
+    wanted: readonly string[],
+    passes: readonly MatchPass[],
+    limit: number,
+  ): { pass: MatchPass; starts: number[] } | null
+  /** The texts of lines [from, to). */
+  slice(from: number, to: number): readonly string[]
+  /** A context over the whole text; asked for only to report a failure. */
+  context(): LocateContext
+}
+
+/** locateSequential over a SequentialText: the same placement, warnings and errors. */
+export function locateSequentialIn(text: SequentialText, hunk: LineHunk): Result<Location> {
+  const total = text.length
   const old = oldSide(hunk.lines)
-  if (old.length === 0) return ok(located(ctx, hunk, hunk.lines, total, null))
-  const found = search(ctx, old, 0, total)
-  if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
-  if (found.kind === 'none') return notFoundError(ctx, hunk, old, 0, total, [])
-  if (found.starts.length > 1) return ambiguousError(ctx, hunk, found.starts, old.length, 'matches')
-  return ok(located(ctx, hunk, hunk.lines, found.starts[0] as number, found.pass))
+  const place = (start: number, pass: MatchPass | null): Location =>
+    locatedIn(text.slice, total, text.path, hunk, hunk.lines, start, pass)
+  if (old.length === 0) return ok(place(total, null))
+  const found = searchWith((passes, max) => text.find(old, passes, max), text.exactOnly, Infinity)
+  if (found.kind === 'not-text') return notTextError(text, hunk, found.pass)
+  if (found.kind === 'none') return notFoundError(text.context(), hunk, old, 0, total, [])
+  if (found.starts.length > 1) {
+    return ambiguousError(text.context(), hunk, found.starts, old.length, 'matches')
+  }
+  return ok(place(found.starts[0] as number, found.pass))
 }

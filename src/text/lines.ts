@@ -29,6 +29,29 @@ export function splitLines(text: string): Line[] {
   return lines
 }
 
+/**
+ * splitLines, also giving each line's start offset in `text` (plus text.length at the end), for
+ * callers that slice the text by lines later (src/apply/text-search.ts).
+ */
+export function splitLinesAt(text: string): { lines: Line[]; starts: Int32Array } {
+  // The loop of splitLines, recording where each line starts.
+  const lines: Line[] = []
+  const offsets: number[] = []
+  let start = 0
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', start)) {
+    const crlf = i > start && text.charCodeAt(i - 1) === 13
+    offsets.push(start)
+    lines.push({ text: text.slice(start, crlf ? i - 1 : i), eol: crlf ? '\r\n' : '\n' })
+    start = i + 1
+  }
+  if (start < text.length) {
+    offsets.push(start)
+    lines.push({ text: text.slice(start), eol: '' })
+  }
+  offsets.push(text.length)
+  return { lines, starts: Int32Array.from(offsets) }
+}
+
 export function joinLines(lines: readonly Line[]): string {
   let out = ''
   for (const line of lines) out += line.text + line.eol

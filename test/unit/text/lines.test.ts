@@ -2,7 +2,13 @@
 // lone CR: git and Codex see it as content, #8) and in patch text.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { dominantEol, endsWithNewline, joinLines, splitLines } from '../../../src/text/lines.js'
+import {
+  dominantEol,
+  endsWithNewline,
+  joinLines,
+  splitLines,
+  splitLinesAt,
+} from '../../../src/text/lines.js'
 
 describe('splitLines', () => {
   it('ends lines at LF and CRLF and keeps each terminator', () => {
@@ -57,5 +63,23 @@ describe('dominantEol', () => {
   it('gives LF for a file whose lines end in lone CRs: a lone CR terminates nothing (#8)', () => {
     expect(dominantEol(splitLines('a\rb\rc\r'))).toBe('\n')
     expect(dominantEol(splitLines('a\rb\r\nc\rd\r\n'))).toBe('\r\n')
+  })
+})
+
+describe('splitLinesAt', () => {
+  it('splits like splitLines and gives each line its start offset (#9)', () => {
+    const text = fc.array(fc.constantFrom('a', '\n', '\r\n', '\r', 'bc'), { maxLength: 12 })
+    fc.assert(
+      fc.property(text, (parts) => {
+        const joined = parts.join('')
+        const { lines, starts } = splitLinesAt(joined)
+        expect(lines).toEqual(splitLines(joined))
+        expect(starts.length).toBe(lines.length + 1)
+        lines.forEach((line, i) => {
+          expect(joined.slice(starts[i], starts[i + 1])).toBe(line.text + line.eol)
+        })
+        expect(starts[lines.length]).toBe(joined.length)
+      }),
+    )
   })
 })

@@ -1,0 +1,267 @@
+// Decides whether the formats agents send most, JSON str_replace edits and SEARCH/REPLACE blocks,
+// cost what the same change costs as one Codex patch (issue #9: 200 edits on a 20,000-line file
+// within 2x), whether that cost is linear in file size plus edits, and what one small edit costs
+// in a warm engine (issue #9: a dry run p50 under 0.3 ms, p99 under 1 ms). Every row is a warm
+// in-process engine (`pool: false`) running `check` inline on a seeded generated file
+// (bench/generate.ts); the three formats carry the same change (signatureChanges), and before
+// timing each format's result is compared with the Codex one, so the rows do the same work.
+// The small-edit table also times computeFile alone (decode, edit, encode, diff: the pure part
+// in src/apply) so the rest of a request's time (paths, reads, hashing, the journal's checks:
+// src/coordinator) can be read off as the difference.
+// Run: npm run build && node dist/bench/edits.bench.js   (tables paste into bench/RESULTS.md)
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { Bench } from 'tinybench'
+import { computeFile } from '../src/apply/compute.js'
+import { createEngine, type Engine } from '../src/index.js'
+import { parseEditsJson } from '../src/parse/edits.js'
+import type { FormatOption } from '../src/types.js'
+import {
+  codexFromChanges,
+  editsFromChanges,
+  generateWorkspace,
+  searchReplaceFromChanges,
+  signatureChanges,
+  writeWorkspace,
+  type Workspace,
+} from './generate.js'
+import { loadLine, machineLine, markdownTable, ms, p50, printFailures, ratio } from './report.js'
+
+const LINES = 20_000
+const EDIT_COUNTS = [1, 10, 50, 200] as const
+/** The last row of the first table: 200 edits of one line each. */
+const ONE_LINE = '200, one line each'
+/** The sweep keeps one edit per 100 lines, so a linear cost shows as a flat time per line. */
+const SWEEP_LINES = [2_500, 5_000, 10_000, 20_000, 40_000] as const
+const SMALL_LINES = 2_000
+
+const OPTIONS = { time: 600, iterations: 10, warmupTime: 150, warmupIterations: 3 }
+const SMALL_OPTIONS = { time: 2_000, iterations: 2_000, warmupTime: 300, warmupIterations: 200 }
+const ASYNC = { async: true } as const
+const SYNC = { async: false } as const
+
+type Format = 'edits' | 'search-replace' | 'codex'
+const FORMATS: readonly Format[] = ['edits', 'search-replace', 'codex']
+const FORMAT_NAMES: Readonly<Record<Format, string>> = {
+  edits: 'JSON edits',
+  'search-replace': 'SEARCH/REPLACE',
+  codex: 'Codex patch',
+}
+
+interface Workload {
+  readonly root: string
+  readonly engine: Engine
+  readonly inputs: Readonly<Record<Format, string>>
+}
+
+async function scratchDir(): Promise<string> {
+  // tmpfs keeps disk writeback out of the numbers (and out of other people's way).
+  const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir()
+  return mkdtemp(path.join(base, 'patchloom-edits-bench-'))
+}
+
+/**
+ * One file of `lines` lines and `edits` signature changes in all three formats: with 3 lines of
+ * context on each side, or (`oneLine`) the changed line alone, which a JSON edit can only find by
+ * searching the text (no whole line inside the old_string to look up, D-070).
+ */
+async function workload(
+  scratch: string,
+  lines: number,
+  edits: number,
+  oneLine = false,
+): Promise<Workload> {
+  const root = path.join(scratch, `ws-${lines}-${edits}${oneLine ? '-1' : ''}`)
+  const ws: Workspace = generateWorkspace(1, lines, 9)
+  await writeWorkspace(root, ws)
+  const context = oneLine ? 0 : 3
+  const changes = signatureChanges(ws, 1, edits, context, context)
+  const inputs = {
+    edits: editsFromChanges(changes),
+    'search-replace': searchReplaceFromChanges(changes),
+    codex: codexFromChanges(changes),
+  }
+  return { root, engine: createEngine({ root, pool: false }), inputs }
+}
+
+/** Checks every format once and says (as a `>` line) when one differs from the Codex result. */
+async function verify(w: Workload, label: string): Promise<void> {
+  const hashes = new Map<Format, string>()
+  for (const format of FORMATS) {
+    try {
+      const result = await w.engine.check(w.inputs[format], { format, route: 'inline' })
+      hashes.set(format, result.files.map((f) => `${f.afterHash}`).join())
+    } catch (error) {
+      console.log(`> ${label}: ${format} failed: ${error instanceof Error ? error.message : error}`)
+    }
+  }
+  for (const format of FORMATS) {
+    if (hashes.get(format) !== hashes.get('codex')) {
+      console.log(`> ${label}: ${format} gives a different result from the Codex patch`)
+    }
+  }
+}
+
+function addChecks(bench: Bench, w: Workload, label: string): void {
+  for (const format of FORMATS) {
+    const input = w.inputs[format]
+    const options = { format: format as FormatOption, route: 'inline' as const }
+    bench.add(`${label} ${format}`, async () => void (await w.engine.check(input, options)), ASYNC)
+  }
+}
+
+async function formatsTable(scratch: string): Promise<void> {
+  const bench = new Bench(OPTIONS)
+  const loads: Workload[] = []
+  for (const count of EDIT_COUNTS) {
+    const w = await workload(scratch, LINES, count)
+    await verify(w, `${count} edits`)
+    addChecks(bench, w, `${count}`)
+    loads.push(w)
+  }
+  const oneLine = await workload(scratch, LINES, 200, true)
+  await verify(oneLine, ONE_LINE)
+  addChecks(bench, oneLine, ONE_LINE)
+  loads.push(oneLine)
+  await bench.run()
+  console.log(`### one file of ${LINES.toLocaleString('en')} lines, engine.check inline\n`)
+  const rows = [...EDIT_COUNTS.map(String), ONE_LINE].map((label) => {
+    const count = label === ONE_LINE ? 200 : Number(label)
+    const codex = p50(bench, `${label} codex`)
+    const json = p50(bench, `${label} edits`)
+    const sr = p50(bench, `${label} search-replace`)
+    return [
+      label,
+      ms(json),
+      ratio(json, codex),
+      ms(sr),
+      ratio(sr, codex),
+      ms(codex),
+      ms(json / count),
+    ]
+  })
+  const header = [
+    'edits',
+    `${FORMAT_NAMES.edits} p50 ms`,
+    'x Codex',
+    `${FORMAT_NAMES['search-replace']} p50 ms`,
+    'x Codex',
+    `${FORMAT_NAMES.codex} p50 ms`,
+    'JSON ms per edit',
+  ]
+  console.log(markdownTable(header, rows))
+  printFailures(bench)
+  console.log(`\n${loadLine()}\n`)
+  for (const w of loads) await w.engine.close()
+}
+
+async function sweepTable(scratch: string): Promise<void> {
+  const bench = new Bench(OPTIONS)
+  const loads: Workload[] = []
+  for (const lines of SWEEP_LINES) {
+    const w = await workload(scratch, lines, lines / 100)
+    await verify(w, `${lines} lines`)
+    addChecks(bench, w, `${lines}`)
+    loads.push(w)
+  }
+  await bench.run()
+  console.log('### file-size sweep: one edit per 100 lines, engine.check inline\n')
+  const us = (valueMs: number, lines: number) =>
+    Number.isNaN(valueMs) ? 'error' : ((valueMs * 1000) / lines).toFixed(2)
+  const rows = SWEEP_LINES.map((lines) => {
+    const cells = [lines.toLocaleString('en'), String(lines / 100)]
+    for (const format of FORMATS) {
+      const value = p50(bench, `${lines} ${format}`)
+      cells.push(ms(value), us(value, lines))
+    }
+    return cells
+  })
+  const header = ['lines', 'edits']
+  for (const format of FORMATS) header.push(`${FORMAT_NAMES[format]} p50 ms`, 'us per line')
+  console.log(markdownTable(header, rows))
+  printFailures(bench)
+  console.log(`\n${loadLine()}\n`)
+  for (const w of loads) await w.engine.close()
+}
+
+function percentile(bench: Bench, name: string, which: 'p50' | 'p99'): number {
+  const result = bench.tasks.find((t) => t.name === name)?.result
+  return result?.state === 'completed' ? result.latency[which] : Number.NaN
+}
+
+async function smallTable(scratch: string): Promise<void> {
+  const root = path.join(scratch, 'small')
+  const ws = generateWorkspace(1, SMALL_LINES, 9)
+  await writeWorkspace(root, ws)
+  const file = ws.files[0]!
+  const [change] = signatureChanges(ws, 1, 1, 1, 1)
+  if (change === undefined) throw new Error('edits.bench: no change to make')
+  const forward = editsFromChanges([change])
+  const back = editsFromChanges([{ ...change, before: change.after, after: change.before }])
+  const checkEngine = createEngine({ root, pool: false })
+  const fastEngine = createEngine({ root, pool: false, durability: 'fast' })
+  const source = new Uint8Array(await readFile(path.join(root, file.path)))
+  const parsed = parseEditsJson(forward)
+  const op = parsed.ok ? parsed.value.ops[0] : undefined
+  if (op === undefined) throw new Error('edits.bench: the small edit does not parse')
+  const check = { format: 'edits' as const, route: 'inline' as const }
+  await checkEngine.check(forward, check)
+
+  const bench = new Bench(SMALL_OPTIONS)
+  bench.add(
+    'computeFile (src/apply only)',
+    () => {
+      const out = computeFile({ format: 'edits', op, source })
+      if (!out.ok) throw new Error(out.error.message)
+    },
+    SYNC,
+  )
+  bench.add(
+    'engine.check (dry run)',
+    async () => void (await checkEngine.check(forward, check)),
+    ASYNC,
+  )
+  // Each apply flips the signature, so every iteration has one edit to make.
+  let flip = false
+  bench.add(
+    'engine.apply, durability fast',
+    async () => {
+      flip = !flip
+      await fastEngine.apply(flip ? forward : back, check)
+    },
+    ASYNC,
+  )
+  await bench.run()
+  console.log(
+    `### one str_replace on a ${SMALL_LINES.toLocaleString('en')}-line file, warm engine, inline\n`,
+  )
+  const rows = bench.tasks.map((task) => [
+    task.name,
+    ms(percentile(bench, task.name, 'p50')),
+    ms(percentile(bench, task.name, 'p99')),
+    String(task.result?.state === 'completed' ? task.result.latency.samplesCount : 0),
+  ])
+  console.log(markdownTable(['row', 'p50 ms', 'p99 ms', 'samples'], rows))
+  printFailures(bench)
+  console.log(`\n${loadLine()}\n`)
+  if (flip) await fastEngine.apply(back, check)
+  await writeFile(path.join(root, file.path), source)
+  await Promise.all([checkEngine.close(), fastEngine.close()])
+}
+
+async function main(): Promise<void> {
+  console.log('## edits.bench\n')
+  console.log(machineLine() + '\n')
+  const scratch = await scratchDir()
+  try {
+    await formatsTable(scratch)
+    await sweepTable(scratch)
+    await smallTable(scratch)
+  } finally {
+    await rm(scratch, { recursive: true, force: true, maxRetries: 3 })
+  }
+}
+
+await main()

@@ -1,0 +1,528 @@
+// The per-edit string-edit algorithm as it was before issue #9 (src/apply/string-edits.ts at
+// 8a87928), kept as the oracle for test/unit/apply/string-edits-oracle.test.ts: every edit re-splits
+// the whole text (toDoc) and searches its LF view with indexOf. Slow on large files, simple enough
+// to trust; the line-table implementation must agree with it on every input, failures included.
+// Do not optimise this file.
+// Applies JSON string edits (replace, insert, replace_range, delete_range, write) to one file's
+// decoded text. Pure: reading, expected_hash checks, BOM and byte conversion are the caller's
+// (in bytes mode the caller has already passed every edit string through toModeText).
+//
+// Edits apply in order, each to the result of the previous one, so the line numbers of a range
+// edit refer to the text as it is when that edit runs, not to the original file.
+// Line endings: old_string and anchors match CRLF, LF and lone CR alike (text-search.ts searches
+// an LF view of the lines and maps offsets back); line breaks that pair with an unchanged old line
+// keep its terminator, new ones take the file's dominant ending, and the last touched line keeps
+// its own.
+// After a lenient match, new lines are restyled like hunk lines (src/match/restyle.ts): a
+// replace's new lines learn from the matched old_string lines, an insert's from its anchor.
+// Only the array differ: importing 'diff' whole loads every module of jsdiff (~20 ms at startup).
+import { diffArrays } from 'diff/lib/diff/array.js'
+import type { Candidate } from '../../src/errors.js'
+import { errorData } from '../../src/errors.js'
+import { findCandidates, MAX_CANDIDATES, previewOf } from '../../src/match/candidates.js'
+import { surroundingLines } from '../../src/match/locate.js'
+import { deriveRestyle, restyleLine, type Restyle } from '../../src/match/restyle.js'
+import { fail, ok, type Result } from '../../src/result.js'
+import { joinLines, type Eol, type Line } from '../../src/text/lines.js'
+import { normalizeLine, type MatchPass } from '../../src/text/normalize.js'
+import type { StringEdit, Warning } from '../../src/types.js'
+import {
+  disjointStarts,
+  eolsIn,
+  exactSpans,
+  findLenientInLine,
+  findWholeLines,
+  lineAt,
+  occurrences,
+  toDoc,
+  toLf,
+  toTextOffset,
+  wholeLines,
+  type Doc,
+  type LineHits,
+  type Span,
+} from '../../src/apply/text-search.js'
+
+export interface StringEditsInput {
+  /** Decoded content without BOM; ignored when `exists` is false. */
+  readonly text: string
+  readonly exists: boolean
+  readonly edits: readonly StringEdit[]
+  readonly path: string
+  /** Bytes-mode file: only byte-exact matches are allowed (FILE_NOT_TEXT otherwise). */
+  readonly exactOnly: boolean
+}
+
+export interface StringEditsOutput {
+  readonly text: string
+  readonly warnings: Warning[]
+}
+
+/** Line numbers listed in one error message before it says "and N more". */
+const MAX_LISTED_LINES = 20
+
+const PASS_WORDS: Readonly<Record<MatchPass, string>> = {
+  exact: 'matching exactly',
+  'trim-end': 'ignoring trailing whitespace',
+  trim: 'ignoring leading and trailing whitespace',
+  fold: 'folding Unicode punctuation and spaces',
+}
+
+interface Context {
+  readonly path: string
+  /** 1-based number of the edit in the request. */
+  readonly editNumber: number
+  readonly exactOnly: boolean
+}
+
+interface Step {
+  readonly text: string
+  readonly warnings: readonly Warning[]
+}
+
+/**
+ * Applies `edits` in order to `text`. A missing file can only be created: by a write edit, or by
+ * a replace with an empty old_string as the first edit.
+ *
+ * @example
+ * applyStringEdits({
+ *   text: 'a\r\nb\r\n', exists: true, path: 'f.txt', exactOnly: false,
+ *   edits: [
+ *     { mode: 'replace', index: 0, oldString: 'b\n', newString: 'c\nd\n', replaceAll: false },
+ *   ],
+ * })
+ * // ok({ text: 'a\r\nc\r\nd\r\n', warnings: [] })
+ */
+export function applyStringEditsOracle(input: StringEditsInput): Result<StringEditsOutput> {
+  let text = input.exists ? input.text : ''
+  let exists = input.exists
+  const warnings: Warning[] = []
+  for (const edit of input.edits) {
+    const ctx: Context = {
+      path: input.path,
+      editNumber: edit.index + 1,
+      exactOnly: input.exactOnly,
+    }
+    if (edit.mode === 'write') {
+      text = edit.content
+      exists = true
+      continue
+    }
+    if (!exists) {
+      // Every non-write edit on a missing file fails, so an empty old_string reaching here is
+      // necessarily the file's first edit: the "create the file" form.
+      if (edit.mode === 'replace' && edit.oldString === '') {
+        text = edit.newString
+        exists = true
+        continue
+      }
+      const detail =
+        `${ctx.path} does not exist; ` + 'only a write edit or an empty old_string can create it'
+      return failAt(ctx, 'FILE_NOT_FOUND', detail)
+    }
+    const step = applyOne(text, edit, ctx)
+    if (!step.ok) return step
+    text = step.value.text
+    warnings.push(...step.value.warnings)
+  }
+  return ok({ text, warnings })
+}
+
+function applyOne(
+  text: string,
+  edit: Exclude<StringEdit, { mode: 'write' }>,
+  ctx: Context,
+): Result<Step> {
+  const doc = toDoc(text)
+  switch (edit.mode) {
+    case 'replace':
+      return applyReplace(doc, edit, ctx)
+    case 'insert':
+      return applyInsert(doc, edit, ctx)
+    case 'replace_range':
+      return applyRange(doc, edit.startLine, edit.endLine, edit.newString, ctx)
+    case 'delete_range':
+      return applyRange(doc, edit.startLine, edit.endLine, '', ctx)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Line endings of rewritten text
+
+/** For each new index that diffArrays pairs with an unchanged old one, that old index. */
+function commonPairs(
+  oldParts: readonly string[],
+  newParts: readonly string[],
+): Map<number, number> {
+  const pairs = new Map<number, number>()
+  let o = 0
+  let n = 0
+  for (const change of diffArrays([...oldParts], [...newParts])) {
+    if (change.removed) o += change.count
+    else if (change.added) n += change.count
+    else {
+      for (let k = 0; k < change.count; k++) pairs.set(n + k, o + k)
+      o += change.count
+      n += change.count
+    }
+  }
+  return pairs
+}
+
+/**
+ * Rebuilds the text for an exact substring replacement. `oldEols[j]` is the file's terminator
+ * after oldParts[j]; a new break keeps the terminator of the old line it pairs with, the final
+ * break keeps the final old one, and any other break takes the dominant ending.
+ */
+function withEols(
+  oldParts: readonly string[],
+  oldEols: readonly Eol[],
+  newParts: readonly string[],
+  dominant: Eol,
+): string {
+  const pairs = commonPairs(oldParts, newParts)
+  const lastOld = oldParts.length - 1
+  const lastNew = newParts.length - 1
+  const bothEndWithBreak = lastOld >= 1 && oldParts[lastOld] === '' && newParts[lastNew] === ''
+  let out = ''
+  for (let k = 0; k <= lastNew; k++) {
+    out += newParts[k] as string
+    if (k === lastNew) break
+    const j = pairs.get(k)
+    if (j !== undefined && j < lastOld) out += oldEols[j] as Eol
+    else if (k === lastNew - 1 && bothEndWithBreak) out += oldEols[lastOld - 1] as Eol
+    else out += dominant
+  }
+  return out
+}
+
+/**
+ * Replaces lines [start, start + count) with whole lines. A new line paired with an old one keeps
+ * its terminator; the last new line keeps the last old line's (so a missing final newline stays
+ * missing); other lines take the dominant ending.
+ */
+function spliceWholeLines(
+  lines: Line[],
+  start: number,
+  count: number,
+  newTexts: readonly string[],
+  pairs: ReadonlyMap<number, number>,
+  dominant: Exclude<Eol, ''>,
+): void {
+  const old = lines.slice(start, start + count)
+  const lastOld = old[old.length - 1]
+  const fresh: Line[] = newTexts.map((text, k) => {
+    if (k === newTexts.length - 1 && lastOld !== undefined) return { text, eol: lastOld.eol }
+    const j = pairs.get(k)
+    const paired = j === undefined ? undefined : old[j]
+    return { text, eol: paired !== undefined && paired.eol !== '' ? paired.eol : dominant }
+  })
+  lines.splice(start, count, ...fresh)
+  // Deleting the unterminated last line moves "no final newline" to the line now last.
+  const prev = lines[start - 1]
+  if (fresh.length === 0 && start === lines.length && lastOld?.eol === '' && prev !== undefined) {
+    lines[start - 1] = { text: prev.text, eol: '' }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// replace
+
+function applyReplace(
+  doc: Doc,
+  edit: Extract<StringEdit, { mode: 'replace' }>,
+  ctx: Context,
+): Result<Step> {
+  if (edit.oldString === '') {
+    const detail = `old_string is empty; use mode write or insert to change ${ctx.path}`
+    return failAt(ctx, 'PARSE_BAD_EDIT', detail)
+  }
+  const oldLf = toLf(edit.oldString)
+  const exact = occurrences(doc.view, oldLf)
+  if (exact.length > 0) {
+    const fileLines = exact.map((at) => lineAt(doc, at) + 1)
+    const chosen = chooseMatches(doc, fileLines, edit, ctx, 'old_string')
+    if (!chosen.ok) return chosen
+    return ok({ text: replaceExact(doc, exact, oldLf, toLf(edit.newString)), warnings: [] })
+  }
+
+  const wanted = wholeLines(oldLf)
+  const found = ladder(doc, wanted, ctx, 'old_string')
+  if (!found.ok) return found
+  const { pass } = found.value
+  const starts = disjointStarts(found.value.starts, wanted.length)
+  const fileLines = starts.map((s) => s + 1)
+  const chosen = chooseMatches(doc, fileLines, edit, ctx, 'old_string')
+  if (!chosen.ok) return chosen
+
+  const newLines = wholeLines(edit.newString)
+  const pairs = commonPairs(wanted, newLines)
+  const lines = [...doc.lines]
+  // Bottom-up, so earlier starts stay valid while later ones are rewritten.
+  for (const s of [...starts].reverse()) {
+    const fileSlice = doc.texts.slice(s, s + wanted.length)
+    const restyle = deriveRestyle(fileSlice, wanted, pass, {
+      added: newLines.filter((_, k) => !pairs.has(k)),
+      surrounding: surroundingLines(doc.texts, s, s + wanted.length),
+    })
+    const texts = newLines.map((line, k) => {
+      const j = pairs.get(k)
+      // Unchanged lines keep the file's own text, not the edit's lenient spelling of it.
+      return j === undefined ? restyleLine(line, restyle) : (fileSlice[j] as string)
+    })
+    spliceWholeLines(lines, s, wanted.length, texts, pairs, doc.dominant)
+  }
+  return ok({ text: joinLines(lines), warnings: lenientWarnings(pass, starts, ctx) })
+}
+
+function replaceExact(doc: Doc, starts: readonly number[], oldLf: string, newLf: string): string {
+  const oldParts = oldLf.split('\n')
+  const newParts = newLf.split('\n')
+  let text = doc.text
+  for (const s of [...starts].reverse()) {
+    const e = s + oldLf.length
+    const replacement = withEols(oldParts, eolsIn(doc, s, e), newParts, doc.dominant)
+    text = text.slice(0, toTextOffset(doc, s)) + replacement + text.slice(toTextOffset(doc, e))
+  }
+  return text
+}
+
+/** Applies replace_all / expected_matches / uniqueness to the matches found (1-based lines). */
+function chooseMatches(
+  doc: Doc,
+  fileLines: readonly number[],
+  edit: Extract<StringEdit, { mode: 'replace' }>,
+  ctx: Context,
+  what: string,
+): Result<true> {
+  const count = fileLines.length
+  if (edit.expectedMatches !== undefined) {
+    if (count === edit.expectedMatches) return ok(true)
+    return failAt(
+      ctx,
+      'MATCH_COUNT_MISMATCH',
+      `expected ${edit.expectedMatches} ${plural(edit.expectedMatches, 'match', 'matches')} ` +
+        `of ${what} in ${ctx.path} but found ${count} (${listLines(fileLines)})`,
+      lineCandidates(doc, fileLines),
+    )
+  }
+  if (count === 1 || edit.replaceAll) return ok(true)
+  return ambiguous(doc, fileLines, ctx, what)
+}
+
+// ---------------------------------------------------------------------------------------------
+// insert
+
+function applyInsert(
+  doc: Doc,
+  edit: Extract<StringEdit, { mode: 'insert' }>,
+  ctx: Context,
+): Result<Step> {
+  const anchorLf = toLf(edit.anchor).replace(/\n+$/, '')
+  if (anchorLf === '') {
+    return failAt(ctx, 'PARSE_BAD_EDIT', `the anchor for ${ctx.path} is empty or only line breaks`)
+  }
+  let spans = exactSpans(doc, anchorLf)
+  let pass: MatchPass = 'exact'
+  if (spans.length === 0) {
+    const lenient = lenientSpans(doc, anchorLf, ctx)
+    if (!lenient.ok) return lenient
+    ;({ pass, spans } = lenient.value)
+  }
+  if (spans.length > 1) {
+    const fileLines = spans.map(([first]) => first + 1)
+    return ambiguous(doc, fileLines, ctx, 'anchor')
+  }
+  const [first, last] = spans[0] as [number, number]
+
+  const inserted = wholeLines(edit.newString)
+  if (inserted.length === 0) return ok({ text: doc.text, warnings: [] })
+  const lines = [...doc.lines]
+  // A leniently matched anchor tells how the edit's indentation maps onto the file's; the new
+  // lines were written with the same view of the file, so they are re-indented the same way.
+  const restyle = anchorRestyle(doc, anchorLf, first, last, pass, inserted)
+  const fresh: Line[] = inserted.map((text) => ({
+    text: restyle === null ? text : restyleLine(text, restyle),
+    eol: doc.dominant,
+  }))
+  if (edit.position === 'before') {
+    lines.splice(first, 0, ...fresh)
+  } else {
+    const anchorLine = lines[last] as Line
+    if (anchorLine.eol === '') {
+      // After an unterminated last line: the anchor gains a break, the new last line lacks one.
+      lines[last] = { text: anchorLine.text, eol: doc.dominant }
+      fresh[fresh.length - 1] = { text: (fresh[fresh.length - 1] as Line).text, eol: '' }
+    }
+    lines.splice(last + 1, 0, ...fresh)
+  }
+  const warnings = pass === 'exact' ? [] : lenientWarnings(pass, [first], ctx, 'anchor')
+  return ok({ text: joinLines(lines), warnings })
+}
+
+/**
+ * The restyle for lines inserted at a lenient anchor: learned from the anchor's lines when it
+ * matched whole lines, or from its one line when the anchor is that line's start (an anchor in
+ * the middle of a line says nothing about indentation). Null for an exact anchor.
+ */
+function anchorRestyle(
+  doc: Doc,
+  anchorLf: string,
+  first: number,
+  last: number,
+  pass: MatchPass,
+  inserted: readonly string[],
+): Restyle | null {
+  if (pass === 'exact') return null
+  const wanted = anchorLf.split('\n')
+  const fileSlice = doc.texts.slice(first, last + 1)
+  if (wanted.length === 1) {
+    const key = normalizeLine(wanted[0] as string, pass)
+    if (!normalizeLine(fileSlice[0] ?? '', pass).startsWith(key)) return null
+  }
+  return deriveRestyle(fileSlice, wanted, pass, {
+    added: inserted,
+    surrounding: surroundingLines(doc.texts, first, last + 1),
+  })
+}
+
+/**
+ * Lenient anchor search. A one-line anchor may still be part of a line (compared after the
+ * pass's normalisation); a multi-line anchor must match whole lines.
+ */
+function lenientSpans(
+  doc: Doc,
+  anchorLf: string,
+  ctx: Context,
+): Result<{ pass: MatchPass; spans: Span[] }> {
+  const wanted = anchorLf.split('\n')
+  if (wanted.length > 1) {
+    const found = ladder(doc, wanted, ctx, 'anchor')
+    if (!found.ok) return found
+    const spans = found.value.starts.map((s): Span => [s, s + wanted.length - 1])
+    return ok({ pass: found.value.pass, spans })
+  }
+  const found = findLenientInLine(doc, anchorLf)
+  if (found === null) return notFound(doc, wanted, ctx, 'anchor')
+  if (ctx.exactOnly) return notText(ctx, 'anchor', found.pass)
+  return ok(found)
+}
+
+// ---------------------------------------------------------------------------------------------
+// replace_range / delete_range
+
+function applyRange(
+  doc: Doc,
+  startLine: number,
+  endLine: number,
+  newString: string,
+  ctx: Context,
+): Result<Step> {
+  const count = doc.lines.length
+  const integers = Number.isInteger(startLine) && Number.isInteger(endLine)
+  const valid = integers && startLine >= 1 && startLine <= endLine
+  if (!valid || endLine > count) {
+    return failAt(
+      ctx,
+      'MATCH_OUT_OF_RANGE',
+      `lines ${startLine}-${endLine} are outside ${ctx.path}, ` +
+        `which has ${count} ${plural(count, 'line', 'lines')}`,
+    )
+  }
+  const start = startLine - 1
+  const span = endLine - startLine + 1
+  const newLines = wholeLines(newString)
+  const pairs = commonPairs(doc.texts.slice(start, start + span), newLines)
+  const lines = [...doc.lines]
+  spliceWholeLines(lines, start, span, newLines, pairs, doc.dominant)
+  return ok({ text: joinLines(lines), warnings: [] })
+}
+
+// ---------------------------------------------------------------------------------------------
+// shared matching and failures
+
+/** findWholeLines, failing when nothing matches or a bytes-mode file matches only leniently. */
+function ladder(doc: Doc, wanted: readonly string[], ctx: Context, what: string): Result<LineHits> {
+  const found = findWholeLines(doc, wanted)
+  if (found === null) return notFound(doc, wanted, ctx, what)
+  if (found.pass !== 'exact' && ctx.exactOnly) return notText(ctx, what, found.pass)
+  return ok(found)
+}
+
+function notFound(doc: Doc, wanted: readonly string[], ctx: Context, what: string): Result<never> {
+  const candidates = findCandidates(doc.texts, wanted)
+  return failAt(ctx, 'MATCH_NOT_FOUND', `${what} was not found in ${ctx.path}`, candidates)
+}
+
+function notText(ctx: Context, what: string, pass: MatchPass): Result<never> {
+  return failAt(
+    ctx,
+    'FILE_NOT_TEXT',
+    `${what} matches ${ctx.path} only after ${PASS_WORDS[pass]}, ` +
+      'which a file that is not UTF-8 text does not allow',
+  )
+}
+
+function ambiguous(
+  doc: Doc,
+  fileLines: readonly number[],
+  ctx: Context,
+  what: string,
+): Result<never> {
+  return failAt(
+    ctx,
+    'MATCH_AMBIGUOUS',
+    `${what} matches ${fileLines.length} places in ${ctx.path} (${listLines(fileLines)})`,
+    lineCandidates(doc, fileLines),
+  )
+}
+
+function lineCandidates(doc: Doc, fileLines: readonly number[]): Candidate[] {
+  return unique(fileLines)
+    .slice(0, MAX_CANDIDATES)
+    .map((fileLine) => ({ fileLine, score: 1, preview: previewOf(doc.texts, fileLine - 1, 1) }))
+}
+
+function lenientWarnings(
+  pass: MatchPass,
+  starts: readonly number[],
+  ctx: Context,
+  what = '',
+): Warning[] {
+  if (pass === 'exact') return []
+  const subject = what === '' ? `edit ${ctx.editNumber}` : `edit ${ctx.editNumber} ${what}`
+  const lines = starts.map((s) => s + 1)
+  const where = `${lines.length === 1 ? 'line' : 'lines'} ${lines.join(', ')}`
+  const message = `${subject} matched after ${PASS_WORDS[pass]} at ${where}`
+  return [{ code: 'match.lenient', message, path: ctx.path, patchLine: ctx.editNumber }]
+}
+
+function failAt(
+  ctx: Context,
+  code: Parameters<typeof errorData>[0],
+  detail: string,
+  candidates?: readonly Candidate[],
+): Result<never> {
+  return fail(
+    errorData(code, `Edit ${ctx.editNumber}: ${detail}.`, {
+      path: ctx.path,
+      patchLine: ctx.editNumber,
+      ...(candidates === undefined ? {} : { candidates }),
+    }),
+  )
+}
+
+function listLines(fileLines: readonly number[]): string {
+  const lines = unique(fileLines)
+  const shown = lines.slice(0, MAX_LISTED_LINES).join(', ')
+  const more = lines.length > MAX_LISTED_LINES ? ` and ${lines.length - MAX_LISTED_LINES} more` : ''
+  return `${lines.length === 1 ? 'line' : 'lines'} ${shown}${more}`
+}
+
+function unique(values: readonly number[]): number[] {
+  return [...new Set(values)]
+}
+
+function plural(n: number, one: string, many: string): string {
+  return n === 1 ? one : many
+}
