@@ -4,6 +4,7 @@
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { DEFAULT_INLINE_PARSE_MAX_BYTES } from '../../src/config.js'
 import { jsonLine, runCli } from '../helpers/run-cli.js'
 import { makeTempDir, snapshot } from '../helpers/tree.js'
 
@@ -200,5 +201,27 @@ describe('patchloom CLI', () => {
     const pooled = jsonLine(await runCli(args, { stdin: CODEX_UPDATE }))
     const inline = jsonLine(await runCli([...args, '--no-workers'], { stdin: CODEX_UPDATE }))
     expect(inline).toEqual(pooled)
+  })
+})
+
+// bin/patchloom.js loads the esbuild bundle in dist/cli/ (D-090). Code moved into the bundle finds
+// the files it loads by filename relative to the bundle, not to dist/src/: these prove it still
+// does. The language-server host is covered by test/e2e/diagnostics.test.ts, which runs the
+// `diagnostics` command and `apply --diagnostics` through this CLI against a real server.
+describe('the bundled CLI', () => {
+  it('finds the engine worker from the bundle: a patch past the inline parse limit parses in the pool', async () => {
+    const line = '+' + 'x'.repeat(63)
+    const count = Math.ceil((DEFAULT_INLINE_PARSE_MAX_BYTES * 1.2) / (line.length + 1))
+    const patch = ['*** Begin Patch', '*** Add File: big.txt', ...Array<string>(count).fill(line)]
+    patch.push('*** End Patch', '')
+    const run = await runCli(['check', '--root', ws, '--json'], {
+      stdin: patch.join('\n'),
+      env: { NODE_DEBUG: 'worker' },
+    })
+    expect(run.code, run.stderr.slice(-2000)).toBe(0)
+    expect(jsonLine(run)).toMatchObject({ ok: true, dryRun: true })
+    // NODE_DEBUG=worker logs each thread node starts: the pool really ran, so a change to the
+    // routing thresholds fails here instead of leaving this test passing on the inline route.
+    expect(run.stderr).toMatch(/^WORKER \d+: \[0\] create new worker/m)
   })
 })
