@@ -1,11 +1,12 @@
 // The built CLI as an agent runs it: a child process, the patch on stdin or as a file, exit
 // status, one JSON line, and the tree on disk afterwards. Needs `npm run build` first.
 // Scenario directories run through the CLI in ./cli-scenarios.test.ts.
+import { spawnSync } from 'node:child_process'
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DEFAULT_INLINE_PARSE_MAX_BYTES } from '../../src/config.js'
-import { jsonLine, runCli } from '../helpers/run-cli.js'
+import { CLI_BIN, jsonLine, runCli } from '../helpers/run-cli.js'
 import { makeTempDir, snapshot } from '../helpers/tree.js'
 
 let ws = ''
@@ -209,6 +210,23 @@ describe('patchloom CLI', () => {
 // does. The language-server host is covered by test/e2e/diagnostics.test.ts, which runs the
 // `diagnostics` command and `apply --diagnostics` through this CLI against a real server.
 describe('the bundled CLI', () => {
+  it('compiles the bundle from the code cache the build wrote (V8 accepts it)', () => {
+    // Compiled the way bin/patchloom.js compiles it, in a fresh node with default flags.
+    const bundle = join(CLI_BIN, '..', '..', 'dist', 'cli', 'main.cjs')
+    const probe = [
+      "const { readFileSync } = require('node:fs')",
+      "const { wrap } = require('node:module')",
+      "const vm = require('node:vm')",
+      `const file = ${JSON.stringify(bundle)}`,
+      "const cachedData = readFileSync(file + '.cache')",
+      "const script = new vm.Script(wrap(readFileSync(file, 'utf8')), { filename: file, cachedData })",
+      'process.stdout.write(String(script.cachedDataRejected))',
+    ].join('\n')
+    const child = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' })
+    expect(child.stderr).toBe('')
+    expect(child.stdout).toBe('false')
+  })
+
   it('finds the engine worker from the bundle: a patch past the inline parse limit parses in the pool', async () => {
     const line = '+' + 'x'.repeat(63)
     const count = Math.ceil((DEFAULT_INLINE_PARSE_MAX_BYTES * 1.2) / (line.length + 1))

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 export const CLI_BIN = fileURLToPath(new URL('../../bin/patchloom.js', import.meta.url))
-const BUILT_MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url))
+const BUILT_MAIN = fileURLToPath(new URL('../../dist/cli/main.cjs', import.meta.url))
 
 export interface CliRun {
   readonly code: number
