@@ -19,6 +19,8 @@ const BUNDLE = join(__dirname, '..', 'dist', 'cli', 'main.cjs')
 
 /** The bundle's exports, compiled with the code cache when there is one. */
 function loadBundle() {
+  // node --enable-source-maps maps stack traces to src/*.ts for require()d files, not vm scripts.
+  if (process.sourceMapsEnabled === true) return require(BUNDLE)
   let cachedData
   try {
     cachedData = readFileSync(`${BUNDLE}.cache`)
