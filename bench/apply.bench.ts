@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -202,7 +202,7 @@ interface FloorCli {
  * `row` for node, `row label` per CLI), rows interleaved round by round. The workspace is reset
  * before every check and apply, untimed. A failing command throws: a broken row never reads fast.
  */
-function measureFloors(s: Setup, clis: readonly FloorCli[]): Map<string, number> {
+function measureFloors(s: Setup, clis: readonly FloorCli[]): Map<string, FloorResult> {
   const { root, unifiedFile } = s
   const args = ['--root', root, '--format', 'unified']
   const rows: [string, readonly string[]][] = [[FLOOR_ROWS[0], ['-e', '0']]]
@@ -215,17 +215,49 @@ function measureFloors(s: Setup, clis: readonly FloorCli[]): Map<string, number>
     ])
   }
   const times = new Map<string, number[]>(rows.map(([name]) => [name, []]))
+  const cpu = new Map<string, number>(rows.map(([name]) => [name, 0]))
   // One untimed round first: the page cache and the journal's key file are then warm for all.
   for (let round = 0; round <= FLOOR_ROUNDS; round++) {
     for (const [name, argv] of rows) {
       s.reset()
+      const cpuBefore = childrenCpuMs()
       const start = performance.now()
       run(NODE, argv, root)
-      if (round > 0) times.get(name)?.push(performance.now() - start)
+      if (round === 0) continue
+      times.get(name)?.push(performance.now() - start)
+      cpu.set(name, (cpu.get(name) ?? 0) + childrenCpuMs() - cpuBefore)
     }
   }
   s.reset()
-  return new Map([...times].map(([name, t]) => [name, median(t)]))
+  return new Map(
+    [...times].map(([name, t]) => [
+      name,
+      { p50: median(t), cpuMean: (cpu.get(name) ?? Number.NaN) / FLOOR_ROUNDS },
+    ]),
+  )
+}
+
+interface FloorResult {
+  readonly p50: number
+  /** Mean CPU time (user + system, all threads) per run; NaN where /proc is not readable. */
+  readonly cpuMean: number
+}
+
+/**
+ * CPU time of this process's exited children (cutime + cstime in /proc/self/stat, Linux, in
+ * ticks of 10 ms: USER_HZ is 100 on Linux). Less moved by other work on the machine than wall
+ * time, which waits for a core; summed over all rounds, its 10 ms grain averages out.
+ */
+function childrenCpuMs(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8')
+    // Fields after the command name, which may contain spaces; cutime and cstime are fields
+    // 16 and 17 of the whole line, so 13 and 14 of these (which start at field 3).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[13]) + Number(fields[14])) * 10
+  } catch {
+    return Number.NaN
+  }
 }
 
 function median(values: readonly number[]): number {
@@ -236,15 +268,23 @@ function median(values: readonly number[]): number {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
 }
 
-/** Rows are floors, columns are each CLI's p50 and its excess over `node -e 0`. */
-function floorTable(p50s: ReadonlyMap<string, number>, clis: readonly FloorCli[]): string {
-  const node = p50s.get(FLOOR_ROWS[0]) ?? Number.NaN
-  const header = ['row', ...clis.flatMap((c) => [`p50 ms ${c.label}`, `over node -e 0`])]
+/**
+ * Rows are floors; per CLI, the p50 wall time, its excess over `node -e 0`, and the mean CPU time
+ * per run (a second view when the machine is loaded).
+ */
+function floorTable(results: ReadonlyMap<string, FloorResult>, clis: readonly FloorCli[]): string {
+  const node = results.get(FLOOR_ROWS[0])
+  const header = [
+    'row',
+    ...clis.flatMap((c) => [`p50 ms ${c.label}`, 'over node -e 0', `CPU ms ${c.label}`]),
+  ]
   const body = FLOOR_ROWS.map((row, i) => [
     row,
     ...clis.flatMap((c) => {
-      const value = i === 0 ? node : (p50s.get(`${row} ${c.label}`) ?? Number.NaN)
-      return [ms(value), i === 0 ? '-' : `+${ms(value - node)}`]
+      const result = i === 0 ? node : results.get(`${row} ${c.label}`)
+      const p50 = result?.p50 ?? Number.NaN
+      const over = i === 0 ? '-' : `+${ms(p50 - (node?.p50 ?? Number.NaN))}`
+      return [ms(p50), over, ms(result?.cpuMean ?? Number.NaN)]
     }),
   ])
   return markdownTable(header, body)
