@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -53,13 +53,15 @@ const NODE = process.execPath
 let CLI = path.join(REPO, 'bin', 'patchloom.js')
 
 /**
- * Copies the built CLI (bin/, dist/src, dist/workers, package.json; node_modules linked) into
- * the scratch directory and returns its entry point. Others rebuild the shared dist/ while this
- * bench runs; a spawned CLI must not load a half-written module mid-table.
+ * Copies the built CLI (bin/, the dist/cli bundle, dist/src, dist/workers, package.json;
+ * node_modules linked) into the scratch directory and returns its entry point. Others rebuild
+ * the shared dist/ while this bench runs; a spawned CLI must not load a half-written module
+ * mid-table. The bundle finds the worker and the language-server host under dist/ by URL
+ * (src/compiled-file.ts), so those stay beside it.
  */
 async function snapshotCli(scratch: string): Promise<string> {
   const dest = path.join(scratch, 'cli')
-  for (const part of ['bin', 'dist/src', 'dist/workers', 'package.json']) {
+  for (const part of ['bin', 'dist/cli', 'dist/src', 'dist/workers', 'package.json']) {
     await cp(path.join(REPO, part), path.join(dest, part), { recursive: true })
   }
   await symlink(path.join(REPO, 'node_modules'), path.join(dest, 'node_modules'), 'dir')
@@ -125,7 +127,7 @@ async function treeHash(s: Setup): Promise<string> {
 }
 
 /** Applies the change once per route and compares the tree with git's; returns mismatching routes. */
-async function sameResultAsGit(s: Setup): Promise<string[]> {
+async function sameResultAsGit(s: Setup, others: readonly FloorCli[] = []): Promise<string[]> {
   s.reset()
   run('git', ['apply', s.unifiedFile], s.root)
   const expected = await treeHash(s)
@@ -139,6 +141,15 @@ async function sameResultAsGit(s: Setup): Promise<string[]> {
       async () =>
         run(NODE, [CLI, 'apply', s.unifiedFile, '--root', s.root, '--format', 'unified'], s.root),
     ],
+    ...others.map((cli): [string, () => Promise<unknown>] => [
+      `CLI unified (${cli.label})`,
+      async () =>
+        run(
+          NODE,
+          [cli.entry, 'apply', s.unifiedFile, '--root', s.root, '--format', 'unified'],
+          s.root,
+        ),
+    ]),
   ]
   const wrong: string[] = []
   for (const [name, apply] of routes) {
@@ -161,14 +172,122 @@ async function sameResultAsGit(s: Setup): Promise<string[]> {
 const SYNC = { async: false } as const
 const ASYNC = { async: true } as const
 
-const FLOOR_ROWS = ['node -e 0 (process floor)', 'patchloom --version (CLI floor)'] as const
+/** The one-shot CLI's small edit (issue #9): one hunk in one 2,000-line file. */
+const FLOOR_SIZE: Size = { files: 1, lines: 2_000, hunks: 1 }
 
-/** What any spawned node process, and the CLI before it reads a patch, costs on this machine. */
-function floorBench(cwd: string): Bench {
-  const bench = new Bench(OPTIONS)
-  bench.add(FLOOR_ROWS[0], () => run(NODE, ['-e', '0'], cwd), SYNC)
-  bench.add(FLOOR_ROWS[1], () => run(NODE, [CLI, '--version'], cwd), SYNC)
-  return bench
+/**
+ * Floor rounds: each round runs every floor row once, in turn, so load from other work on the
+ * machine falls on all rows (and on both CLIs with --baseline) alike; the median of 25 rounds of
+ * ~100 ms processes costs about 10 s per CLI. Not tinybench: it runs one task's samples before
+ * the next task's, and a load spike between two tasks then reads as a difference between them.
+ */
+const FLOOR_ROUNDS = 25
+
+const FLOOR_ROWS = [
+  'node -e 0 (process floor)',
+  'patchloom --version (CLI floor)',
+  'CLI check, one file',
+  'CLI apply --durability fast, one file',
+] as const
+
+/** A CLI whose floors are measured: this build's snapshot, or a --baseline checkout's. */
+interface FloorCli {
+  readonly label: string
+  readonly entry: string
+}
+
+/**
+ * What any spawned node process costs on this machine, what the CLI costs before it reads a
+ * patch, and what a one-file check and apply cost whole process: the p50 of each row (named
+ * `row` for node, `row label` per CLI), rows interleaved round by round. The workspace is reset
+ * before every check and apply, untimed. A failing command throws: a broken row never reads fast.
+ */
+function measureFloors(s: Setup, clis: readonly FloorCli[]): Map<string, FloorResult> {
+  const { root, unifiedFile } = s
+  const args = ['--root', root, '--format', 'unified']
+  const rows: [string, readonly string[]][] = [[FLOOR_ROWS[0], ['-e', '0']]]
+  for (const cli of clis) {
+    rows.push([`${FLOOR_ROWS[1]} ${cli.label}`, [cli.entry, '--version']])
+    rows.push([`${FLOOR_ROWS[2]} ${cli.label}`, [cli.entry, 'check', unifiedFile, ...args]])
+    rows.push([
+      `${FLOOR_ROWS[3]} ${cli.label}`,
+      [cli.entry, 'apply', unifiedFile, ...args, '--durability', 'fast'],
+    ])
+  }
+  const times = new Map<string, number[]>(rows.map(([name]) => [name, []]))
+  const cpu = new Map<string, number>(rows.map(([name]) => [name, 0]))
+  // One untimed round first: the page cache and the journal's key file are then warm for all.
+  for (let round = 0; round <= FLOOR_ROUNDS; round++) {
+    for (const [name, argv] of rows) {
+      s.reset()
+      const cpuBefore = childrenCpuMs()
+      const start = performance.now()
+      run(NODE, argv, root)
+      if (round === 0) continue
+      times.get(name)?.push(performance.now() - start)
+      cpu.set(name, (cpu.get(name) ?? 0) + childrenCpuMs() - cpuBefore)
+    }
+  }
+  s.reset()
+  return new Map(
+    [...times].map(([name, t]) => [
+      name,
+      { p50: median(t), cpuMean: (cpu.get(name) ?? Number.NaN) / FLOOR_ROUNDS },
+    ]),
+  )
+}
+
+interface FloorResult {
+  readonly p50: number
+  /** Mean CPU time (user + system, all threads) per run; NaN where /proc is not readable. */
+  readonly cpuMean: number
+}
+
+/**
+ * CPU time of this process's exited children (cutime + cstime in /proc/self/stat, Linux, in
+ * ticks of 10 ms: USER_HZ is 100 on Linux). Less moved by other work on the machine than wall
+ * time, which waits for a core; summed over all rounds, its 10 ms grain averages out.
+ */
+function childrenCpuMs(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8')
+    // Fields after the command name, which may contain spaces; cutime and cstime are fields
+    // 16 and 17 of the whole line, so 13 and 14 of these (which start at field 3).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[13]) + Number(fields[14])) * 10
+  } catch {
+    return Number.NaN
+  }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((x, y) => x - y)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
+}
+
+/**
+ * Rows are floors; per CLI, the p50 wall time, its excess over `node -e 0`, and the mean CPU time
+ * per run (a second view when the machine is loaded).
+ */
+function floorTable(results: ReadonlyMap<string, FloorResult>, clis: readonly FloorCli[]): string {
+  const node = results.get(FLOOR_ROWS[0])
+  const header = [
+    'row',
+    ...clis.flatMap((c) => [`p50 ms ${c.label}`, 'over node -e 0', `CPU ms ${c.label}`]),
+  ]
+  const body = FLOOR_ROWS.map((row, i) => [
+    row,
+    ...clis.flatMap((c) => {
+      const result = i === 0 ? node : results.get(`${row} ${c.label}`)
+      const p50 = result?.p50 ?? Number.NaN
+      const over = i === 0 ? '-' : `+${ms(p50 - (node?.p50 ?? Number.NaN))}`
+      return [ms(p50), over, ms(result?.cpuMean ?? Number.NaN)]
+    }),
+  ])
+  return markdownTable(header, body)
 }
 
 const CHECK_ROWS = [
@@ -279,30 +398,43 @@ function table(
   return markdownTable(['p50 ms (x ' + baseline + ')', ...setups.map(label)], body)
 }
 
+/**
+ * `--floors`: only the floors table. `--baseline DIR`: also measure the floors of the CLI built in
+ * another checkout (DIR/bin/patchloom.js, e.g. main before a start-up change), in the same run.
+ */
+function floorArgs(argv: readonly string[]): { only: boolean; baseline: string | null } {
+  const at = argv.indexOf('--baseline')
+  const dir = at === -1 ? null : argv[at + 1]
+  if (dir === undefined) throw new Error('--baseline needs a directory')
+  return { only: argv.includes('--floors'), baseline: dir === null ? null : path.resolve(dir) }
+}
+
 export async function main(): Promise<void> {
+  const flags = floorArgs(process.argv.slice(2))
   console.log(`## apply.bench\n\n${machineLine()}\n`)
   const scratch = await mkdtemp(path.join(tmpdir(), 'patchloom-apply-bench-'))
   const setups: Setup[] = []
+  let floorSetup: Setup | undefined
   try {
     CLI = await snapshotCli(scratch)
-    for (const [index, size] of SIZES.entries()) setups.push(await prepare(size, scratch, index))
-    for (const s of setups) {
-      const wrong = await sameResultAsGit(s)
+    const clis: FloorCli[] = [{ label: 'this build', entry: CLI }]
+    if (flags.baseline !== null)
+      clis.push({ label: 'baseline', entry: path.join(flags.baseline, 'bin', 'patchloom.js') })
+    floorSetup = await prepare(FLOOR_SIZE, scratch, SIZES.length)
+    if (!flags.only)
+      for (const [index, size] of SIZES.entries()) setups.push(await prepare(size, scratch, index))
+    for (const s of [floorSetup, ...setups]) {
+      const wrong = await sameResultAsGit(s, s === floorSetup ? clis.slice(1) : [])
       if (wrong.length > 0)
         console.log(`> ${label(s)}: result differs from git apply: ${wrong.join('; ')}`)
     }
 
-    const floors = floorBench(scratch)
-    await floors.run()
-    console.log('### process floors (no patch read)\n')
-    console.log(
-      markdownTable(
-        ['row', 'p50 ms'],
-        FLOOR_ROWS.map((row) => [row, ms(p50(floors, row))]),
-      ),
-    )
-    printFailures(floors)
-    console.log()
+    const floors = measureFloors(floorSetup, clis)
+    console.log(`### process floors (${label(floorSetup)}, p50 of ${FLOOR_ROUNDS} rounds)\n`)
+    if (flags.baseline !== null) console.log(`baseline: ${flags.baseline}\n`)
+    console.log(floorTable(floors, clis))
+    console.log(`\n${loadLine()}\n`)
+    if (flags.only) return
 
     const checks: Bench[] = []
     for (const s of setups) {
@@ -327,7 +459,8 @@ export async function main(): Promise<void> {
     for (const bench of applies) printFailures(bench)
     console.log(`\n${loadLine()}`)
   } finally {
-    for (const s of setups) await Promise.all([s.engine.close(), s.fastEngine.close()])
+    for (const s of floorSetup === undefined ? setups : [floorSetup, ...setups])
+      await Promise.all([s.engine.close(), s.fastEngine.close()])
     await rm(scratch, { recursive: true, force: true, maxRetries: 3 })
   }
 }

@@ -1,6 +1,8 @@
 // Locates a compiled worker entry (the engine's Piscina worker, the language-server pool's thread).
 // Code running from dist/ finds it beside itself; tests running the TypeScript sources use the
-// compiled copy under dist/, so `npm run build` must have run.
+// compiled copy under dist/, so `npm run build` must have run. The CLI bundle (dist/cli/*.js,
+// D-090) sits two levels below the root like src/cli/, so it takes the same fallback as the
+// sources: the callers' second candidate (../../dist/...) is the one it finds.
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 

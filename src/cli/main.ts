@@ -80,8 +80,9 @@ export async function main(
   }
 }
 
-// The package.json sits two levels above src/cli/ when run from source and three above
-// dist/src/cli/ when built; look in both rather than copying the version into the code.
+// The package.json sits two levels above src/cli/ when run from source and above dist/cli/ (the
+// bundle bin/patchloom.js loads), three above dist/src/cli/; look in both rather than copying the
+// version into the code.
 async function readVersion(): Promise<string> {
   for (const rel of ['../../package.json', '../../../package.json']) {
     try {

@@ -3,8 +3,7 @@
 // bytes as they arrive and stop at --max-patch-bytes with LIMIT_PATCH_TOO_LARGE, so no more
 // than the limit plus one chunk is ever held in memory. Decoding is the engine's business
 // (src/coordinator/patch-input.ts): the bytes are passed on as they are.
-import { createReadStream } from 'node:fs'
-import { stat } from 'node:fs/promises'
+import { open, type FileHandle } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { DEFAULT_LIMITS } from '../config.js'
 import { EditError } from '../errors.js'
@@ -26,10 +25,17 @@ export async function readPatchInput(
   const source: Source = { kind: 'file', name: file }
   const abs = resolve(io.cwd, file)
   try {
-    const st = await stat(abs)
-    if (st.isFile() && st.size > maxPatchBytes) throw tooLarge(source, maxPatchBytes, st.size)
-    // Read as a stream too: a FIFO (`<(git diff)`) has no size, and a file may grow meanwhile.
-    return await readLimited(createReadStream(abs), maxPatchBytes, source)
+    const handle = await open(abs, 'r')
+    try {
+      const st = await handle.stat()
+      if (st.isFile() && st.size > maxPatchBytes) throw tooLarge(source, maxPatchBytes, st.size)
+      // Read to the end, counted: a FIFO (`<(git diff)`) has no size, and a file may grow
+      // meanwhile. A file handle rather than a read stream: one read for a small patch (#9).
+      const chunkBytes = Math.min(Math.max(st.size + 1, 64 * 1024), maxPatchBytes + 1)
+      return await readLimited(chunksOf(handle, chunkBytes), maxPatchBytes, source)
+    } finally {
+      await handle.close()
+    }
   } catch (err) {
     if (err instanceof EditError) throw err
     const reason = err instanceof Error && 'code' in err ? String(err.code) : String(err)
@@ -37,6 +43,15 @@ export async function readPatchInput(
       hint: 'Give an existing patch file, or pipe the patch on stdin.',
       cause: err,
     })
+  }
+}
+
+/** The handle's bytes from the start, `chunkBytes` at a time, until end of file. */
+async function* chunksOf(handle: FileHandle, chunkBytes: number): AsyncGenerator<Uint8Array> {
+  for (;;) {
+    const { bytesRead, buffer } = await handle.read(Buffer.allocUnsafe(chunkBytes), 0, chunkBytes)
+    if (bytesRead === 0) return
+    yield buffer.subarray(0, bytesRead)
   }
 }
 
@@ -55,7 +70,8 @@ export async function readLimited(
     if (total > maxBytes) throw tooLarge(source, maxBytes)
     parts.push(bytes)
   }
-  return Buffer.concat(parts, total)
+  // One chunk (a file read whole) is returned as it is, not copied: the patch can be large.
+  return parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts, total)
 }
 
 function tooLarge(source: Source, maxBytes: number, size?: number): EditError {

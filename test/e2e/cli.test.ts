@@ -1,10 +1,13 @@
 // The built CLI as an agent runs it: a child process, the patch on stdin or as a file, exit
 // status, one JSON line, and the tree on disk afterwards. Needs `npm run build` first.
 // Scenario directories run through the CLI in ./cli-scenarios.test.ts.
+import { spawnSync } from 'node:child_process'
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { jsonLine, runCli } from '../helpers/run-cli.js'
+import { DEFAULT_INLINE_MAX_BYTES, DEFAULT_INLINE_PARSE_MAX_BYTES } from '../../src/config.js'
+import { MIN_POOL_FILES } from '../../src/coordinator/route.js'
+import { CLI_BIN, jsonLine, runCli } from '../helpers/run-cli.js'
 import { makeTempDir, snapshot } from '../helpers/tree.js'
 
 let ws = ''
@@ -200,5 +203,48 @@ describe('patchloom CLI', () => {
     const pooled = jsonLine(await runCli(args, { stdin: CODEX_UPDATE }))
     const inline = jsonLine(await runCli([...args, '--no-workers'], { stdin: CODEX_UPDATE }))
     expect(inline).toEqual(pooled)
+  })
+})
+
+// bin/patchloom.js loads the esbuild bundle in dist/cli/ (D-090). Code moved into the bundle finds
+// the files it loads by filename relative to the bundle, not to dist/src/: these prove it still
+// does. The language-server host is covered by test/e2e/diagnostics.test.ts, which runs the
+// `diagnostics` command and `apply --diagnostics` through this CLI against a real server.
+describe('the bundled CLI', () => {
+  it('compiles the bundle from the code cache the build wrote (V8 accepts it)', () => {
+    // Compiled the way bin/patchloom.js compiles it, in a fresh node with default flags.
+    const bundle = join(CLI_BIN, '..', '..', 'dist', 'cli', 'main.cjs')
+    const probe = [
+      "const { readFileSync } = require('node:fs')",
+      "const { wrap } = require('node:module')",
+      "const vm = require('node:vm')",
+      `const file = ${JSON.stringify(bundle)}`,
+      "const cachedData = readFileSync(file + '.cache')",
+      "const script = new vm.Script(wrap(readFileSync(file, 'utf8')), { filename: file, cachedData })",
+      'process.stdout.write(String(script.cachedDataRejected))',
+    ].join('\n')
+    const child = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' })
+    expect(child.stderr).toBe('')
+    expect(child.stdout).toBe('false')
+  })
+
+  it('finds the engine worker from the bundle: a request past the routing thresholds runs in the pool', async () => {
+    // Enough files and bytes for the automatic route to pick the pool (src/coordinator/route.ts).
+    const files = MIN_POOL_FILES + 8
+    const bytes = 1.2 * Math.max(DEFAULT_INLINE_MAX_BYTES, DEFAULT_INLINE_PARSE_MAX_BYTES)
+    const line = '+' + 'x'.repeat(63)
+    const lines = Array<string>(Math.ceil(bytes / files / (line.length + 1))).fill(line)
+    const patch = ['*** Begin Patch']
+    for (let i = 0; i < files; i++) patch.push(`*** Add File: big/${i}.txt`, ...lines)
+    patch.push('*** End Patch', '')
+    const run = await runCli(['check', '--root', ws, '--json'], {
+      stdin: patch.join('\n'),
+      env: { NODE_DEBUG: 'worker' },
+    })
+    expect(run.code, run.stderr.slice(-2000)).toBe(0)
+    expect(jsonLine(run)).toMatchObject({ ok: true, dryRun: true })
+    // NODE_DEBUG=worker logs each thread node starts: the pool really ran, so a change to the
+    // routing thresholds fails here instead of leaving this test passing on the inline route.
+    expect(run.stderr).toMatch(/^WORKER \d+: \[0\] create new worker/m)
   })
 })

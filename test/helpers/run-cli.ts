@@ -1,4 +1,4 @@
-// Runs the built CLI (bin/patchloom.js -> dist/) as a child process, the way an agent does:
+// Runs the built CLI (bin/patchloom.js -> the dist/cli bundle) as a child process, the way an agent does:
 // patch on stdin or as a file, then exit status, stdout, stderr and the one JSON line. No vitest
 // imports, so any runner can use it. Needs `npm run build` first; says so when dist/ is missing.
 import { spawn } from 'node:child_process'
@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 export const CLI_BIN = fileURLToPath(new URL('../../bin/patchloom.js', import.meta.url))
-const BUILT_MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url))
+const BUILT_MAIN = fileURLToPath(new URL('../../dist/cli/main.cjs', import.meta.url))
 
 export interface CliRun {
   readonly code: number
@@ -18,6 +18,8 @@ export interface RunCliOptions {
   /** Written to the child's stdin (a string as UTF-8, bytes as they are), then closed. */
   readonly stdin?: string | Uint8Array
   readonly cwd?: string
+  /** Added to this process's environment for the child. */
+  readonly env?: Readonly<Record<string, string>>
 }
 
 /** Spawns `node bin/patchloom.js ...args` and resolves when it exits. */
@@ -29,6 +31,7 @@ export function runCli(args: readonly string[], options: RunCliOptions = {}): Pr
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_BIN, ...args], {
       cwd: options.cwd ?? process.cwd(),
+      ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }),
       stdio: ['pipe', 'pipe', 'pipe'],
     })
     const out: Buffer[] = []

@@ -1,0 +1,142 @@
+// Build step, run by `npm run build` after tsc (node dist/src/cli/bundle.js): bundles the CLI into
+// dist/cli/main.cjs with esbuild and writes dist/cli/main.cjs.cache, the V8 code cache that
+// bin/patchloom.js compiles the bundle with (D-090, issue #9: start-up was most of a one-shot
+// run). Not part of the library or of the bundle; nothing imports it.
+//
+// The bundle is CommonJS so that bin/ loads it without building an ES module graph, and so that
+// it can be compiled through vm.Script, the one compile API with a code cache on Node 20.
+// Module-relative paths keep working: import.meta.url becomes the bundle's own file URL, and
+// dist/cli/ sits two levels below the root like src/cli/, so src/compiled-file.ts finds the
+// engine worker and the language-server host under dist/ as it does for the sources. piscina
+// stays external (a lazy import() on first pool use); the language-server client is bundled but
+// still evaluated only on first use (esbuild keeps a lazily imported module's body, and its
+// require of node:worker_threads, behind an init function).
+//
+// The cache is written after running the commands a one-shot caller runs most (--version, check,
+// apply of a unified diff and of a Codex patch) in a scratch workspace, so it holds the functions
+// they compile, not only the top level. V8 rejects a cache made from other source, by another V8
+// or under other V8 flags; bin/ then compiles the ordinary way, so a stale cache costs speed only.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { readFileSync, writeFileSync } from 'node:fs'
+import Module, { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import vm from 'node:vm'
+import { build } from 'esbuild'
+import type { CliIo } from './types.js'
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+const BUNDLE = join(ROOT, 'dist', 'cli', 'main.cjs')
+
+type Main = (argv: readonly string[], io: CliIo) => Promise<number>
+
+async function bundle(): Promise<void> {
+  await rm(dirname(BUNDLE), { recursive: true, force: true })
+  await build({
+    entryPoints: [join(ROOT, 'dist', 'src', 'cli', 'main.js')],
+    outfile: BUNDLE,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: ['piscina'],
+    // import('piscina') becomes a require() on first use: still lazy, and no vm.Script dynamic
+    // import callback is needed (Node 20's is experimental, warns on stderr, and is lost when the
+    // script comes from the code cache).
+    supported: { 'dynamic-import': false },
+    define: { 'import.meta.url': '__bundleUrl' },
+    banner: {
+      js: "'use strict';\nconst __bundleUrl = require('node:url').pathToFileURL(__filename).href;",
+    },
+    sourcemap: true,
+    logLevel: 'warning',
+  })
+}
+
+/** Compiles the bundle the way bin/patchloom.js does (same wrapper, same file name). */
+function compile(source: string, cachedData?: Buffer): vm.Script {
+  return new vm.Script(Module.wrap(source), {
+    filename: BUNDLE,
+    ...(cachedData === undefined ? {} : { cachedData }),
+  })
+}
+
+const FILE = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join('\n') + '\n'
+const UNIFIED = [
+  '--- a/a.txt',
+  '+++ b/a.txt',
+  '@@ -9,7 +9,7 @@',
+  ' line 9',
+  ' line 10',
+  ' line 11',
+  '-line 12',
+  '+line 12 (unified)',
+  ' line 13',
+  ' line 14',
+  ' line 15',
+  '',
+].join('\n')
+const CODEX = [
+  '*** Begin Patch',
+  '*** Update File: a.txt',
+  '@@',
+  ' line 29',
+  '-line 30',
+  '+line 30 (codex)',
+  ' line 31',
+  '*** Add File: b.txt',
+  '+new',
+  '*** End Patch',
+  '',
+].join('\n')
+
+async function writeCodeCache(): Promise<void> {
+  const source = readFileSync(BUNDLE, 'utf8')
+  const script = compile(source)
+  const module = { exports: {} as { main?: Main } }
+  const load = script.runInThisContext() as (...args: unknown[]) => void
+  load.call(module.exports, module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE))
+  const main = module.exports.main
+  if (main === undefined) throw new Error(`${BUNDLE} does not export main`)
+
+  const scratch = await mkdtemp(join(tmpdir(), 'patchloom-code-cache-'))
+  const saved = process.env['PATCHLOOM_STATE_DIR']
+  // The journal's per-user key goes to the scratch directory, never to the builder's own.
+  process.env['PATCHLOOM_STATE_DIR'] = join(scratch, 'state')
+  try {
+    const ws = join(scratch, 'ws')
+    await mkdir(ws)
+    await writeFile(join(ws, 'a.txt'), FILE)
+    const runs: [string[], string][] = [
+      [['--version'], ''],
+      [['check', '-', '--root', ws], UNIFIED],
+      [['apply', '-', '--root', ws, '--durability', 'fast'], UNIFIED],
+      [['apply', '-', '--root', ws, '--durability', 'fast', '--json'], CODEX],
+    ]
+    for (const [argv, patch] of runs) {
+      let output = ''
+      const io: CliIo = {
+        stdin: () => [patch],
+        stdout: (s) => void (output += s),
+        stderr: (s) => void (output += s),
+        cwd: scratch,
+      }
+      const code = await main(argv, io)
+      if (code !== 0) throw new Error(`patchloom ${argv.join(' ')} exited ${code}:\n${output}`)
+    }
+  } finally {
+    if (saved === undefined) delete process.env['PATCHLOOM_STATE_DIR']
+    else process.env['PATCHLOOM_STATE_DIR'] = saved
+    await rm(scratch, { recursive: true, force: true })
+  }
+
+  const cache = script.createCachedData()
+  writeFileSync(`${BUNDLE}.cache`, cache)
+  if (compile(source, cache).cachedDataRejected === true) {
+    console.warn(`warning: V8 rejects the code cache it just wrote for ${BUNDLE}`)
+  }
+}
+
+await bundle()
+await writeCodeCache()
