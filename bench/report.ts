@@ -84,3 +84,19 @@ export function printFailures(bench: Bench): void {
     if (message !== null) console.log(`\n> task "${task.name}" failed: ${message.split('\n')[0]}`)
   }
 }
+
+/** Median of plain samples (a measured loop, not tinybench), or NaN when there are none. */
+export function median(values: readonly number[]): number {
+  const finite = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b)
+  if (finite.length === 0) return Number.NaN
+  const mid = finite.length >> 1
+  return finite.length % 2 === 1
+    ? (finite[mid] as number)
+    : ((finite[mid - 1] as number) + (finite[mid] as number)) / 2
+}
+
+export function mib(bytes: number): string {
+  if (Number.isNaN(bytes)) return '-'
+  const m = bytes / (1024 * 1024)
+  return m >= 100 ? m.toFixed(0) : m >= 1 ? m.toFixed(1) : m.toFixed(2)
+}
