@@ -360,6 +360,8 @@ interface SizeResult {
 }
 
 const problems: string[] = []
+/** Peak RSS of `node -e 0` with the same preload: the runtime's own share of every RSS cell. */
+let nodeFloorRss = Number.NaN
 
 function mismatch(s: Setup, row: string, detail: string): string {
   const line = `> mismatch: ${s.size.files} files, ${row}: ${detail}`
@@ -711,8 +713,9 @@ function printTables(results: readonly SizeResult[], flags: Flags): void {
     ),
   )
   console.log(
-    '\nPeak RSS includes Node itself (about 45 MiB for a process that loads nothing), so at ' +
-      'small sizes the ratio measures the runtime, not the change.',
+    `\nPeak RSS includes Node itself (\`node -e 0\` peaks at ${mib(nodeFloorRss)} MiB here), so ` +
+      "at small sizes the ratio measures the runtime, not the change. Measured in each row's " +
+      'untimed verification run through a `node --import` preload (bench/peak-rss.ts).',
   )
 
   console.log('\n### warm engine, in process (median ms, x the same-run git row)\n')
@@ -827,6 +830,8 @@ async function writeCharts(
 
 export async function main(argv: readonly string[]): Promise<number> {
   const flags = parseFlags(argv)
+  // Output piped into `head` must not kill the bench before it removes its scratch repositories.
+  process.stdout.on('error', () => undefined)
   const machine = machineLine()
   console.log(`## large.bench\n\n${machine}\n`)
   console.log(
@@ -837,6 +842,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   const results: SizeResult[] = []
   try {
     const { cli, preload } = await snapshotCli(scratch)
+    const floorFile = path.join(scratch, 'rss-floor')
+    run(NODE, ['--import', preload, '-e', '0'], scratch, {
+      ...ENV,
+      PATCHLOOM_BENCH_RSS_FILE: floorFile,
+    })
+    nodeFloorRss = Number(readFileSync(floorFile, 'utf8'))
     for (const files of flags.files) {
       const size: Size = { files, lines: flags.lines, hunks: flags.hunks }
       const setup = await prepare(size, scratch)
@@ -852,7 +863,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       await rm(setup.scratch, { recursive: true, force: true })
     }
     printTables(results, flags)
-    const stamp = machine.replace(/^date (\S+?)T(\d\d:\d\d)\S*/, '$1 $2 UTC')
+    const stamp =
+      machine.replace(/^date (\S+?)T(\d\d:\d\d)\S*/, '$1 $2 UTC').replace(/, GNU patch[^,]*/, '') +
+      `; ${loadLine().replace('loadavg 1m at end of table', 'at end')}`
     await writeCharts(results, flags.out, stamp)
     console.log(
       `\nCharts: ${path.join(flags.out, 'large-per-file.svg')}, ${path.join(flags.out, 'large-workers.svg')}`,

@@ -26,10 +26,10 @@ export interface LineChart {
   readonly xLog?: boolean
   /** Logarithmic y axis. @default false (linear from 0) */
   readonly yLog?: boolean
-  /** @default 760 */
-  readonly width?: number
-  /** @default 440 */
-  readonly height?: number
+  /** Width of the plot area; the legend's column is added beside it. @default 480 */
+  readonly plotWidth?: number
+  /** @default 320 */
+  readonly plotHeight?: number
 }
 
 /** Colour and dash per series, so lines stay apart in grey print and for colour-blind readers. */
@@ -72,20 +72,28 @@ interface Axis {
 
 function logAxis(values: readonly number[]): Axis {
   const positive = values.filter((v) => Number.isFinite(v) && v > 0)
-  const lo = positive.length > 0 ? Math.floor(Math.log10(Math.min(...positive))) : 0
-  let hi = positive.length > 0 ? Math.ceil(Math.log10(Math.max(...positive))) : 1
-  if (hi <= lo) hi = lo + 1
-  const ticks: number[] = []
-  for (let k = lo; k <= hi; k++) {
-    const decade = 10 ** k
-    ticks.push(decade)
-    if (hi - lo <= 2 && k < hi) ticks.push(2 * decade, 5 * decade)
-  }
-  // Round-off in 10 ** k (1e-3 is 0.0010000000000000002): keep ticks as printed numbers.
-  const clean = ticks.map((t) => Number(t.toPrecision(6)))
+  const min = positive.length > 0 ? Math.min(...positive) : 1
+  const max = positive.length > 0 ? Math.max(...positive) : 10
+  // Candidate ticks 1, 2 and 5 per decade; the axis runs from the last one at or below the
+  // smallest value to the first one at or above the largest (so 100..10,000 is exactly that).
+  const candidates: number[] = []
+  for (let k = Math.floor(Math.log10(min)) - 1; k <= Math.ceil(Math.log10(max)) + 1; k++)
+    for (const m of [1, 2, 5]) candidates.push(Number((m * 10 ** k).toPrecision(6)))
+  const from = candidates.filter((c) => c <= min).pop() ?? min
+  let to = candidates.find((c) => c >= max) ?? max
+  if (to <= from) to = candidates.find((c) => c > from) ?? from * 10
+  const lo = Math.log10(from)
+  const hi = Math.log10(to)
+  // More than two decades: label the powers of ten only (and the ends), or labels collide.
+  const ticks = candidates.filter(
+    (c) =>
+      c >= from &&
+      c <= to &&
+      (hi - lo <= 2 || c === from || c === to || Number.isInteger(Math.log10(c))),
+  )
   return {
     unit: (v) => (Math.log10(v) - lo) / (hi - lo),
-    ticks: clean,
+    ticks,
     drawable: (v) => Number.isFinite(v) && v > 0,
   }
 }
@@ -114,14 +122,20 @@ function linearAxis(values: readonly number[]): Axis {
 const r1 = (v: number) => String(Math.round(v * 10) / 10)
 
 export function lineChartSvg(chart: LineChart): string {
-  const width = chart.width ?? 760
-  const height = chart.height ?? 440
+  const plotW = chart.plotWidth ?? 480
+  const plotH = chart.plotHeight ?? 320
   const left = 78
-  const right = 210
+  // The legend column fits its longest name (about 7 px per character at 12 px), and the
+  // whole picture is at least as wide as the subtitle.
+  const longest = Math.max(0, ...chart.series.map((s) => s.name.length))
+  const right = Math.max(60, 56 + Math.ceil(longest * 7))
   const top = chart.subtitle === undefined ? 48 : 64
   const bottom = 56
-  const plotW = width - left - right
-  const plotH = height - top - bottom
+  const width = Math.max(
+    left + plotW + right,
+    left + 20 + Math.ceil((chart.subtitle ?? '').length * 6.5),
+  )
+  const height = top + plotH + bottom
   const xs = chart.series.flatMap((s) => s.points.map((p) => p.x))
   const ys = chart.series.flatMap((s) => s.points.map((p) => p.y))
   const xAxis = chart.xLog === true ? logAxis(xs) : linearAxis(xs)
