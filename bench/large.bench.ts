@@ -666,7 +666,7 @@ function printTables(results: readonly SizeResult[], flags: Flags): void {
 
   const processTable = (routes: readonly ProcessRoute[], title: string) => {
     const base = routes[0]?.name as string
-    console.log(`\n### ${title} (median ms, x ${base}, same run)\n`)
+    console.log(`\n### ${title} (median ms, x ${base} in the same run)\n`)
     console.log(
       markdownTable(
         ['row', ...header],
@@ -677,7 +677,16 @@ function printTables(results: readonly SizeResult[], flags: Flags): void {
       ),
     )
   }
-  processTable(APPLY_ROUTES, 'whole process: apply (files written, reset before each run)')
+  processTable(APPLY_ROUTES, 'whole process: apply')
+  const fsync = results.map(({ setup: s, process: p }) => {
+    const full = p.get('patchloom apply')?.ms ?? Number.NaN
+    const fast = p.get('patchloom apply --durability fast')?.ms ?? Number.NaN
+    return `${count(s.size.files)} files ${ms(full - fast)} ms (${ratio(full, fast)})`
+  })
+  console.log(
+    `\nfsync cost, \`patchloom apply\` (durability full) minus \`--durability fast\`: ` +
+      `${fsync.join(', ')} (on tmpfs, where an fsync costs little; on a disk it costs more).`,
+  )
   processTable(CHECK_ROUTES, 'whole process: check (nothing written)')
   console.log(`\n${loadLine()}`)
 
@@ -712,6 +721,12 @@ function printTables(results: readonly SizeResult[], flags: Flags): void {
       ]),
     ),
   )
+  const held = results.map(
+    ({ setup: s }) =>
+      `${count(s.size.files)} files ${mib(s.touchedBytes + Buffer.byteLength(s.unified))} MiB ` +
+      `(unified) / ${mib(s.touchedBytes + Buffer.byteLength(s.codex))} MiB (Codex)`,
+  )
+  console.log(`\nBytes held (files touched + patch): ${held.join(', ')}.`)
   console.log(
     `\nPeak RSS includes Node itself (\`node -e 0\` peaks at ${mib(nodeFloorRss)} MiB here), so ` +
       "at small sizes the ratio measures the runtime, not the change. Measured in each row's " +
