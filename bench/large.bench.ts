@@ -222,6 +222,7 @@ async function prepare(size: Size, scratchRoot: string): Promise<Setup> {
   await writeWorkspace(root, ws)
   git(['init', '-q'], root)
   // The CLI's journal lives in the workspace; it is not part of any tree compared here.
+  await mkdir(path.join(root, '.git', 'info'), { recursive: true })
   writeFileSync(path.join(root, '.git', 'info', 'exclude'), '.patchloom/\n')
   git(['add', '-A'], root)
   git(['commit', '-q', '-m', 'generated'], root)

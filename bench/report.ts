@@ -27,8 +27,9 @@ export function failure(bench: Bench, name: string): string | null {
 /** Milliseconds with precision that suits the size: 0.0123, 1.23, 123. */
 export function ms(value: number): string {
   if (Number.isNaN(value)) return 'error'
-  if (value < 0.1) return value.toFixed(4)
-  if (value < 10) return value.toFixed(2)
+  const size = Math.abs(value)
+  if (size < 0.1) return value.toFixed(4)
+  if (size < 10) return value.toFixed(2)
   return value.toFixed(1)
 }
 
