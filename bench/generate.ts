@@ -351,3 +351,55 @@ export async function writeLspProject(root: string, project: LspProject): Promis
     await writeFile(path.join(root, rel), text)
   }
 }
+
+// ---- A repository-sized tree for large.bench.ts -----------------------------------------------
+// Thousands of files in one flat folder would flatter every tool (one directory to look up), so
+// the large bench spreads its files over a seeded tree of nested directories, 1 to 4 levels below
+// src/, the way a real repository's sources are.
+
+const DIR_NAMES = ['core', 'api', 'ui', 'util', 'data', 'net', 'cli', 'io'] as const
+
+/** A seeded nested path for file `index`: src/<1-4 directories>/file<index>.ts (unique). */
+export function nestedPath(index: number, random: () => number): string {
+  const depth = 1 + Math.floor(random() * 4)
+  const dirs: string[] = []
+  for (let d = 0; d < depth; d++) {
+    const name = DIR_NAMES[Math.floor(random() * DIR_NAMES.length)] as string
+    dirs.push(`${name}${Math.floor(random() * 4)}`)
+  }
+  return ['src', ...dirs, `file${index}.ts`].join('/')
+}
+
+/** generateWorkspace's files (same content for the same seed), spread over nested directories. */
+export function generateRepository(fileCount: number, linesPerFile: number, seed = 1): Workspace {
+  const content = prng(seed)
+  const paths = prng(seed ^ 0x5eed)
+  return {
+    files: Array.from({ length: fileCount }, (_, i) => ({
+      ...generateFile(i, linesPerFile, content),
+      path: nestedPath(i, paths),
+    })),
+  }
+}
+
+/**
+ * Each touched file's text after `changes` (BlockChanges are line-for-line, so every start stays
+ * valid whatever the order); files no change names are left out.
+ */
+export function changedTexts(ws: Workspace, changes: readonly BlockChange[]): Map<string, string> {
+  const byPath = groupByPath(changes)
+  const out = new Map<string, string>()
+  for (const file of ws.files) {
+    const list = byPath.get(file.path)
+    if (list === undefined) continue
+    const lines = [...file.lines]
+    for (const change of list) lines.splice(change.start, change.before.length, ...change.after)
+    out.set(file.path, lines.join('\n') + '\n')
+  }
+  return out
+}
+
+/** Bytes on disk of the workspace's files as writeWorkspace writes them (all ASCII). */
+export function workspaceBytes(ws: Workspace): number {
+  return ws.files.reduce((sum, f) => sum + f.lines.reduce((n, l) => n + l.length + 1, 0), 0)
+}

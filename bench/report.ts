@@ -27,8 +27,9 @@ export function failure(bench: Bench, name: string): string | null {
 /** Milliseconds with precision that suits the size: 0.0123, 1.23, 123. */
 export function ms(value: number): string {
   if (Number.isNaN(value)) return 'error'
-  if (value < 0.1) return value.toFixed(4)
-  if (value < 10) return value.toFixed(2)
+  const size = Math.abs(value)
+  if (size < 0.1) return value.toFixed(4)
+  if (size < 10) return value.toFixed(2)
   return value.toFixed(1)
 }
 
@@ -83,4 +84,20 @@ export function printFailures(bench: Bench): void {
     const message = failure(bench, task.name)
     if (message !== null) console.log(`\n> task "${task.name}" failed: ${message.split('\n')[0]}`)
   }
+}
+
+/** Median of plain samples (a measured loop, not tinybench), or NaN when there are none. */
+export function median(values: readonly number[]): number {
+  const finite = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b)
+  if (finite.length === 0) return Number.NaN
+  const mid = finite.length >> 1
+  return finite.length % 2 === 1
+    ? (finite[mid] as number)
+    : ((finite[mid - 1] as number) + (finite[mid] as number)) / 2
+}
+
+export function mib(bytes: number): string {
+  if (Number.isNaN(bytes)) return '-'
+  const m = bytes / (1024 * 1024)
+  return m >= 100 ? m.toFixed(0) : m >= 1 ? m.toFixed(1) : m.toFixed(2)
 }
