@@ -7,7 +7,7 @@
 // Run: npm run build && node dist/bench/apply.bench.js   (tables paste into bench/RESULTS.md)
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url'
 import { Bench } from 'tinybench'
 import { createEngine } from '../src/index.js'
 import type { Engine } from '../src/index.js'
+import { snapshotCli } from './cli-snapshot.js'
 import {
   codexFromChanges,
   generateWorkspace,
@@ -59,15 +60,6 @@ let CLI = path.join(REPO, 'bin', 'patchloom.js')
  * mid-table. The bundle finds the worker and the language-server host under dist/ by URL
  * (src/compiled-file.ts), so those stay beside it.
  */
-async function snapshotCli(scratch: string): Promise<string> {
-  const dest = path.join(scratch, 'cli')
-  for (const part of ['bin', 'dist/cli', 'dist/src', 'dist/workers', 'package.json']) {
-    await cp(path.join(REPO, part), path.join(dest, part), { recursive: true })
-  }
-  await symlink(path.join(REPO, 'node_modules'), path.join(dest, 'node_modules'), 'dir')
-  return path.join(dest, 'bin', 'patchloom.js')
-}
-
 /** Runs a command to completion; a non-zero exit fails the task (a broken row must not look fast). */
 function run(command: string, args: readonly string[], cwd: string): void {
   const child = spawnSync(command, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] })
@@ -416,7 +408,7 @@ export async function main(): Promise<void> {
   const setups: Setup[] = []
   let floorSetup: Setup | undefined
   try {
-    CLI = await snapshotCli(scratch)
+    CLI = await snapshotCli(REPO, path.join(scratch, 'cli'))
     const clis: FloorCli[] = [{ label: 'this build', entry: CLI }]
     if (flags.baseline !== null)
       clis.push({ label: 'baseline', entry: path.join(flags.baseline, 'bin', 'patchloom.js') })

@@ -18,7 +18,7 @@
 //   --scratch DIR  parent of the scratch repositories (default /dev/shm, else the temp dir)
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -36,6 +36,7 @@ import {
   type Workspace,
 } from './generate.js'
 import { loadLine, machineLine, markdownTable, median, mib, ms, ratio } from './report.js'
+import { snapshotCli } from './cli-snapshot.js'
 import { lineChartSvg, type Series } from './svg.js'
 
 // dist/bench/large.bench.js -> repo root
@@ -154,26 +155,11 @@ function git(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = ENV)
   return child.stdout
 }
 
-/**
- * Copies the built CLI (bin/, dist/src, dist/workers, the RSS preload, package.json;
- * node_modules linked) into the scratch directory: a rebuild of dist/ while the bench runs must
- * not hand a spawned CLI a half-written module. Returns the entry point and the preload's URL.
- */
-async function snapshotCli(scratch: string): Promise<{ cli: string; preload: string }> {
+/** The CLI snapshot (cli-snapshot.ts) plus the RSS preload; returns both entry points. */
+async function snapshotCliWithPreload(scratch: string): Promise<{ cli: string; preload: string }> {
   const dest = path.join(scratch, 'cli')
-  for (const part of ['bin', 'dist/src', 'dist/workers', 'package.json']) {
-    await cp(path.join(REPO, part), path.join(dest, part), { recursive: true })
-  }
-  await mkdir(path.join(dest, 'dist', 'bench'), { recursive: true })
-  await cp(
-    path.join(REPO, 'dist', 'bench', 'peak-rss.js'),
-    path.join(dest, 'dist', 'bench', 'peak-rss.js'),
-  )
-  await symlink(path.join(REPO, 'node_modules'), path.join(dest, 'node_modules'), 'dir')
-  return {
-    cli: path.join(dest, 'bin', 'patchloom.js'),
-    preload: pathToFileURL(path.join(dest, 'dist', 'bench', 'peak-rss.js')).href,
-  }
+  const cli = await snapshotCli(REPO, dest, ['dist/bench/peak-rss.js'])
+  return { cli, preload: pathToFileURL(path.join(dest, 'dist', 'bench', 'peak-rss.js')).href }
 }
 
 // ---- the repository and its patches -----------------------------------------------------------
@@ -857,7 +843,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   console.log(`Scratch repositories under ${flags.scratch} (removed at the end).\n`)
   const results: SizeResult[] = []
   try {
-    const { cli, preload } = await snapshotCli(scratch)
+    const { cli, preload } = await snapshotCliWithPreload(scratch)
     const floorFile = path.join(scratch, 'rss-floor')
     run(NODE, ['--import', preload, '-e', '0'], scratch, {
       ...ENV,
