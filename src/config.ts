@@ -27,12 +27,14 @@ export const DEFAULT_LIMITS: Required<LimitOptions> = {
   maxFiles: 100_000,
 }
 
-// Routing thresholds measured by bench/pool.bench.ts; coordinator/route.ts says how they are used.
-/** Requests (patch text plus the bytes of the files they touch) below this stay inline. */
-export const DEFAULT_INLINE_MAX_BYTES = 2 * 1024 * 1024
-
-/** Patch text longer than this is parsed in a worker, keeping the event loop free. */
-export const DEFAULT_INLINE_PARSE_MAX_BYTES = 1024 * 1024
+// The routing threshold measured by bench/large.bench.ts; coordinator/route.ts says how it is used.
+/**
+ * Requests whose patch is shorter than this (a quarter of it without rendered diffs) stay inline,
+ * however many files they name. On 2 cores the pool won from about 100 files (0.26 MiB of
+ * patch) in bench/RESULTS.md's large.bench rows; between 32 and 300 files the two routes are
+ * within noise of each other.
+ */
+export const DEFAULT_INLINE_MAX_BYTES = 256 * 1024
 
 export const FORMAT_OPTIONS: readonly FormatOption[] = [
   'auto',
@@ -54,9 +56,7 @@ export interface ResolvedConfig {
   readonly journal: Required<JournalOptions>
   readonly denyGlobs: readonly string[]
   readonly limits: Required<LimitOptions>
-  readonly pool:
-    | (PoolOptions & { readonly inlineMaxBytes: number; readonly inlineParseMaxBytes: number })
-    | false
+  readonly pool: (PoolOptions & { readonly inlineMaxBytes: number }) | false
 }
 
 export function resolveConfig(options: EngineOptions): ResolvedConfig {
@@ -123,7 +123,6 @@ export function resolveConfig(options: EngineOptions): ResolvedConfig {
         : {
             ...pool,
             inlineMaxBytes: pool?.inlineMaxBytes ?? DEFAULT_INLINE_MAX_BYTES,
-            inlineParseMaxBytes: DEFAULT_INLINE_PARSE_MAX_BYTES,
           },
   }
 }

@@ -20,7 +20,11 @@ export interface PoolOptions {
   readonly minThreads?: number
   /** @default number of CPUs, at most 4 */
   readonly maxThreads?: number
-  /** Requests whose input and files total fewer bytes than this run inline. @default see coordinator/route.ts */
+  /**
+   * Requests whose patch is shorter than this (a quarter of it when no diffs are rendered) are
+   * verified in the calling thread; so is any request naming fewer than 32 files.
+   * @default 262144 (256 KiB; see coordinator/route.ts)
+   */
   readonly inlineMaxBytes?: number
 }
 

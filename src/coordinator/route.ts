@@ -27,9 +27,9 @@ export interface RouteInput {
 
 /**
  * Without rendered diffs a worker's share of the work is mostly reading, splicing and hashing,
- * and the pool wins from about a quarter of the patch size it needs with them: on 2 cores,
- * 100 files (450 KiB) ran 33 ms on the pool against 54 ms inline without diffs, and 161 against
- * 121 ms with them (bench/RESULTS.md, "large").
+ * and the pool pays off from a smaller patch: on an idle 2-core machine, 32 files (150 KiB)
+ * verified in 9 ms on the pool against 12 ms inline without diffs, and in 20 against 16 ms
+ * with them (bench/RESULTS.md, "large").
  */
 export const COUNT_ONLY_DIVISOR = 4
 
