@@ -95,6 +95,7 @@ function routeInput(
     files,
     patchLength: request.patch.text.length,
     diffs: request.diffs,
+    poolStarted: engine.pool?.started === true,
   }
 }
 

@@ -23,7 +23,17 @@ export interface RouteInput {
   readonly patchLength: number
   /** Whether diffs are rendered (ApplyOptions.diffs); without them the pool pays off sooner. */
   readonly diffs: boolean
+  /** Whether the pool's threads are already running; a cold pool first pays their start-up. */
+  readonly poolStarted: boolean
 }
+
+/**
+ * A pool that has not started costs its threads' start-up first (tens of milliseconds each:
+ * a thread, then the worker's modules), which a one-shot CLI pays on every run: the large bench's
+ * 100-file CLI row took 196 ms inline and 288 ms on a cold pool. Until the pool runs, a request
+ * must be this many times larger to be sent to it.
+ */
+export const COLD_POOL_FACTOR = 8
 
 /**
  * Without rendered diffs a worker's share of the work is mostly reading, splicing and hashing,
@@ -49,9 +59,10 @@ export function chooseRoute(input: RouteInput): Route {
     return 'inline'
   }
   if (input.requested === 'pool') return 'pool'
-  const threshold = input.diffs
+  const warm = input.diffs
     ? input.pool.inlineMaxBytes
     : input.pool.inlineMaxBytes / COUNT_ONLY_DIVISOR
+  const threshold = input.poolStarted ? warm : warm * COLD_POOL_FACTOR
   return input.files >= MIN_POOL_FILES && input.patchLength >= threshold ? 'pool' : 'inline'
 }
 

@@ -6,7 +6,7 @@ import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DEFAULT_INLINE_MAX_BYTES } from '../../src/config.js'
-import { MIN_POOL_FILES } from '../../src/coordinator/route.js'
+import { COLD_POOL_FACTOR, MIN_POOL_FILES } from '../../src/coordinator/route.js'
 import { CLI_BIN, jsonLine, runCli } from '../helpers/run-cli.js'
 import { makeTempDir, snapshot } from '../helpers/tree.js'
 
@@ -231,7 +231,8 @@ describe('the bundled CLI', () => {
   it('finds the engine worker from the bundle: a request past the routing thresholds runs in the pool', async () => {
     // Enough files and bytes for the automatic route to pick the pool (src/coordinator/route.ts).
     const files = MIN_POOL_FILES + 8
-    const bytes = 1.2 * DEFAULT_INLINE_MAX_BYTES
+    // A one-shot CLI starts its pool cold, which asks COLD_POOL_FACTOR times more of a request.
+    const bytes = 1.2 * DEFAULT_INLINE_MAX_BYTES * COLD_POOL_FACTOR
     const line = '+' + 'x'.repeat(63)
     const lines = Array<string>(Math.ceil(bytes / files / (line.length + 1))).fill(line)
     const patch = ['*** Begin Patch']

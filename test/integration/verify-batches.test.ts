@@ -60,7 +60,7 @@ describe('verification batches on worker threads', () => {
   it('routes a large many-file diff to the workers and a small one inline', async () => {
     const root = await workspace(40)
     const routes: string[] = []
-    const engine = engineFor(root, { inlineMaxBytes: 1000, routes })
+    const engine = engineFor(root, { inlineMaxBytes: 100, routes })
     const patch = (n: number) =>
       Array.from({ length: n }, (_, i) => section(name(i), `b${i}`, `B${i}`)).join('')
     await engine.check(patch(40))

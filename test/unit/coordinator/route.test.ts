@@ -6,6 +6,7 @@ import {
   batchRanges,
   BATCHES_PER_THREAD,
   chooseRoute,
+  COLD_POOL_FACTOR,
   COUNT_ONLY_DIVISOR,
   MIN_POOL_FILES,
   type RouteInput,
@@ -22,6 +23,7 @@ function route(input: Partial<RouteInput>): string {
     files: 1,
     patchLength: 0,
     diffs: true,
+    poolStarted: true,
     ...input,
   })
 }
@@ -40,6 +42,13 @@ describe('chooseRoute', () => {
     expect(route({ files: MIN_POOL_FILES, patchLength: quarter, diffs: true })).toBe('inline')
     expect(route({ files: MIN_POOL_FILES, patchLength: quarter, diffs: false })).toBe('pool')
     expect(route({ files: MIN_POOL_FILES, patchLength: quarter - 1, diffs: false })).toBe('inline')
+  })
+
+  it('asks more of a request before starting the pool', () => {
+    expect(route({ files: MIN_POOL_FILES, patchLength: big, poolStarted: false })).toBe('inline')
+    const cold = big * COLD_POOL_FACTOR
+    expect(route({ files: MIN_POOL_FILES, patchLength: cold, poolStarted: false })).toBe('pool')
+    expect(route({ requested: 'pool', patchLength: 1, poolStarted: false })).toBe('pool')
   })
 
   it('follows an explicit route, and a custom threshold', () => {
