@@ -4,6 +4,7 @@
 // may use are decided by the caller (src/match/locate.ts, src/apply/string-edits.ts).
 // Invariant: a fileLines array passed here is treated as immutable content; per-pass keys are
 // cached against the array's identity (and re-validated by findLineMatches, see below).
+import { isPlainLine, lowerBound } from '../text/line-table.js'
 import { MATCH_PASSES, normalizeLine, type MatchPass } from '../text/normalize.js'
 
 /** Per-pass keys of one file plus, for each key, the ascending 0-based positions holding it. */
@@ -35,12 +36,6 @@ interface CacheEntry {
 }
 
 const cache = new WeakMap<readonly string[], CacheEntry>()
-
-/** Whether every UTF-16 unit is below U+00A0, where folding cannot change anything. */
-function isPlainLine(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0xa0) return false
-  return true
-}
 
 function buildPassIndex(
   lines: readonly string[],
@@ -126,18 +121,6 @@ function sameLines(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
   return true
-}
-
-/** First index in the ascending `list` whose value is >= `min`. */
-function lowerBound(list: readonly number[], min: number): number {
-  let lo = 0
-  let hi = list.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if ((list[mid] as number) < min) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }
 
 /** The starts of `wanted` in [from, to) under one pass, ascending; at most `limit` of them. */

@@ -45,13 +45,13 @@ interface Piece {
 const SCANS_BEFORE_MAP = 16
 
 /** Whether every UTF-16 unit is below U+00A0, where folding cannot change anything. */
-function isPlainLine(text: string): boolean {
+export function isPlainLine(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0xa0) return false
   return true
 }
 
 /** First index in the ascending `list` whose value is >= `min`. */
-function lowerBound(list: readonly number[], min: number): number {
+export function lowerBound(list: readonly number[], min: number): number {
   let lo = 0
   let hi = list.length
   while (lo < hi) {
