@@ -37,9 +37,8 @@ export const COLD_POOL_FACTOR = 8
 
 /**
  * Without rendered diffs a worker's share of the work is mostly reading, splicing and hashing,
- * and the pool pays off from a smaller patch (bench/large.bench.ts's warm-engine rows run the
- * count-only CLI path's engine calls with diffs; its CLI rows without). Between 32 and 300 files
- * the two routes were within noise of each other on an idle 2-core machine (D-063).
+ * and the pool pays off from a smaller patch. Between 32 and 300 files the two routes were
+ * within noise of each other on an idle 2-core machine (D-063, bench/large.bench.ts).
  */
 export const COUNT_ONLY_DIVISOR = 4
 
