@@ -1,4 +1,5 @@
-// Resolve and read phase: turns a parsed plan into prepared operations, each with its resolved
+// The phases of preparing an op, which verify.ts runs in order (resolve, read, pair type changes,
+// check the state; duplicates across the whole plan in settle.ts): each op gets its resolved
 // paths and the current state of every file it reads or replaces. Refuses, before any content is
 // compared, what no match could fix: paths outside the root or denied, duplicates (case-folded on
 // a case-insensitive filesystem), moves onto themselves, missing files, directories, FIFOs and
@@ -8,7 +9,7 @@
 // moves through a symlinked directory are refused, and a diff's delete followed by a creation of
 // the same path (git's type change) becomes one replacement.
 import { EditError } from '../errors.js'
-import type { EditPlan, FileOp, PatchFormat } from '../types.js'
+import type { FileOp, PatchFormat } from '../types.js'
 import { pathKey, resolveWorkspacePath, type PathContext, type ResolvedPath } from './paths.js'
 import { asyncReadFs, type ReadFs } from './read-fs.js'
 import { MISSING, readLinkSnapshot, readSnapshot, SYMLINK_MODE, type Snapshot } from './read.js'
@@ -33,31 +34,6 @@ export interface PreparedOp {
   readonly replaces?: Snapshot
   /** A deletion that the following creation of the same path replaces: it writes nothing itself. */
   readonly replaced?: true
-}
-
-export interface PrepareOptions {
-  /** Files larger than this are refused from their stat, unread (LIMIT_FILE_TOO_LARGE). */
-  readonly maxFileBytes?: number
-  /** The filesystem calls to make (a verification worker passes the synchronous ones). */
-  readonly fs?: ReadFs
-}
-
-/**
- * Every phase in order for a whole plan: resolve, refuse duplicates, read, pair type changes,
- * check states. The engine runs the same phases per op through verify.ts, in a worker or here.
- */
-export async function prepareOps(
-  ctx: PathContext,
-  plan: EditPlan,
-  options: PrepareOptions = {},
-): Promise<PreparedOp[]> {
-  const fs = options.fs ?? asyncReadFs
-  const resolved = await Promise.all(plan.ops.map((op) => resolveOp(ctx, op, fs)))
-  checkDuplicates(resolved, ctx.caseInsensitive === true)
-  const read = await Promise.all(resolved.map((op) => readOp(op, options.maxFileBytes, fs)))
-  const prepared = pairTypeChanges(read, ctx.caseInsensitive === true)
-  for (const p of prepared) checkState(p, plan.format)
-  return prepared
 }
 
 /**
