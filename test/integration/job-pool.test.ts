@@ -26,11 +26,11 @@ const ADD_OP = {
 } as const
 
 const pools: JobPool[] = []
+const scratches: string[] = []
 let scratch = ''
 afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()))
-  if (scratch !== '') await rm(scratch, { recursive: true, force: true })
-  scratch = ''
+  for (const dir of scratches.splice(0)) await rm(dir, { recursive: true, force: true })
 })
 
 function pool(options: ConstructorParameters<typeof JobPool>[0] = {}): JobPool {
@@ -41,6 +41,7 @@ function pool(options: ConstructorParameters<typeof JobPool>[0] = {}): JobPool {
 
 async function settingsFor(): Promise<VerifySettings> {
   scratch = await mkdtemp(path.join(tmpdir(), 'patchloom-job-pool-'))
+  scratches.push(scratch)
   return {
     root: scratch,
     rootReal: await realpath(scratch),

@@ -2,7 +2,7 @@
 // from the request's log line), the error a request gets when its failures sit in different
 // batches (the same as inline: the earliest phase, then plan order), and a git type change whose
 // deletion and re-creation fall into different runs of the patch. Needs `npm run build`.
-import { lstat, mkdir, readFile, readlink, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readFile, readlink, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/coordinator/engine.js'
@@ -11,8 +11,10 @@ import { isEditError } from '../../src/errors.js'
 import { makeTempDir } from '../helpers/tree.js'
 
 const engines: Engine[] = []
+const roots: string[] = []
 afterEach(async () => {
   await Promise.all(engines.splice(0).map((e) => e.close()))
+  for (const root of roots.splice(0)) await rm(root, { recursive: true, force: true })
 })
 
 function engineFor(root: string, extra: { inlineMaxBytes?: number; routes?: string[] } = {}) {
@@ -44,6 +46,7 @@ function section(file: string, from: string, to: string): string {
 
 async function workspace(count: number): Promise<string> {
   const root = await makeTempDir('patchloom-batches-')
+  roots.push(root)
   for (let i = 0; i < count; i++) await writeFile(path.join(root, name(i)), `a\nb${i}\nc\n`)
   return root
 }

@@ -1,9 +1,9 @@
 // The two filesystem views paths.ts and read.ts run on (#9) must agree: the worker's synchronous
 // one caches directory realpaths per batch, and must still resolve every path, and fail on every
 // path, as realpath(3) through fs/promises does.
-import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { asyncReadFs, createSyncReadFs } from '../../../src/coordinator/read-fs.js'
 import { makeTempDir } from '../../helpers/tree.js'
 
@@ -19,6 +19,10 @@ beforeAll(async () => {
   await symlink('missing', path.join(root, 'dir', 'dangling'))
   await symlink('loop2', path.join(root, 'loop1'))
   await symlink('loop1', path.join(root, 'loop2'))
+})
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true })
 })
 
 async function outcome(run: () => unknown): Promise<string> {

@@ -18,7 +18,7 @@ import {
 } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterEach } from 'vitest'
+import { onTestFinished } from 'vitest'
 import { EditError, ERROR_CODES } from '../../../src/errors.js'
 import { nodeJournalFs, type JournalFs } from '../../../src/journal/fs.js'
 import { hashBytes } from '../../../src/hash.js'
@@ -37,8 +37,6 @@ import { rejection } from '../../helpers/edit-error.js'
 
 export const enc = (text: string): Uint8Array => new TextEncoder().encode(text)
 
-const made: string[] = []
-
 // tmpfs where there is one: the fault tables create a few hundred workspaces, and hard links,
 // renames and modes behave there as on a disk.
 const TEMP_BASE = existsSync('/dev/shm') ? '/dev/shm' : tmpdir()
@@ -46,15 +44,13 @@ const TEMP_BASE = existsSync('/dev/shm') ? '/dev/shm' : tmpdir()
 /** A fresh temp dir removed after the current test; `parent` holds `root` and outside files. */
 export async function tempWorkspace(): Promise<{ parent: string; root: string }> {
   const parent = await realpath(await mkdtemp(path.join(TEMP_BASE, 'patchloom-journal-')))
-  made.push(parent)
+  // Per test, not a module-level afterEach: the quick loop shares this module between test
+  // files (no isolation, D-058), and a hook registered once left every later file's dirs behind.
+  onTestFinished(() => rm(parent, { recursive: true, force: true }))
   const root = path.join(parent, 'ws')
   await mkdir(root)
   return { parent, root }
 }
-
-afterEach(async () => {
-  for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true })
-})
 
 export interface FileSpec {
   readonly text: string
