@@ -20,6 +20,7 @@ import { hashBytes } from '../src/hash.js'
 import { nodeJournalFs, type JournalFs } from '../src/journal/fs.js'
 import { Journal } from '../src/journal/journal.js'
 import { fixedKeyTrust } from '../src/journal/trust.js'
+import { prng } from './generate.js'
 import type { CommitStep, Durability, ReadStamp, TransactionSummary } from '../src/journal/types.js'
 import { loadLine, machineLine, markdownTable, ms, ratio } from './report.js'
 
@@ -48,18 +49,6 @@ function iterationsFor(files: number): number {
   if (files <= 100) return 40
   if (files <= 1_000) return 10
   return 3
-}
-
-/** A seeded PRNG (mulberry32), so every run writes the same bytes. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 interface Tree {

@@ -187,7 +187,7 @@ function unwrapCompute(result: ReturnType<typeof computeFile>): ComputedFile {
 }
 
 /** The pure compute's input for one prepared op; a binary hunk is inflated here (zlib). */
-export function computeInput(p: PreparedOp, settings: VerifySettings): ComputeInput {
+function computeInput(p: PreparedOp, settings: VerifySettings): ComputeInput {
   const { op } = p
   const read = op.kind === 'copy' && p.from !== undefined ? p.from : p.target
   const binary = op.kind === 'edits' ? undefined : op.binary
@@ -251,7 +251,7 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0
 }
 
-export function failureOf(error: unknown): FailureData {
+function failureOf(error: unknown): FailureData {
   if (error instanceof EditError) return { kind: 'edit', data: error.toData() }
   if (error instanceof Error) {
     const e = error as NodeJS.ErrnoException
@@ -337,7 +337,7 @@ export function packOutcomes(outcomes: readonly OpOutcome[]): {
  * The op without what only verification reads (hunks, added content, binary data, edits): what
  * follows it (results, commit steps) reads its kind, paths, modes and patch line (#9).
  */
-export function withoutBody(op: FileOp): FileOp {
+function withoutBody(op: FileOp): FileOp {
   switch (op.kind) {
     case 'add': {
       const { binary: _binary, ...rest } = op
