@@ -35,12 +35,13 @@ export function spliceExact(
     return null
   const lastHunk = hunks[hunks.length - 1] as LineHunk
   const reach = (lastHunk.oldStartLine ?? 0) + lastHunk.lines.length + 1
-  const starts = plain ? lineStartsUpTo(source, reach) : plainLineStarts(source)
-  if (starts === null) return null
-  // starts has one sentinel entry past the last line it found: the end of the file, or, when the
-  // search stopped early, the start of a line no hunk reaches (total is then only a lower bound,
-  // which the "not the last line" check below handles the same way).
-  const total = starts.length - 1
+  const found = plain ? lineStartsUpTo(source, reach) : plainLineStarts(source)
+  if (found === -1) return null
+  const starts = lineStarts
+  // The first `found` entries of starts end with one sentinel past the last line found: the end
+  // of the file, or, when the search stopped early, the start of a line no hunk reaches (total is
+  // then only a lower bound, which the "not the last line" check below handles the same way).
+  const total = found - 1
   // PERF: first every hunk is checked and the output laid out as byte ranges of the file and
   // added lines; then one buffer is filled. No per-line arrays or encodes on the way (#9).
   const parts: Array<number | string> = [] // [from, to) of the file, or an added line's text
@@ -89,41 +90,59 @@ export function spliceExact(
 }
 
 /**
- * Byte offset where each line starts, plus one entry at the end of the file; null when the file
- * holds a CR or a NUL. PERF: one loop over the bytes; a native indexOf per line and two more
- * whole-file scans cost several times as much on 300-line files (#9).
+ * Line starts found by the last search, reused from call to call: the splice runs to completion
+ * before the next one, and a fresh array per file was a worker's second-largest garbage (#9).
  */
-function plainLineStarts(source: Uint8Array): number[] | null {
-  const starts = [0]
+let lineStarts = new Int32Array(1024)
+
+function pushStart(count: number, at: number): number {
+  if (count === lineStarts.length) {
+    const grown = new Int32Array(count * 2)
+    grown.set(lineStarts)
+    lineStarts = grown
+  }
+  lineStarts[count] = at
+  return count + 1
+}
+
+/**
+ * Byte offset where each line starts, plus one entry at the end of the file, into lineStarts;
+ * returns how many entries, or -1 when the file holds a CR or a NUL. PERF: one loop over the
+ * bytes; a native indexOf per line and two more whole-file scans cost several times as much on
+ * 300-line files (#9).
+ */
+function plainLineStarts(source: Uint8Array): number {
+  let count = pushStart(0, 0)
   const n = source.length
   for (let i = 0; i < n; i++) {
     const b = source[i] as number
     if (b <= CR) {
-      if (b === LF) starts.push(i + 1)
-      else if (b === CR || b === NUL) return null
+      if (b === LF) count = pushStart(count, i + 1)
+      else if (b === CR || b === NUL) return -1
     }
   }
-  if ((starts[starts.length - 1] as number) !== n) starts.push(n)
-  return starts
+  if ((lineStarts[count - 1] as number) !== n) count = pushStart(count, n)
+  return count
 }
 
 /**
- * Line starts of the first `count` lines (or all, if fewer) plus one sentinel: the next line's
- * start, or the end of the file. Only for a file known to hold no CR or NUL.
+ * Line starts of the first `limit` lines (or all, if fewer) plus one sentinel, into lineStarts:
+ * the next line's start, or the end of the file; returns how many entries. Only for a file known
+ * to hold no CR or NUL.
  */
-function lineStartsUpTo(source: Uint8Array, count: number): number[] {
-  const starts = [0]
-  for (let at = source.indexOf(LF); at !== -1 && starts.length <= count;) {
-    starts.push(at + 1)
+function lineStartsUpTo(source: Uint8Array, limit: number): number {
+  let count = pushStart(0, 0)
+  for (let at = source.indexOf(LF); at !== -1 && count <= limit;) {
+    count = pushStart(count, at + 1)
     at = source.indexOf(LF, at + 1)
   }
-  if ((starts[starts.length - 1] as number) !== source.length && starts.length <= count)
-    starts.push(source.length)
-  return starts
+  if ((lineStarts[count - 1] as number) !== source.length && count <= limit)
+    count = pushStart(count, source.length)
+  return count
 }
 
 /** Whether line k of the file (without its '\n') is exactly `text`. */
-function sameLine(source: Uint8Array, starts: readonly number[], k: number, text: string): boolean {
+function sameLine(source: Uint8Array, starts: Int32Array, k: number, text: string): boolean {
   const from = starts[k] as number
   const to = (starts[k + 1] as number) - 1 // the line's '\n'; no hunk reaches the last line
   if (isAscii(text)) {

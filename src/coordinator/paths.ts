@@ -82,7 +82,11 @@ export async function resolveWorkspacePath(
       where,
     )
   }
-  const lexicalRel = lexicalRelative(ctx, input)
+  // PERF: a plain relative path (names joined by '/') is its own lexical form under the root,
+  // with no path.resolve, relative and join to allocate for it (#9: a third of a worker's garbage
+  // per file was path strings).
+  const plain = isPlainRelative(input)
+  const lexicalRel = plain ? input : lexicalRelative(ctx, input)
   if (lexicalRel === null) {
     throw new EditError('PATH_OUTSIDE_ROOT', `${input} is outside the workspace root.`, where)
   }
@@ -93,10 +97,10 @@ export async function resolveWorkspacePath(
       where,
     )
   }
-  const rel = lexicalRel.split(path.sep).join('/')
+  const rel = plain ? input : lexicalRel.split(path.sep).join('/')
+  const lexicalAbs = plain ? joinPlain(ctx.rootReal, input) : path.join(ctx.rootReal, lexicalRel)
   // Refused here, by length alone, so no syscall ever fails with a bare ENAMETOOLONG.
-  checkLength(path.join(ctx.rootReal, lexicalRel), rel, where)
-  const lexicalAbs = path.join(ctx.rootReal, lexicalRel)
+  checkLength(lexicalAbs, rel, where)
   const fs = options.fs ?? asyncReadFs
   const real =
     options.followLast === false
@@ -105,7 +109,8 @@ export async function resolveWorkspacePath(
           path.basename(lexicalAbs),
         )
       : await realPathAllowingMissing(lexicalAbs, { path: rel, patchLine }, fs)
-  const realRel = path.relative(ctx.rootReal, real)
+  // Resolved to itself, the path is as relative as it was written (lexicalRel is normalised).
+  const realRel = real === lexicalAbs ? lexicalRel : path.relative(ctx.rootReal, real)
   if (
     realRel === '' ||
     realRel === '..' ||
@@ -121,7 +126,9 @@ export async function resolveWorkspacePath(
       },
     )
   }
-  const denied = ctx.isDenied(rel) ?? ctx.isDenied(realRel.split(path.sep).join('/'))
+  const denied =
+    ctx.isDenied(rel) ??
+    (realRel === lexicalRel ? undefined : ctx.isDenied(realRel.split(path.sep).join('/')))
   if (denied !== undefined) {
     throw new EditError(
       'PATH_DENIED',
@@ -161,10 +168,27 @@ export async function symlinkedDirectoryOf(
   return undefined
 }
 
+/**
+ * Names joined by '/' with none of them empty, '.' or '..' and no backslash or NUL: a path that
+ * path.resolve would leave as written. Only on POSIX, where '/' is the only separator.
+ */
+function isPlainRelative(input: string): boolean {
+  return path.sep === '/' && PLAIN_NAMES.test(input) && !DOT_NAME.test(input)
+}
+
+const PLAIN_NAMES = /^[^/\\\0]+(?:\/[^/\\\0]+)*$/
+const DOT_NAME = /(?:^|\/)\.\.?(?:\/|$)/
+
+/** path.join(rootReal, rel) for a plain relative `rel` under a normalised absolute root. */
+function joinPlain(rootReal: string, rel: string): string {
+  return rootReal.endsWith('/') ? rootReal + rel : `${rootReal}/${rel}`
+}
+
 function checkLength(abs: string, rel: string, where: { path: string; patchLine: number }): void {
-  const encoder = new TextEncoder()
   for (const name of rel.split('/')) {
-    const bytes = encoder.encode(name).length
+    // Buffer.byteLength counts as TextEncoder encodes (a lone surrogate as 3 bytes), without
+    // encoding.
+    const bytes = Buffer.byteLength(name, 'utf8')
     if (bytes > NAME_MAX_BYTES) {
       throw new EditError(
         'PATH_INVALID',
@@ -173,7 +197,7 @@ function checkLength(abs: string, rel: string, where: { path: string; patchLine:
       )
     }
   }
-  const bytes = encoder.encode(abs).length
+  const bytes = Buffer.byteLength(abs, 'utf8')
   if (bytes > PATH_MAX_BYTES) {
     throw new EditError(
       'PATH_INVALID',

@@ -98,7 +98,7 @@ export function splitPatchLines(text: string): string[] {
 export interface PatchLines {
   readonly lines: string[]
   /** Per line (same index): true when its dropped trailing '\r' states a CRLF ending. */
-  readonly crEnded: boolean[]
+  readonly crEnded: readonly boolean[]
 }
 
 /**
@@ -108,10 +108,16 @@ export interface PatchLines {
  * content. Otherwise a trailing '\r' is content, as in `git diff` output for a CRLF file, whose
  * headers are LF and whose body lines end in "\r\n". Either way `lines` hold no trailing '\r'.
  */
+/** crEnded for a text without a CR: every index reads as false. */
+const NO_CR: readonly boolean[] = Object.freeze([])
+
 export function splitPatchLinesWithCr(text: string): PatchLines {
   if (text === '') return { lines: [], crEnded: [] }
   const lines = text.split('\n')
   if (lines[lines.length - 1] === '') lines.pop()
+  // PERF: a patch without a CR (every run a worker parses, src/parse/segments.ts) needs no
+  // per-line pass: no line ends in one (#9).
+  if (text.indexOf('\r') === -1) return { lines, crEnded: NO_CR }
   const terminated = text.endsWith('\n') ? lines.length : lines.length - 1
   let converted = terminated > 0
   for (let i = 0; i < terminated && converted; i++) converted = (lines[i] as string).endsWith('\r')

@@ -63,6 +63,25 @@ describe('resolveWorkspacePath', () => {
     expect(r.abs).toBe(path.join(ctx.root, 'src/a.ts'))
   })
 
+  // Plain names take a short cut past path.resolve (#9); it must give what path.resolve gives,
+  // for names that only look like dots and for paths that need normalising.
+  it.each([
+    ['src/a.ts', 'src/a.ts'],
+    ['.hidden/x', '.hidden/x'],
+    ['src/..b', 'src/..b'],
+    ['src/b..', 'src/b..'],
+    ['...', '...'],
+    [' src/a.ts', ' src/a.ts'],
+    ['./src/a.ts', 'src/a.ts'],
+    ['src//a.ts', 'src/a.ts'],
+    ['src/./a.ts', 'src/a.ts'],
+    ['src/x/../a.ts', 'src/a.ts'],
+  ])('resolves %j lexically as path.resolve does, to %j', async (input, rel) => {
+    const resolved = await resolveWorkspacePath(ctx, input, 1)
+    expect(resolved.rel).toBe(rel)
+    expect(resolved.abs).toBe(path.resolve(ctx.rootReal, rel))
+  })
+
   it('accepts an absolute path inside the root and a path that does not exist yet', async () => {
     expect((await resolveWorkspacePath(ctx, path.join(ctx.root, 'src/a.ts'), 1)).rel).toBe(
       'src/a.ts',

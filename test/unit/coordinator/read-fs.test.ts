@@ -16,6 +16,8 @@ beforeAll(async () => {
   await writeFile(path.join(root, 'dir', 'deep', 'f.txt'), 'y')
   await symlink('dir', path.join(root, 'dirlink'))
   await symlink('file.txt', path.join(root, 'dir', 'filelink'))
+  await symlink('deep', path.join(root, 'dir', 'deeplink'))
+  await symlink('../dir', path.join(root, 'dir', 'deep', 'up'))
   await symlink('missing', path.join(root, 'dir', 'dangling'))
   await symlink('loop2', path.join(root, 'loop1'))
   await symlink('loop1', path.join(root, 'loop2'))
@@ -42,6 +44,11 @@ describe('createSyncReadFs().realpath', () => {
     'dir/filelink',
     'dirlink/filelink',
     'dir/dangling',
+    'dir/dangling/x',
+    'dir/deeplink/f.txt',
+    'dirlink/deeplink/f.txt',
+    'dir/deep/up/deep/up/file.txt',
+    'dirlink/deep/up/filelink',
     'dir/missing.txt',
     'nodir/missing.txt',
     'dir/file.txt/under',
@@ -58,5 +65,17 @@ describe('createSyncReadFs().realpath', () => {
     const expected = await outcome(() => asyncReadFs.realpath(abs))
     expect(first).toBe(expected)
     expect(second).toBe(expected)
+  })
+
+  it('resolves every case as realpath(3) does through one shared directory cache', async () => {
+    // Each directory is resolved from its parent's cached answer (#9), so the order in which
+    // paths fill the cache must not change any answer: forwards, then backwards, one instance.
+    const sync = createSyncReadFs()
+    for (const rel of [...cases, ...cases.slice().reverse()]) {
+      const abs = path.join(root, rel)
+      expect(`${rel}: ${await outcome(() => sync.realpath(abs))}`).toBe(
+        `${rel}: ${await outcome(() => asyncReadFs.realpath(abs))}`,
+      )
+    }
   })
 })
