@@ -46,12 +46,21 @@ export async function readPatchInput(
   }
 }
 
-/** The handle's bytes from the start, `chunkBytes` at a time, until end of file. */
+/** Read size after a short read: usually only end of file is left to see (a FIFO goes on). */
+const PROBE_BYTES = 64 * 1024
+
+/**
+ * The handle's bytes from the start, `chunkBytes` at a time, until end of file. After a short read
+ * the next buffer is small: a file read whole in one chunk then needs no second buffer of its
+ * size just to see end of file (#9: the 27 MiB patch was held twice at the CLI's peak).
+ */
 async function* chunksOf(handle: FileHandle, chunkBytes: number): AsyncGenerator<Uint8Array> {
+  let size = chunkBytes
   for (;;) {
-    const { bytesRead, buffer } = await handle.read(Buffer.allocUnsafe(chunkBytes), 0, chunkBytes)
+    const { bytesRead, buffer } = await handle.read(Buffer.allocUnsafe(size), 0, size)
     if (bytesRead === 0) return
     yield buffer.subarray(0, bytesRead)
+    size = bytesRead < size ? Math.min(PROBE_BYTES, chunkBytes) : chunkBytes
   }
 }
 

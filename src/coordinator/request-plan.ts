@@ -12,7 +12,7 @@ import type { PatchText } from '../text/patch-bytes.js'
 import type { EditPlan, FormatOption, PatchFormat } from '../types.js'
 import type { JobPool } from './job-pool.js'
 import { checkFileCount } from './limits.js'
-import { BATCHES_PER_THREAD, chooseRoute, type RequestedRoute, type RouteInput } from './route.js'
+import { batchCount, chooseRoute, type RequestedRoute, type RouteInput } from './route.js'
 import { verifyPlan, verifySegments } from './verify-request.js'
 import type { VerifiedOp, VerifySettings } from './verify.js'
 
@@ -119,5 +119,5 @@ function segmentsOf(
   if (pool === undefined || requested === 'inline' || format !== 'unified') return null
   // Raw bytes are checked against the whole plan (checkPlanEncoding): such patches stay whole.
   if (patch.firstRawLine !== undefined) return null
-  return splitUnifiedSections(patch.text, pool.maxThreads * BATCHES_PER_THREAD)
+  return splitUnifiedSections(patch.text, (sections) => batchCount(sections, pool.maxThreads))
 }

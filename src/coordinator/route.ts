@@ -65,13 +65,26 @@ export function chooseRoute(input: RouteInput): Route {
   return input.files >= MIN_POOL_FILES && input.patchLength >= threshold ? 'pool' : 'inline'
 }
 
-/** Batches per worker thread: a few each, so a thread that finishes early takes another. */
+/** Batches per worker thread at least: a few each, so a thread that finishes early takes another. */
 export const BATCHES_PER_THREAD = 4
+
+/**
+ * Ops per batch at most. A batch's lines, paths and file bytes are live together in its worker
+ * until it answers, so smaller batches keep a worker's heap small; 256 files of 300 lines is
+ * about 2 MB of patch and files (#9, D-069: a 10,000-file check peaked at 340 MiB with 1,250-file
+ * batches, 255 MiB with 312, and took less CPU time).
+ */
+export const MAX_BATCH_OPS = 256
+
+/** How many worker tasks a request of `ops` ops is cut into. */
+export function batchCount(ops: number, threads: number): number {
+  const wanted = Math.max(threads * BATCHES_PER_THREAD, Math.ceil(ops / MAX_BATCH_OPS))
+  return Math.max(1, Math.min(ops, wanted))
+}
 
 /** Contiguous [start, end) ranges of the plan's ops, one per worker task. */
 export function batchRanges(ops: number, threads: number): Array<readonly [number, number]> {
-  const count = Math.max(1, Math.min(ops, threads * BATCHES_PER_THREAD))
-  const size = Math.ceil(ops / count)
+  const size = Math.ceil(ops / batchCount(ops, threads))
   const out: Array<readonly [number, number]> = []
   for (let start = 0; start < ops; start += size) out.push([start, Math.min(ops, start + size)])
   return out

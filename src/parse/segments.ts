@@ -21,16 +21,21 @@ export interface PatchSegment {
 const SECTION = 'diff --git '
 
 /**
- * Up to `maxSegments` runs of `text`'s sections, or null when the patch is not split (fewer than
- * two sections, or a CR anywhere). The runs cover the whole text, in order.
+ * Runs of `text`'s sections, as many as `segmentsFor(sections)` asks (at most one per section),
+ * or null when the patch is not split (fewer than two sections or runs, or a CR anywhere). The
+ * runs cover the whole text, in order.
  */
-export function splitUnifiedSections(text: string, maxSegments: number): PatchSegment[] | null {
-  if (maxSegments < 2 || text.includes('\r')) return null
+export function splitUnifiedSections(
+  text: string,
+  segmentsFor: (sections: number) => number,
+): PatchSegment[] | null {
+  if (text.includes('\r')) return null
   const starts: number[] = text.startsWith(SECTION) ? [0] : []
   for (let at = text.indexOf('\n' + SECTION); at !== -1; at = text.indexOf('\n' + SECTION, at + 1))
     starts.push(at + 1)
   if (starts.length < 2) return null
-  const count = Math.min(maxSegments, starts.length)
+  const count = Math.min(segmentsFor(starts.length), starts.length)
+  if (count < 2) return null
   const per = Math.ceil(starts.length / count)
   const segments: PatchSegment[] = []
   let line = 1

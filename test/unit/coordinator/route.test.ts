@@ -3,8 +3,10 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_INLINE_MAX_BYTES } from '../../../src/config.js'
 import {
+  batchCount,
   batchRanges,
   BATCHES_PER_THREAD,
+  MAX_BATCH_OPS,
   chooseRoute,
   COLD_POOL_FACTOR,
   COUNT_ONLY_DIVISOR,
@@ -83,7 +85,7 @@ describe('batchRanges', () => {
     [10_000, 4],
   ])('cuts %i ops for %i threads into contiguous, non-empty, covering ranges', (ops, threads) => {
     const ranges = batchRanges(ops, threads)
-    expect(ranges.length).toBeLessThanOrEqual(threads * BATCHES_PER_THREAD)
+    expect(ranges.length).toBeLessThanOrEqual(batchCount(ops, threads))
     expect(ranges.length).toBeLessThanOrEqual(ops)
     let next = 0
     for (const [start, end] of ranges) {
@@ -92,5 +94,22 @@ describe('batchRanges', () => {
       next = end
     }
     expect(next).toBe(ops)
+  })
+})
+
+describe('batchCount', () => {
+  it('gives each thread a few batches, and no batch more than MAX_BATCH_OPS ops', () => {
+    expect(batchCount(1, 2)).toBe(1)
+    expect(batchCount(7, 2)).toBe(7)
+    expect(batchCount(100, 2)).toBe(2 * BATCHES_PER_THREAD)
+    expect(batchCount(10_000, 2)).toBe(Math.ceil(10_000 / MAX_BATCH_OPS))
+    for (const [ops, threads] of [
+      [10_000, 2],
+      [3_000, 1],
+      [257, 1],
+    ] as const) {
+      const largest = Math.max(...batchRanges(ops, threads).map(([a, b]) => b - a))
+      expect(largest).toBeLessThanOrEqual(MAX_BATCH_OPS)
+    }
   })
 })

@@ -26,7 +26,7 @@ function unifiedPatches(): Array<[string, string]> {
 
 /** The runs' ops renumbered, or null when some run does not parse to its sections. */
 function runOps(text: string, maxSegments: number): FileOp[] | null | 'not split' {
-  const segments = splitUnifiedSections(text, maxSegments)
+  const segments = splitUnifiedSections(text, () => maxSegments)
   if (segments === null) return 'not split'
   expect(segments.map((s) => s.text).join('')).toBe(text)
   const ops: FileOp[] = []
@@ -78,7 +78,7 @@ describe('splitUnifiedSections', () => {
       .join('')
     const whole = parseUnifiedDiff(joined)
     expect(whole.ok && whole.value.ops.length).toBeGreaterThan(40)
-    expect(splitUnifiedSections(joined, 16)?.length).toBeGreaterThan(8)
+    expect(splitUnifiedSections(joined, () => 16)?.length).toBeGreaterThan(8)
     for (const max of [2, 5, 16, 64]) {
       const runs = runOps(joined, max)
       expect(runs).toEqual(whole.ok ? whole.value.ops : 'whole fails')
@@ -89,7 +89,7 @@ describe('splitUnifiedSections', () => {
     const section = (name: string) =>
       `diff --git a/${name} b/${name}\n--- a/${name}\n+++ b/${name}\n@@ -1 +1 @@\n-a\n+b\n`
     const text = 'A commit message\n\n' + section('x') + section('y') + section('z')
-    const segments = splitUnifiedSections(text, 3)
+    const segments = splitUnifiedSections(text, () => 3)
     expect(segments?.map((s) => [s.firstLine, s.sections])).toEqual([
       [1, 1],
       [9, 1],
@@ -101,9 +101,9 @@ describe('splitUnifiedSections', () => {
 
   it('does not split a patch with a CR, or with fewer than two sections', () => {
     const one = 'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n'
-    expect(splitUnifiedSections(one, 4)).toBeNull()
-    expect(splitUnifiedSections(one + one.replace('-a\n', '-a\r\n'), 4)).toBeNull()
-    expect(splitUnifiedSections(one + one, 1)).toBeNull()
-    expect(splitUnifiedSections(one + one, 2)?.length).toBe(2)
+    expect(splitUnifiedSections(one, () => 4)).toBeNull()
+    expect(splitUnifiedSections(one + one.replace('-a\n', '-a\r\n'), () => 4)).toBeNull()
+    expect(splitUnifiedSections(one + one, () => 1)).toBeNull()
+    expect(splitUnifiedSections(one + one, () => 2)?.length).toBe(2)
   })
 })
