@@ -321,6 +321,9 @@ const CHECK_ROUTES: readonly ProcessRoute[] = [
     argv: (s) => ['git', 'apply', '--check', s.unifiedFile],
   },
   pl('patchloom check', 'check', 'unified'),
+  // The inline route on its own (one thread, blocking reads): where the automatic route's
+  // crossover to the pool should sit for a one-shot process.
+  pl('patchloom check --no-workers', 'check', 'unified', '--no-workers'),
   pl('patchloom check (Codex patch)', 'check', 'codex'),
 ]
 

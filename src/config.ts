@@ -57,6 +57,7 @@ export interface ResolvedConfig {
   readonly denyGlobs: readonly string[]
   readonly limits: Required<LimitOptions>
   readonly pool: (PoolOptions & { readonly inlineMaxBytes: number }) | false
+  readonly blockingReads: boolean
 }
 
 export function resolveConfig(options: EngineOptions): ResolvedConfig {
@@ -108,6 +109,8 @@ export function resolveConfig(options: EngineOptions): ResolvedConfig {
   ) {
     invalid('logger must have debug and warn methods')
   }
+  const blockingReads = options.blockingReads ?? false
+  if (typeof blockingReads !== 'boolean') invalid('blockingReads must be true or false')
   const durability = options.durability ?? 'full'
   if (durability !== 'full' && durability !== 'fast')
     invalid(`durability must be full or fast; got ${JSON.stringify(durability)}`)
@@ -124,6 +127,7 @@ export function resolveConfig(options: EngineOptions): ResolvedConfig {
             ...pool,
             inlineMaxBytes: pool?.inlineMaxBytes ?? DEFAULT_INLINE_MAX_BYTES,
           },
+    blockingReads,
   }
 }
 

@@ -85,6 +85,14 @@ export interface EngineOptions {
   readonly denyGlobs?: readonly string[]
   /** Worker pool settings, or false to verify every request inline. */
   readonly pool?: PoolOptions | false
+  /**
+   * Verify inline requests with synchronous filesystem calls, in batches, instead of awaiting
+   * each call. Faster, but the event loop waits while a request's files are read: for a one-shot
+   * process that serves nothing else (the CLI sets it), not for a server. Requests of a few files
+   * read synchronously either way.
+   * @default false
+   */
+  readonly blockingReads?: boolean
   /** Called with every file's diff before a non-dry-run commit. */
   readonly approve?: ApproveFn
   /**

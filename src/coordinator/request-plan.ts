@@ -79,6 +79,7 @@ export async function verifyPlanned(
     { ...settings, format: parsed.format },
     route,
     engine.pool,
+    engine.config.blockingReads,
     signal,
   )
   return { format: parsed.format, verified, route }

@@ -14,15 +14,32 @@ import { batchRanges, type Route } from './route.js'
 import { settle } from './settle.js'
 import { verifyOps, type OpOutcome, type VerifiedOp, type VerifySettings } from './verify.js'
 
-/** Verifies a parsed plan inline or on the pool. */
+/**
+ * Verifies a parsed plan inline or on the pool. `blockingReads` (EngineOptions): inline, read
+ * with synchronous calls, a batch at a time, as a worker would.
+ */
 export async function verifyPlan(
   plan: EditPlan,
   settings: VerifySettings,
   route: Route,
   pool: JobPool | undefined,
+  blockingReads: boolean,
   signal?: AbortSignal,
 ): Promise<VerifiedOp[]> {
   const inline = reverifyFrom(() => plan.ops, settings)
+  if ((route === 'inline' || pool === undefined) && blockingReads) {
+    // One thread's batches: only one batch's files are held at a time (MAX_BATCH_OPS).
+    const ranges = batchRanges(plan.ops.length, 1)
+    const outcomes: OpOutcome[] = []
+    for (const [start, end] of ranges) {
+      throwIfAborted(signal)
+      const batch = await verifyOps(plan.ops.slice(start, end), settings, createSyncReadFs())
+      for (const outcome of batch) outcomes.push(outcome)
+    }
+    throwIfAborted(signal)
+    const size = (ranges[0] as readonly [number, number])[1]
+    return settle(outcomes, settings.caseInsensitive, inline, (i) => Math.floor(i / size))
+  }
   if (route === 'inline' || pool === undefined) {
     const outcomes = await verifyOps(plan.ops, settings, inlineFs(plan.ops.length))
     throwIfAborted(signal)

@@ -20,6 +20,14 @@ describe('resolveConfig', () => {
     expect(DEFAULT_DENY_GLOBS).toEqual(expect.arrayContaining(['.patchloom', '.patchloom/**']))
   })
 
+  it('reads files awaited unless blockingReads is set, and refuses a non-boolean', () => {
+    expect(resolveConfig({ root: '/ws' }).blockingReads).toBe(false)
+    expect(resolveConfig({ root: '/ws', blockingReads: true }).blockingReads).toBe(true)
+    expect(invalidMessage({ root: '/ws', blockingReads: 'yes' })).toContain(
+      'blockingReads must be true or false',
+    )
+  })
+
   it('fills unset limits from the defaults', () => {
     expect(resolveConfig({ root: '/ws' }).limits).toEqual(DEFAULT_LIMITS)
     expect(resolveConfig({ root: '/ws', limits: { maxFiles: 5 } }).limits).toEqual({

@@ -14,6 +14,8 @@ export async function runApply(cmd: RunCommand, io: CliIo, deps: CliDeps): Promi
   const engine = deps.createEngine({
     root: resolve(io.cwd, cmd.root ?? '.'),
     ...(cmd.workers ? {} : { pool: false as const }),
+    // A one-shot process: nothing else waits on its event loop while it reads the files.
+    blockingReads: true,
     ...(cmd.deny.length === 0 ? {} : { denyGlobs: [...DEFAULT_DENY_GLOBS, ...cmd.deny] }),
     ...(cmd.diagnostics ? { diagnostics: true } : {}),
     ...(Object.keys(cmd.limits).length === 0 ? {} : { limits: cmd.limits }),

@@ -172,7 +172,7 @@ describe('main', () => {
     const fake = fakeEngine()
     const c = capture('PATCH', '/ws')
     expect(await main(['apply', '--root', 'sub', '--format', 'codex'], c.io, fake.deps)).toBe(0)
-    expect(fake.created).toEqual([{ root: '/ws/sub', durability: 'full' }])
+    expect(fake.created).toEqual([{ root: '/ws/sub', blockingReads: true, durability: 'full' }])
     expect(fake.calls).toEqual([
       // The human summary shows no diffs, so none are asked for (#9).
       { method: 'apply', input: Buffer.from('PATCH'), options: { format: 'codex', diffs: false } },
@@ -192,7 +192,9 @@ describe('main', () => {
   it('turns off the worker pool with --no-workers', async () => {
     const fake = fakeEngine()
     await main(['apply', '-', '--no-workers'], capture('P').io, fake.deps)
-    expect(fake.created).toEqual([{ root: '/ws', pool: false, durability: 'full' }])
+    expect(fake.created).toEqual([
+      { root: '/ws', pool: false, blockingReads: true, durability: 'full' },
+    ])
   })
 
   it('prints the ApplyResult as one JSON line with --json', async () => {
@@ -402,7 +404,7 @@ describe('main journal commands', () => {
     const human = capture('P')
     const argv = ['apply', '--durability', 'fast', '--root', 'my ws']
     expect(await main(argv, human.io, fake.deps)).toBe(0)
-    expect(fake.created).toEqual([{ root: '/ws/my ws', durability: 'fast' }])
+    expect(fake.created).toEqual([{ root: '/ws/my ws', blockingReads: true, durability: 'fast' }])
     expect(human.out()).toBe(
       `M a.txt (+1 -1)\ntransaction ${TXN} (undo: patchloom undo ${TXN} --root 'my ws')\n`,
     )

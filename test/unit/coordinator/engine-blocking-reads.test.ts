@@ -1,0 +1,103 @@
+// blockingReads (#9): inline requests read with synchronous calls, a batch of MAX_BATCH_OPS at a
+// time. It must change nothing but speed: the same results, the same first error whichever batch
+// holds the failures, and a type change whose halves fall into different batches still paired.
+import { lstat, mkdir, readFile, readlink, rm, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createEngine } from '../../../src/coordinator/engine.js'
+import type { Engine } from '../../../src/coordinator/engine-types.js'
+import { batchRanges } from '../../../src/coordinator/route.js'
+import { isEditError } from '../../../src/errors.js'
+import { makeTempDir } from '../../helpers/tree.js'
+
+const FILES = 600
+const engines: Engine[] = []
+const roots: string[] = []
+afterEach(async () => {
+  await Promise.all(engines.splice(0).map((e) => e.close()))
+  for (const root of roots.splice(0)) await rm(root, { recursive: true, force: true })
+})
+
+const name = (i: number) => `d${i % 7}/f${String(i).padStart(3, '0')}.txt`
+
+function section(file: string, from: string, to: string): string {
+  return `diff --git a/${file} b/${file}\n--- a/${file}\n+++ b/${file}\n@@ -1,3 +1,3 @@\n a\n-${from}\n+${to}\n c\n`
+}
+
+async function workspace(): Promise<string> {
+  const root = await makeTempDir('patchloom-blocking-')
+  roots.push(root)
+  for (let d = 0; d < 7; d++) await mkdir(path.join(root, `d${d}`))
+  for (let i = 0; i < FILES; i++) await writeFile(path.join(root, name(i)), `a\nb${i}\nc\n`)
+  return root
+}
+
+function engines2(root: string): { blocking: Engine; awaiting: Engine } {
+  const blocking = createEngine({ root, pool: false, blockingReads: true, durability: 'fast' })
+  const awaiting = createEngine({ root, pool: false, durability: 'fast' })
+  engines.push(blocking, awaiting)
+  return { blocking, awaiting }
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  )
+  return isEditError(error) ? error.code : `not an EditError: ${String(error)}`
+}
+
+const sections = () => Array.from({ length: FILES }, (_, i) => section(name(i), `b${i}`, `B${i}`))
+
+describe('blockingReads', () => {
+  it('cuts this request into several batches (the premise of the tests below)', () => {
+    expect(batchRanges(FILES, 1).length).toBeGreaterThan(2)
+  })
+
+  it('gives the same check result as awaited reads', async () => {
+    const root = await workspace()
+    const { blocking, awaiting } = engines2(root)
+    const patch = sections().join('')
+    const [a, b] = [await blocking.check(patch), await awaiting.check(patch)]
+    expect(a.files).toHaveLength(FILES)
+    expect(a.files).toEqual(b.files)
+    expect(a.summary).toEqual(b.summary)
+  })
+
+  it('reports the same first error, whichever batch holds it', async () => {
+    const root = await workspace()
+    const { blocking, awaiting } = engines2(root)
+    const mismatch = sections()
+    mismatch[5] = section(name(5), 'not there', 'x')
+    const outside = mismatch.slice()
+    outside[FILES - 10] = section('../outside.txt', 'b', 'B')
+    const duplicate = mismatch.slice()
+    duplicate[FILES - 2] = section(name(3), 'b3', 'B3')
+    for (const engine of [blocking, awaiting]) {
+      expect(await codeOf(engine.check(mismatch.join('')))).toBe('MATCH_NOT_FOUND')
+      expect(await codeOf(engine.check(outside.join('')))).toBe('PATH_OUTSIDE_ROOT')
+      expect(await codeOf(engine.check(duplicate.join('')))).toBe('PATH_DUPLICATE')
+    }
+  })
+
+  it('pairs a type change whose deletion and creation fall into different batches', async () => {
+    const root = await workspace()
+    await writeFile(path.join(root, 'target.txt'), 'target\n')
+    await writeFile(path.join(root, 'x'), 'hello\n')
+    const all = sections()
+    const [first] = batchRanges(FILES + 2, 1)
+    const boundary = (first as readonly [number, number])[1]
+    all.splice(
+      boundary - 1,
+      0,
+      'diff --git a/x b/x\ndeleted file mode 100644\n--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-hello\n',
+      'diff --git a/x b/x\nnew file mode 120000\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+target.txt\n\\ No newline at end of file\n',
+    )
+    const { blocking } = engines2(root)
+    const result = await blocking.apply(all.join(''))
+    expect(result.files).toHaveLength(FILES + 2)
+    expect((await lstat(path.join(root, 'x'))).isSymbolicLink()).toBe(true)
+    expect(await readlink(path.join(root, 'x'))).toBe('target.txt')
+    expect(await readFile(path.join(root, name(FILES - 1)), 'utf8')).toBe(`a\nB${FILES - 1}\nc\n`)
+  })
+})
