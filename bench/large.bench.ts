@@ -42,6 +42,7 @@ import { lineChartSvg, type Series } from './svg.js'
 // dist/bench/large.bench.js -> repo root
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
 const NODE = process.execPath
+const READ_FLOOR = fileURLToPath(new URL('./read-floor.js', import.meta.url))
 const SEED = 9
 
 // ---- flags ----------------------------------------------------------------------------------
@@ -319,6 +320,14 @@ const CHECK_ROUTES: readonly ProcessRoute[] = [
     patch: 'unified',
     patchloom: false,
     argv: (s) => ['git', 'apply', '--check', s.unifiedFile],
+  },
+  {
+    // Not a patch tool: node reading and hashing the touched files on two threads, nothing else.
+    name: 'floor: node reads + hashes the files',
+    kind: 'check',
+    patch: 'unified',
+    patchloom: false,
+    argv: (s) => [NODE, READ_FLOOR, s.unifiedFile],
   },
   pl('patchloom check', 'check', 'unified'),
   // The inline route on its own (one thread, blocking reads): where the automatic route's
@@ -645,7 +654,10 @@ function printTables(results: readonly SizeResult[], flags: Flags): void {
   console.log('\n### commands (`patchloom` is `node bin/patchloom.js`; run in the repository)\n')
   const shown = { unifiedFile: 'change.diff', codexFile: 'change.codex', root: '.', limitArgs: [] }
   for (const route of PROCESS_ROUTES) {
-    const argv = route.argv(shown as unknown as Setup, 'patchloom').filter((a) => a !== NODE)
+    const argv = route
+      .argv(shown as unknown as Setup, 'patchloom')
+      .filter((a) => a !== NODE)
+      .map((a) => (a === READ_FLOOR ? 'node dist/bench/read-floor.js' : a))
     console.log(`- ${route.name}: \`${argv.join(' ')}\``)
   }
   console.log(
