@@ -80,17 +80,23 @@ export function createSyncReadFs(): ReadFs {
     stat: (p) => statSync(p),
     lstat: (p) => lstatSync(p),
     realpath: (p) => {
+      // A directory this batch has resolved (the parent of the files it reads, say): no lstat.
+      const known = dirs.get(p)
+      if (known !== undefined) return known
       const dir = path.dirname(p)
       if (dir === p) return realpathSync.native(p)
       let real: string
       try {
-        real = realDir(dir)
-        if (lstatSync(p).isSymbolicLink()) return realpathSync.native(p)
+        const parent = realDir(dir)
+        const st = lstatSync(p)
+        if (st.isSymbolicLink()) return realpathSync.native(p)
+        real = path.join(parent, path.basename(p))
+        if (st.isDirectory()) dirs.set(p, real)
       } catch {
         // .native is realpath(3), as fs/promises' realpath is; it names the error itself.
         return realpathSync.native(p)
       }
-      return path.join(real, path.basename(p))
+      return real
     },
     readlink: (p) => readlinkSync(p),
     readlinkBytes: (p) => new Uint8Array(readlinkSync(p, { encoding: 'buffer' })),
