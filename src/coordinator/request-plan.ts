@@ -12,8 +12,9 @@ import type { PatchText } from '../text/patch-bytes.js'
 import type { EditPlan, FormatOption, PatchFormat } from '../types.js'
 import type { JobPool } from './job-pool.js'
 import { checkFileCount } from './limits.js'
-import { batchCount, chooseRoute, type RequestedRoute, type RouteInput } from './route.js'
-import { verifyPlan, verifySegments } from './verify-request.js'
+import { batchCount, chooseRoute, MAX_BATCH_OPS } from './route.js'
+import type { RequestedRoute, RouteInput } from './route.js'
+import { poolRunner, THIS_THREAD, verifyPlan, verifySegments } from './verify-request.js'
 import type { VerifiedOp, VerifySettings } from './verify.js'
 
 export interface PlannedRequest {
@@ -22,13 +23,18 @@ export interface PlannedRequest {
   readonly format: FormatOption
   readonly requested: RequestedRoute
   readonly diffs: boolean
-  /** Set when the workers will parse runs of the patch; otherwise `plan` is. */
+  /** Set when runs of the patch will be parsed one at a time; otherwise `plan` is. */
   readonly segments?: readonly PatchSegment[]
+  /** Where the runs go: the workers, or (blockingReads, inline) this thread, in turn. */
+  readonly runsOn?: 'pool' | 'this-thread'
   readonly plan?: EditPlan
 }
 
-/** How a request was verified: inline, on the pool from the plan, or from runs of the text. */
-export type RouteTaken = 'inline' | 'pool' | 'pool-runs'
+/**
+ * How a request was verified: inline from the plan, inline from runs of the text (blockingReads),
+ * on the pool from the plan, or on the pool from runs of the text.
+ */
+export type RouteTaken = 'inline' | 'inline-runs' | 'pool' | 'pool-runs'
 
 export interface VerifiedRequest {
   readonly format: PatchFormat
@@ -54,7 +60,13 @@ export function planRequest(
   if (segments !== null) {
     const files = segments.reduce((sum, s) => sum + s.sections, 0)
     const route = chooseRoute(routeInput(engine, base, files))
-    if (files <= engine.config.limits.maxFiles && route === 'pool') return { ...base, segments }
+    if (files <= engine.config.limits.maxFiles) {
+      if (route === 'pool') return { ...base, segments, runsOn: 'pool' }
+      // More than one batch, read in this thread anyway: parsed a run at a time, so the whole
+      // plan and every file's bytes are never held at once (D-072).
+      if (engine.config.blockingReads && files > MAX_BATCH_OPS)
+        return { ...base, segments, runsOn: 'this-thread' }
+    }
   }
   return { ...base, plan: parseWhole(engine, patch, detected) }
 }
@@ -67,10 +79,17 @@ export async function verifyPlanned(
 ): Promise<VerifiedRequest> {
   let plan = planned.plan
   const whole = (): EditPlan => (plan ??= parseWhole(engine, planned.patch, planned.format))
-  if (planned.segments !== undefined && engine.pool !== undefined) {
+  const runner =
+    planned.runsOn === 'pool' && engine.pool !== undefined
+      ? poolRunner(engine.pool)
+      : planned.runsOn === 'this-thread'
+        ? THIS_THREAD
+        : undefined
+  if (planned.segments !== undefined && runner !== undefined) {
     const runs = { ...settings, format: 'unified' as const }
-    const verified = await verifySegments(planned.segments, runs, engine.pool, whole, signal)
-    if (verified !== null) return { format: 'unified', verified, route: 'pool-runs' }
+    const verified = await verifySegments(planned.segments, runs, runner, whole, signal)
+    const route = runner === THIS_THREAD ? 'inline-runs' : 'pool-runs'
+    if (verified !== null) return { format: 'unified', verified, route }
   }
   const parsed = whole()
   const route = chooseRoute(routeInput(engine, planned, parsed.ops.length))
@@ -117,8 +136,10 @@ function segmentsOf(
   requested: RequestedRoute,
 ): PatchSegment[] | null {
   const { pool } = engine
-  if (pool === undefined || requested === 'inline' || format !== 'unified') return null
+  const poolRuns = pool !== undefined && requested !== 'inline'
+  const threadRuns = engine.config.blockingReads && requested !== 'pool'
+  if ((!poolRuns && !threadRuns) || format !== 'unified') return null
   // Raw bytes are checked against the whole plan (checkPlanEncoding): such patches stay whole.
   if (patch.firstRawLine !== undefined) return null
-  return splitUnifiedSections(patch.text, (sections) => batchCount(sections, pool.maxThreads))
+  return splitUnifiedSections(patch.text, (sections) => batchCount(sections, pool?.maxThreads ?? 1))
 }

@@ -12,6 +12,7 @@ import { JOB_PROTOCOL, type VerifyJob, type VerifyReply } from './jobs.js'
 import { asyncReadFs, createSyncReadFs, type ReadFs } from './read-fs.js'
 import { batchRanges, type Route } from './route.js'
 import { settle } from './settle.js'
+import { runVerifyJob } from './verify-job.js'
 import { verifyOps, type OpOutcome, type VerifiedOp, type VerifySettings } from './verify.js'
 
 /**
@@ -47,7 +48,7 @@ export async function verifyPlan(
   }
   const ranges = batchRanges(plan.ops.length, pool.maxThreads)
   const replies = await runJobs(
-    pool,
+    poolRunner(pool),
     ranges.map(([start, end]) => ({ kind: 'ops', ops: plan.ops.slice(start, end) })),
     settings,
     signal,
@@ -66,12 +67,12 @@ export async function verifyPlan(
 export async function verifySegments(
   segments: readonly PatchSegment[],
   settings: VerifySettings,
-  pool: JobPool,
+  runner: JobRunner,
   wholePlan: () => EditPlan,
   signal?: AbortSignal,
 ): Promise<VerifiedOp[] | null> {
   const replies = await runJobs(
-    pool,
+    runner,
     segments.map((s) => ({
       kind: 'unified-run',
       text: s.text,
@@ -116,12 +117,32 @@ function reverifyFrom(
   }
 }
 
+/** Where verify jobs run: on the pool's threads, or one after another in this thread. */
+export type JobRunner = { readonly kind: 'pool'; readonly pool: JobPool } | typeof THIS_THREAD
+
+export const THIS_THREAD = { kind: 'this-thread' } as const
+
+export function poolRunner(pool: JobPool): JobRunner {
+  return { kind: 'pool', pool }
+}
+
 async function runJobs(
-  pool: JobPool,
+  runner: JobRunner,
   inputs: ReadonlyArray<VerifyJob['input']>,
   settings: VerifySettings,
   signal: AbortSignal | undefined,
 ): Promise<Array<VerifyReply<OpOutcome>>> {
+  if (runner.kind === 'this-thread') {
+    // In turn, never interleaved: one run's lines and files are dropped before the next is read.
+    const replies: Array<VerifyReply<OpOutcome>> = []
+    for (const input of inputs) {
+      throwIfAborted(signal)
+      replies.push(await runVerifyJob({ protocol: JOB_PROTOCOL, input, settings }))
+    }
+    throwIfAborted(signal)
+    return replies
+  }
+  const { pool } = runner
   const settled = await Promise.allSettled(
     inputs.map((input) => pool.verify({ protocol: JOB_PROTOCOL, input, settings }, signal)),
   )

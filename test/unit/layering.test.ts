@@ -19,7 +19,11 @@ const isNode = (spec: string): boolean =>
   spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0] ?? '')
 
 const JOBS = 'src/coordinator/jobs'
-const WORKER_EFFECTS = new Set(['src/coordinator/verify', 'src/coordinator/read-fs'])
+const WORKER_EFFECTS = new Set([
+  'src/coordinator/verify',
+  'src/coordinator/verify-job',
+  'src/coordinator/read-fs',
+])
 // Leaves: imported by everyone, importing only each other. src/lsp/types holds the diagnostics
 // report shapes that an ApplyResult carries, so types.ts may reference it.
 const LEAVES = new Set(['src/types', 'src/errors', 'src/result', 'src/log', 'src/hash'])

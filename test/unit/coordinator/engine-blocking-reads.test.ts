@@ -1,6 +1,8 @@
 // blockingReads (#9): inline requests read with synchronous calls, a batch of MAX_BATCH_OPS at a
-// time. It must change nothing but speed: the same results, the same first error whichever batch
-// holds the failures, and a type change whose halves fall into different batches still paired.
+// time, and a large git diff is parsed a run at a time in this thread ('inline-runs'). It must
+// change nothing but speed and memory: the same results, the same first error whichever batch
+// holds the failures (a parse error included), and a type change whose halves fall into
+// different batches still paired.
 import { lstat, mkdir, readFile, readlink, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -32,12 +34,33 @@ async function workspace(): Promise<string> {
   return root
 }
 
-function engines2(root: string): { blocking: Engine; awaiting: Engine } {
-  const blocking = createEngine({ root, pool: false, blockingReads: true, durability: 'fast' })
+function engines2(root: string): { blocking: Engine; awaiting: Engine; routes: string[] } {
+  const routes: string[] = []
+  const logger = {
+    debug: (_event: string, fields?: Record<string, unknown>) => {
+      if (fields?.['route'] !== undefined) routes.push(String(fields['route']))
+    },
+    warn: () => undefined,
+  }
+  const blocking = createEngine({
+    root,
+    pool: false,
+    blockingReads: true,
+    durability: 'fast',
+    logger,
+  })
   const awaiting = createEngine({ root, pool: false, durability: 'fast' })
   engines.push(blocking, awaiting)
-  return { blocking, awaiting }
+  return { blocking, awaiting, routes }
 }
+
+const codexOf = (count: number) =>
+  '*** Begin Patch\n' +
+  Array.from(
+    { length: count },
+    (_, i) => `*** Update File: ${name(i)}\n@@\n a\n-b${i}\n+B${i}\n`,
+  ).join('') +
+  '*** End Patch\n'
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   const error = await promise.then(
@@ -54,14 +77,30 @@ describe('blockingReads', () => {
     expect(batchRanges(FILES, 1).length).toBeGreaterThan(2)
   })
 
-  it('gives the same check result as awaited reads', async () => {
+  it('gives the same check result as awaited reads, from runs and from a plan', async () => {
     const root = await workspace()
-    const { blocking, awaiting } = engines2(root)
-    const patch = sections().join('')
-    const [a, b] = [await blocking.check(patch), await awaiting.check(patch)]
-    expect(a.files).toHaveLength(FILES)
-    expect(a.files).toEqual(b.files)
-    expect(a.summary).toEqual(b.summary)
+    const { blocking, awaiting, routes } = engines2(root)
+    for (const patch of [sections().join(''), codexOf(FILES)]) {
+      const [a, b] = [await blocking.check(patch), await awaiting.check(patch)]
+      expect(a.files).toHaveLength(FILES)
+      expect(a.files).toEqual(b.files)
+      expect(a.warnings).toEqual(b.warnings)
+    }
+    // A git diff is cut into runs; a Codex patch is parsed whole and verified in batches.
+    expect(routes).toEqual(['inline-runs', 'inline'])
+  })
+
+  it('reports a parse error in a late run as the whole patch does', async () => {
+    const root = await workspace()
+    const { blocking, awaiting, routes } = engines2(root)
+    const broken = sections()
+    broken[FILES - 3] = broken[FILES - 3]!.replace(
+      '@@ -1,3 +1,3 @@',
+      '@@ -1,3 +1,3 @@\nnot a hunk line',
+    )
+    for (const engine of [blocking, awaiting])
+      expect(await codeOf(engine.check(broken.join('')))).toBe('PARSE_BAD_LINE')
+    expect(routes).toEqual([])
   })
 
   it('reports the same first error, whichever batch holds it', async () => {
@@ -77,6 +116,11 @@ describe('blockingReads', () => {
       expect(await codeOf(engine.check(mismatch.join('')))).toBe('MATCH_NOT_FOUND')
       expect(await codeOf(engine.check(outside.join('')))).toBe('PATH_OUTSIDE_ROOT')
       expect(await codeOf(engine.check(duplicate.join('')))).toBe('PATH_DUPLICATE')
+      // The same failures in a Codex patch: parsed whole, verified in batches.
+      const codex = codexOf(FILES)
+        .replace(`-b5\n`, '-not there\n')
+        .replace(`*** Update File: ${name(FILES - 10)}`, '*** Update File: ../outside.txt')
+      expect(await codeOf(engine.check(codex))).toBe('PATH_OUTSIDE_ROOT')
     }
   })
 
@@ -93,8 +137,9 @@ describe('blockingReads', () => {
       'diff --git a/x b/x\ndeleted file mode 100644\n--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-hello\n',
       'diff --git a/x b/x\nnew file mode 120000\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+target.txt\n\\ No newline at end of file\n',
     )
-    const { blocking } = engines2(root)
+    const { blocking, routes } = engines2(root)
     const result = await blocking.apply(all.join(''))
+    expect(routes).toEqual(['inline-runs'])
     expect(result.files).toHaveLength(FILES + 2)
     expect((await lstat(path.join(root, 'x'))).isSymbolicLink()).toBe(true)
     expect(await readlink(path.join(root, 'x'))).toBe('target.txt')
