@@ -95,8 +95,8 @@ export async function resolveWorkspacePath(
   }
   const rel = lexicalRel.split(path.sep).join('/')
   // Refused here, by length alone, so no syscall ever fails with a bare ENAMETOOLONG.
-  checkLength(path.join(ctx.rootReal, lexicalRel), rel, where)
   const lexicalAbs = path.join(ctx.rootReal, lexicalRel)
+  checkLength(lexicalAbs, rel, where)
   const fs = options.fs ?? asyncReadFs
   const real =
     options.followLast === false
@@ -161,9 +161,16 @@ export async function symlinkedDirectoryOf(
   return undefined
 }
 
+/** UTF-8 is at most 3 bytes per UTF-16 unit (a surrogate pair, 2 units, is 4 bytes). */
+const MAX_UTF8_PER_UNIT = 3
+
+const encoder = new TextEncoder()
+
 function checkLength(abs: string, rel: string, where: { path: string; patchLine: number }): void {
-  const encoder = new TextEncoder()
+  // PERF (#9): a path this short cannot be too long in any encoding; most never encode.
+  if (abs.length * MAX_UTF8_PER_UNIT <= NAME_MAX_BYTES) return
   for (const name of rel.split('/')) {
+    if (name.length * MAX_UTF8_PER_UNIT <= NAME_MAX_BYTES) continue
     const bytes = encoder.encode(name).length
     if (bytes > NAME_MAX_BYTES) {
       throw new EditError(
@@ -173,6 +180,7 @@ function checkLength(abs: string, rel: string, where: { path: string; patchLine:
       )
     }
   }
+  if (abs.length * MAX_UTF8_PER_UNIT <= PATH_MAX_BYTES) return
   const bytes = encoder.encode(abs).length
   if (bytes > PATH_MAX_BYTES) {
     throw new EditError(

@@ -10,7 +10,7 @@ import type { Warning } from '../types.js'
 import { errnoOf, nodeJournalFs, type JournalFs } from './fs.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
 import { describeTransactions } from './history.js'
-import { layoutFor, MANIFEST, STATE_DIR, txnDir, type Layout } from './layout.js'
+import { layoutFor, MANIFEST, OLD_DIR, STATE_DIR, txnDir, type Layout } from './layout.js'
 import { acquireLock, acquirePaths, type WorkspaceLock } from './lock.js'
 import { newTransactionId, transactionTime } from './manifest.js'
 import { listEntries, recoverAll, type RecoveryContext } from './recover.js'
@@ -59,6 +59,12 @@ export class Journal {
   readonly #fs: JournalFs
   readonly #options: JournalOptions
   readonly #trust: JournalTrust
+  /**
+   * What each transaction this journal committed left in its directory (paths inside it): the
+   * manifest and one backup per step that had a before state. Pruning one of them unlinks these
+   * by name instead of walking the directory (#9: two readdirs of a one-file commit's ~15).
+   */
+  readonly #left = new Map<string, readonly string[]>()
 
   constructor(options: JournalOptions) {
     this.#options = options
@@ -228,6 +234,7 @@ export class Journal {
     )
     const notDurable = await runTransaction(this.#ctx(), id, steps, summary)
     warnings?.push(...notDurable)
+    this.#left.set(id, leftBy(steps))
     // The listing above still holds: only a lock holder adds or removes committed transactions.
     const committed = [...entries.filter((e) => e.status === 'committed').map((e) => e.id), id]
     await this.#prune(committed).catch(() => undefined) // the commit stands; pruning retries next time
@@ -238,9 +245,38 @@ export class Journal {
   /** Drops the oldest committed transactions beyond `keep`; pending and conflicts stay. */
   async #prune(ids: readonly string[]): Promise<void> {
     const committed = [...ids].sort()
+    // Transactions pruned by another process are forgotten here too.
+    if (this.#left.size > committed.length) {
+      const listed = new Set(committed)
+      for (const id of this.#left.keys()) if (!listed.has(id)) this.#left.delete(id)
+    }
     const excess = committed.length - this.#options.keep
-    for (const id of committed.slice(0, Math.max(0, excess)))
-      await this.#fs.removeTree(txnDir(this.#layout, id, 'committed'))
+    for (const id of committed.slice(0, Math.max(0, excess))) {
+      const dir = txnDir(this.#layout, id, 'committed')
+      const left = this.#left.get(id)
+      this.#left.delete(id)
+      if (left === undefined || !(await this.#removeKnown(dir, left)))
+        await this.#fs.removeTree(dir)
+    }
+  }
+
+  /**
+   * Removes a transaction directory holding exactly `left` (and the directories above them);
+   * false when it holds anything else or a call failed, and removeTree should finish the job.
+   */
+  async #removeKnown(dir: string, left: readonly string[]): Promise<boolean> {
+    try {
+      for (const name of left) {
+        await this.#fs.unlink(path.join(dir, name)).catch((error: unknown) => {
+          if (errnoOf(error) !== 'ENOENT') throw error
+        })
+      }
+      await this.#fs.rmdir(path.join(dir, OLD_DIR))
+      await this.#fs.rmdir(dir)
+      return true
+    } catch {
+      return false
+    }
   }
 
   async #locked<T>(run: () => Promise<T>): Promise<T> {
@@ -322,6 +358,19 @@ export class Journal {
       ...(this.#options.checkPath === undefined ? {} : { checkPath: this.#options.checkPath }),
     }
   }
+}
+
+/**
+ * The files a committed transaction's directory holds (transaction.ts): the manifest first, so a
+ * pruning cut short never leaves a manifest whose backups are gone, then the backups (old/N for
+ * each step that had a before state; new/ is removed before the commit mark).
+ */
+function leftBy(steps: readonly CommitStep[]): string[] {
+  const left = [MANIFEST]
+  steps.forEach((step, i) => {
+    if (step.before !== null) left.push(path.join(OLD_DIR, String(i)))
+  })
+  return left
 }
 
 /** A refused or failed transaction as a request's warning: dotted code, message with the fix. */

@@ -98,6 +98,22 @@ describe('Journal pruning', () => {
     expect((await editError(journal.undo(id))).code).toBe('UNDO_NOT_FOUND')
   })
 
+  it('prunes its own transactions by name, and one holding anything else whole (#9)', async () => {
+    const { root } = await tempWorkspace()
+    const journal = journalFor(root, { keep: 1 })
+    const [first, second] = await commitVersions(root, journal, 2)
+    expect(await journalEntries(root)).toEqual([second])
+    // Something this journal did not write, inside a transaction it did: removed all the same.
+    const dir = path.join(root, '.patchloom/journal', second as string)
+    await writeFiles(dir, { 'stray.txt': 'x\n', 'old/deeper/stray.txt': 'y\n' })
+    const [third] = await commitVersions(root, journal, 1)
+    expect(await journalEntries(root)).toEqual([third])
+    expect(first).toBeDefined()
+    // A fresh journal knows nothing of them and prunes by walking the directory.
+    const [fourth] = await commitVersions(root, journalFor(root, { keep: 1 }), 1)
+    expect(await journalEntries(root)).toEqual([fourth])
+  })
+
   it('never prunes conflicted transactions', async () => {
     const { root } = await tempWorkspace()
     const [first, second] = await commitVersions(root, journalFor(root, { keep: 2 }), 2)
