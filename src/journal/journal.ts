@@ -7,14 +7,14 @@
 import path from 'node:path'
 import { EditError } from '../errors.js'
 import type { Warning } from '../types.js'
-import { errnoOf, nodeJournalFs, type JournalFs } from './fs.js'
+import { errnoOf, nodeJournalFs, type JournalFs, type JournalStat } from './fs.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
 import { describeTransactions } from './history.js'
 import { layoutFor, MANIFEST, OLD_DIR, STATE_DIR, txnDir, type Layout } from './layout.js'
 import { acquireLock, acquirePaths, type WorkspaceLock } from './lock.js'
 import { newTransactionId, transactionTime } from './manifest.js'
 import { listEntries, recoverAll, type RecoveryContext } from './recover.js'
-import { runTransaction } from './transaction.js'
+import { RACY_MS, runTransaction } from './transaction.js'
 import { keyFileTrust, stateDirFor, type JournalTrust } from './trust.js'
 import { planUndo } from './undo.js'
 import { relDir, verifyTransaction, type PathCheck } from './verify.js'
@@ -65,6 +65,8 @@ export class Journal {
    * by name instead of walking the directory (#9: two readdirs of a one-file commit's ~15).
    */
   readonly #left = new Map<string, readonly string[]>()
+  /** The journal directory's entries as a dry run listed them, and its lstat just before. */
+  #dryListing: { readonly stat: JournalStat; readonly entries: readonly Entry[] } | undefined
 
   constructor(options: JournalOptions) {
     this.#options = options
@@ -83,7 +85,7 @@ export class Journal {
    * reported, never thrown. Cheap when there is nothing to do: one readdir, nothing created.
    */
   async beforeRequest(dryRun: boolean): Promise<JournalNotice[]> {
-    const entries = await listEntries(this.#fs, this.#layout)
+    const entries = dryRun ? await this.#listForDryRun() : await listEntries(this.#fs, this.#layout)
     const pending = entries.filter((e) => e.status === 'pending')
     if (pending.length === 0) return []
     const { trusted, bare, refused } = await this.#triage(pending)
@@ -113,6 +115,32 @@ export class Journal {
         path: w.path ?? relDir(this.#layout, this.#layout.journalDir),
       })),
     ]
+  }
+
+  /**
+   * The journal's entries for a dry run: the last listing again while the directory's lstat is
+   * unchanged (#9: an lstat instead of a readdir and a parse of every name, per request). Entries
+   * are names, so a change to them is a change to the directory, which moves its ctime; a listing
+   * is kept only when that ctime was already RACY_MS old, so no later change can fall in the same
+   * tick of the file clock and leave it as it was (as read stamps, D-082). A request that writes
+   * always lists afresh: its recovery must see everything.
+   */
+  async #listForDryRun(): Promise<readonly Entry[]> {
+    const startedMs = Date.now()
+    let stat: JournalStat
+    try {
+      stat = await this.#fs.lstat(this.#layout.journalDir)
+    } catch (error) {
+      // No journal yet: nothing to report (the listing would find the same).
+      if (errnoOf(error) === 'ENOENT') return []
+      return listEntries(this.#fs, this.#layout)
+    }
+    const cached = this.#dryListing
+    if (cached !== undefined && sameDirStat(stat, cached.stat)) return cached.entries
+    const entries = await listEntries(this.#fs, this.#layout)
+    const settled = stat.ctimeNs < BigInt(Math.floor(startedMs - RACY_MS)) * 1_000_000n
+    this.#dryListing = stat.kind === 'dir' && settled ? { stat, entries } : undefined
+    return entries
   }
 
   /** Splits transactions into those that may be acted on and refusals; reads only. */
@@ -358,6 +386,19 @@ export class Journal {
       ...(this.#options.checkPath === undefined ? {} : { checkPath: this.#options.checkPath }),
     }
   }
+}
+
+type Entry = Awaited<ReturnType<typeof listEntries>>[number]
+
+function sameDirStat(a: JournalStat, b: JournalStat): boolean {
+  return (
+    a.kind === b.kind &&
+    a.ino === b.ino &&
+    a.nlink === b.nlink &&
+    a.size === b.size &&
+    a.mtimeNs === b.mtimeNs &&
+    a.ctimeNs === b.ctimeNs
+  )
 }
 
 /**

@@ -340,7 +340,7 @@ async function recheck(
  * "racy" index entries), and it is read and hashed instead. Ticks are 1-10 ms; 1 s also covers
  * a clock stepped back by NTP.
  */
-const RACY_MS = 1_000
+export const RACY_MS = 1_000
 
 /** Whether `current` (lstat just before the link) is still the file `stamp` describes. */
 function stampHolds(current: JournalStat, stamp: ReadStamp): boolean {

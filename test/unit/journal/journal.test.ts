@@ -155,3 +155,44 @@ describe('Journal transaction ids', () => {
     ])
   })
 })
+
+describe('Journal dry runs (#9)', () => {
+  const PENDING = '20261130T120000000Z-abcdef.pending'
+  const readdirs = (log: readonly string[]) => log.filter((l) => l.startsWith('readdir')).length
+
+  it('lists the journal again only when its directory changed, and so sees a transaction left since', async () => {
+    const { root } = await tempWorkspace()
+    await commitVersions(root, journalFor(root), 1)
+    const rec = recordingFs()
+    const journal = journalFor(root, { fs: rec.fs })
+    // Listed "5 s after the directory last changed": the listing may be kept.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Date.now() + 5_000)
+    expect(await journal.beforeRequest(true)).toEqual([])
+    expect(await journal.beforeRequest(true)).toEqual([])
+    expect(readdirs(rec.log)).toBe(1)
+    // Another process's transaction, interrupted (an unreadable manifest: refused, reported).
+    const dir = path.join(root, '.patchloom/journal', PENDING)
+    await mkdir(dir)
+    await writeFiles(dir, { 'manifest.json': '{}\n' })
+    expect(await journal.beforeRequest(true)).toEqual([
+      expect.objectContaining({ code: 'journal.corrupt' }),
+    ])
+    expect(readdirs(rec.log)).toBe(2)
+  })
+
+  it('lists afresh while the directory changed within RACY_MS, and always for a request that writes', async () => {
+    const { root } = await tempWorkspace()
+    await commitVersions(root, journalFor(root), 1)
+    const rec = recordingFs()
+    const journal = journalFor(root, { fs: rec.fs })
+    await journal.beforeRequest(true)
+    await journal.beforeRequest(true)
+    expect(readdirs(rec.log)).toBe(2)
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Date.now() + 5_000)
+    await journal.beforeRequest(false)
+    await journal.beforeRequest(false)
+    expect(readdirs(rec.log)).toBe(4)
+  })
+})
