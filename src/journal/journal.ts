@@ -62,7 +62,7 @@ export class Journal {
   /**
    * What each transaction this journal committed left in its directory (paths inside it): the
    * manifest and one backup per step that had a before state. Pruning one of them unlinks these
-   * by name instead of walking the directory (#9: two readdirs of a one-file commit's ~15).
+   * by name instead of walking the directory (#9: two readdirs fewer per pruning commit).
    */
   readonly #left = new Map<string, readonly string[]>()
   /** The journal directory's entries as a dry run listed them, and its lstat just before. */
