@@ -23,6 +23,7 @@ import { patchTextOf } from './patch-input.js'
 import { detectCaseInsensitive, resolveWorkspacePath, type PathContext } from './paths.js'
 import { checkLinkTargets, commitStepsFor, fileResult, summaryOf } from './results.js'
 import { planRequest, verifyPlanned, type RouteTaken } from './request-plan.js'
+import { INLINE_SYNC_MAX_FILES } from './verify-request.js'
 
 /** Internal seams for tests (fault injection); not part of the public options. */
 export interface EngineInternals {
@@ -242,7 +243,11 @@ class EditEngine implements Engine {
         maxFileBytes: limits.maxFileBytes,
         rawPatch: patch.firstRawLine !== undefined,
         diffs,
-        keepBefore: wantDiagnostics,
+        // A small commit keeps the old bytes too: the journal compares its backups with them
+        // instead of hashing them again (#9); a large one would double what it holds.
+        keepBefore:
+          wantDiagnostics ||
+          (!dryRun && (planned.plan?.ops.length ?? Infinity) <= INLINE_SYNC_MAX_FILES),
         keepAfter: !dryRun,
       },
       signal,

@@ -136,7 +136,12 @@ export function commitStepsFor(rootReal: string, v: VerifiedOp): CommitStep[] {
   const relOf = (dest: PreparedOp['target']) =>
     path.relative(rootReal, dest.resolved.abs).split(path.sep).join('/')
   // How each before state was read, so the journal need not read it again (D-082).
-  const stampOf = (snap: Snapshot) => (snap.stamp === undefined ? {} : { beforeStamp: snap.stamp })
+  const stampOf = (snap: Snapshot) => ({
+    ...(snap.stamp === undefined ? {} : { beforeStamp: snap.stamp }),
+    // The bytes it hashed, where verification kept them (a small request), for the backup's
+    // check when the stamp proves nothing (#9).
+    ...(snap.kind === 'file' && snap.bytes !== null ? { beforeBytes: snap.bytes } : {}),
+  })
   const write = (
     dest: PreparedOp['target'],
     bytes: Uint8Array,

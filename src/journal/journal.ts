@@ -7,14 +7,14 @@
 import path from 'node:path'
 import { EditError } from '../errors.js'
 import type { Warning } from '../types.js'
-import { errnoOf, nodeJournalFs, type JournalFs } from './fs.js'
+import { errnoOf, nodeJournalFs, type JournalFs, type JournalStat } from './fs.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
 import { describeTransactions } from './history.js'
-import { layoutFor, MANIFEST, STATE_DIR, txnDir, type Layout } from './layout.js'
+import { layoutFor, MANIFEST, OLD_DIR, STATE_DIR, txnDir, type Layout } from './layout.js'
 import { acquireLock, acquirePaths, type WorkspaceLock } from './lock.js'
 import { newTransactionId, transactionTime } from './manifest.js'
 import { listEntries, recoverAll, type RecoveryContext } from './recover.js'
-import { runTransaction } from './transaction.js'
+import { RACY_MS, runTransaction } from './transaction.js'
 import { keyFileTrust, stateDirFor, type JournalTrust } from './trust.js'
 import { planUndo } from './undo.js'
 import { relDir, verifyTransaction, type PathCheck } from './verify.js'
@@ -59,6 +59,14 @@ export class Journal {
   readonly #fs: JournalFs
   readonly #options: JournalOptions
   readonly #trust: JournalTrust
+  /**
+   * What each transaction this journal committed left in its directory (paths inside it): the
+   * manifest and one backup per step that had a before state. Pruning one of them unlinks these
+   * by name instead of walking the directory (#9: two readdirs fewer per pruning commit).
+   */
+  readonly #left = new Map<string, readonly string[]>()
+  /** The journal directory's entries as a dry run listed them, and its lstat just before. */
+  #dryListing: { readonly stat: JournalStat; readonly entries: readonly Entry[] } | undefined
 
   constructor(options: JournalOptions) {
     this.#options = options
@@ -77,7 +85,7 @@ export class Journal {
    * reported, never thrown. Cheap when there is nothing to do: one readdir, nothing created.
    */
   async beforeRequest(dryRun: boolean): Promise<JournalNotice[]> {
-    const entries = await listEntries(this.#fs, this.#layout)
+    const entries = dryRun ? await this.#listForDryRun() : await listEntries(this.#fs, this.#layout)
     const pending = entries.filter((e) => e.status === 'pending')
     if (pending.length === 0) return []
     const { trusted, bare, refused } = await this.#triage(pending)
@@ -107,6 +115,32 @@ export class Journal {
         path: w.path ?? relDir(this.#layout, this.#layout.journalDir),
       })),
     ]
+  }
+
+  /**
+   * The journal's entries for a dry run: the last listing again while the directory's lstat is
+   * unchanged (#9: an lstat instead of a readdir and a parse of every name, per request). Entries
+   * are names, so a change to them is a change to the directory, which moves its ctime; a listing
+   * is kept only when that ctime was already RACY_MS old, so no later change can fall in the same
+   * tick of the file clock and leave it as it was (as read stamps, D-082). A request that writes
+   * always lists afresh: its recovery must see everything.
+   */
+  async #listForDryRun(): Promise<readonly Entry[]> {
+    const startedMs = Date.now()
+    let stat: JournalStat
+    try {
+      stat = await this.#fs.lstat(this.#layout.journalDir)
+    } catch (error) {
+      // No journal yet: nothing to report (the listing would find the same).
+      if (errnoOf(error) === 'ENOENT') return []
+      return listEntries(this.#fs, this.#layout)
+    }
+    const cached = this.#dryListing
+    if (cached !== undefined && sameDirStat(stat, cached.stat)) return cached.entries
+    const entries = await listEntries(this.#fs, this.#layout)
+    const settled = stat.ctimeNs < BigInt(Math.floor(startedMs - RACY_MS)) * 1_000_000n
+    this.#dryListing = stat.kind === 'dir' && settled ? { stat, entries } : undefined
+    return entries
   }
 
   /** Splits transactions into those that may be acted on and refusals; reads only. */
@@ -228,6 +262,7 @@ export class Journal {
     )
     const notDurable = await runTransaction(this.#ctx(), id, steps, summary)
     warnings?.push(...notDurable)
+    this.#left.set(id, leftBy(steps))
     // The listing above still holds: only a lock holder adds or removes committed transactions.
     const committed = [...entries.filter((e) => e.status === 'committed').map((e) => e.id), id]
     await this.#prune(committed).catch(() => undefined) // the commit stands; pruning retries next time
@@ -238,9 +273,38 @@ export class Journal {
   /** Drops the oldest committed transactions beyond `keep`; pending and conflicts stay. */
   async #prune(ids: readonly string[]): Promise<void> {
     const committed = [...ids].sort()
+    // Transactions pruned by another process are forgotten here too.
+    if (this.#left.size > committed.length) {
+      const listed = new Set(committed)
+      for (const id of this.#left.keys()) if (!listed.has(id)) this.#left.delete(id)
+    }
     const excess = committed.length - this.#options.keep
-    for (const id of committed.slice(0, Math.max(0, excess)))
-      await this.#fs.removeTree(txnDir(this.#layout, id, 'committed'))
+    for (const id of committed.slice(0, Math.max(0, excess))) {
+      const dir = txnDir(this.#layout, id, 'committed')
+      const left = this.#left.get(id)
+      this.#left.delete(id)
+      if (left === undefined || !(await this.#removeKnown(dir, left)))
+        await this.#fs.removeTree(dir)
+    }
+  }
+
+  /**
+   * Removes a transaction directory holding exactly `left` (and the directories above them);
+   * false when it holds anything else or a call failed, and removeTree should finish the job.
+   */
+  async #removeKnown(dir: string, left: readonly string[]): Promise<boolean> {
+    try {
+      for (const name of left) {
+        await this.#fs.unlink(path.join(dir, name)).catch((error: unknown) => {
+          if (errnoOf(error) !== 'ENOENT') throw error
+        })
+      }
+      await this.#fs.rmdir(path.join(dir, OLD_DIR))
+      await this.#fs.rmdir(dir)
+      return true
+    } catch {
+      return false
+    }
   }
 
   async #locked<T>(run: () => Promise<T>): Promise<T> {
@@ -322,6 +386,32 @@ export class Journal {
       ...(this.#options.checkPath === undefined ? {} : { checkPath: this.#options.checkPath }),
     }
   }
+}
+
+type Entry = Awaited<ReturnType<typeof listEntries>>[number]
+
+function sameDirStat(a: JournalStat, b: JournalStat): boolean {
+  return (
+    a.kind === b.kind &&
+    a.ino === b.ino &&
+    a.nlink === b.nlink &&
+    a.size === b.size &&
+    a.mtimeNs === b.mtimeNs &&
+    a.ctimeNs === b.ctimeNs
+  )
+}
+
+/**
+ * The files a committed transaction's directory holds (transaction.ts): the manifest first, so a
+ * pruning cut short never leaves a manifest whose backups are gone, then the backups (old/N for
+ * each step that had a before state; new/ is removed before the commit mark).
+ */
+function leftBy(steps: readonly CommitStep[]): string[] {
+  const left = [MANIFEST]
+  steps.forEach((step, i) => {
+    if (step.before !== null) left.push(path.join(OLD_DIR, String(i)))
+  })
+  return left
 }
 
 /** A refused or failed transaction as a request's warning: dotted code, message with the fix. */

@@ -259,7 +259,11 @@ async function capture(
   }
   if (!linked) await fs.copyNew(step.abs, backup, current.permissions, ctx.durability === 'full')
   const bytes = await fs.readFile(backup)
-  const hash = hashBytes(bytes)
+  // PERF (#9): the bytes the caller hashed, when it kept them, are compared (a memcmp) instead
+  // of hashing the backup: a file edited again within RACY_MS of its last change (an agent's
+  // edit loop) has a stamp that proves nothing. Any difference still goes to the hash.
+  const same = step.beforeBytes !== undefined && equalBytes(bytes, step.beforeBytes)
+  const hash = same ? step.before.hash : hashBytes(bytes)
   if (hash !== step.before.hash) {
     throw new EditError(
       'FILE_CHANGED',
@@ -336,7 +340,7 @@ async function recheck(
  * "racy" index entries), and it is read and hashed instead. Ticks are 1-10 ms; 1 s also covers
  * a clock stepped back by NTP.
  */
-const RACY_MS = 1_000
+export const RACY_MS = 1_000
 
 /** Whether `current` (lstat just before the link) is still the file `stamp` describes. */
 function stampHolds(current: JournalStat, stamp: ReadStamp): boolean {
@@ -347,6 +351,10 @@ function stampHolds(current: JournalStat, stamp: ReadStamp): boolean {
     current.ctimeNs === stamp.ctimeNs &&
     current.ctimeNs < BigInt(Math.floor(stamp.readStartMs - RACY_MS)) * 1_000_000n
   )
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0
 }
 
 function sameInode(a: JournalStat, b: JournalStat): boolean {

@@ -58,6 +58,12 @@ export type CommitStep =
       readonly before: FileState | null
       /** How the caller saw `before` when it read it (a regular file only); optional. */
       readonly beforeStamp?: ReadStamp
+      /**
+       * The bytes whose hash is `before.hash`, when the caller still holds them (#9): a backup
+       * whose stamp proves nothing is compared with them instead of hashed. The caller vouches
+       * for the hash, as for afterHash.
+       */
+      readonly beforeBytes?: Uint8Array
     }
   | {
       readonly kind: 'remove'
@@ -65,6 +71,8 @@ export type CommitStep =
       readonly rel: string
       readonly before: FileState
       readonly beforeStamp?: ReadStamp
+      /** As for a write: the bytes whose hash is `before.hash`; optional. */
+      readonly beforeBytes?: Uint8Array
     }
 
 /** One line of `patchloom log`: what a transaction did to one file. */

@@ -19,15 +19,20 @@ const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 const utf8Encoder = new TextEncoder()
 
 export function decodeText(bytes: Uint8Array): DecodedText {
-  if (bytes.indexOf(0) !== -1)
-    return { mode: 'bytes', bom: false, text: bytesToLatin1(bytes), reason: 'nul' }
   const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
+  let text: string
   try {
-    const text = utf8Strict.decode(bom ? bytes.subarray(3) : bytes)
-    return { mode: 'utf8', bom, text }
+    text = utf8Strict.decode(bom ? bytes.subarray(3) : bytes)
   } catch {
-    return { mode: 'bytes', bom: false, text: bytesToLatin1(bytes), reason: 'invalid-utf8' }
+    const reason = bytes.indexOf(0) === -1 ? 'invalid-utf8' : 'nul'
+    return { mode: 'bytes', bom: false, text: bytesToLatin1(bytes), reason }
   }
+  // PERF (#9): a NUL byte is a NUL char of the decoded text (UTF-8 encodes U+0000 as 0x00 and
+  // nothing else), and a string's indexOf is native; a Uint8Array's indexOf scanned the bytes
+  // first in a builtin loop, about 20 us of a 40 KB file's small edit.
+  if (text.indexOf('\0') !== -1)
+    return { mode: 'bytes', bom: false, text: bytesToLatin1(bytes), reason: 'nul' }
+  return { mode: 'utf8', bom, text }
 }
 
 export function encodeText(text: string, mode: TextMode, bom: boolean): Uint8Array {

@@ -34,22 +34,18 @@ export function splitLines(text: string): Line[] {
  * callers that slice the text by lines later (src/apply/text-search.ts).
  */
 export function splitLinesAt(text: string): { lines: Line[]; starts: Int32Array } {
-  // The loop of splitLines, recording where each line starts.
-  const lines: Line[] = []
-  const offsets: number[] = []
-  let start = 0
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', start)) {
-    const crlf = i > start && text.charCodeAt(i - 1) === 13
-    offsets.push(start)
-    lines.push({ text: text.slice(start, crlf ? i - 1 : i), eol: crlf ? '\r\n' : '\n' })
-    start = i + 1
+  // PERF (#9): the offsets summed from the lines afterwards; pushing them inside the split loop
+  // made it about 15% slower (a 2,000-line file's small edit: 68 -> 59 us, interleaved runs).
+  const lines = splitLines(text)
+  const starts = new Int32Array(lines.length + 1)
+  let offset = 0
+  for (let i = 0; i < lines.length; i++) {
+    starts[i] = offset
+    const line = lines[i] as Line
+    offset += line.text.length + line.eol.length
   }
-  if (start < text.length) {
-    offsets.push(start)
-    lines.push({ text: text.slice(start), eol: '' })
-  }
-  offsets.push(text.length)
-  return { lines, starts: Int32Array.from(offsets) }
+  starts[lines.length] = offset
+  return { lines, starts }
 }
 
 export function joinLines(lines: readonly Line[]): string {

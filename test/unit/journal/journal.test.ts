@@ -98,6 +98,22 @@ describe('Journal pruning', () => {
     expect((await editError(journal.undo(id))).code).toBe('UNDO_NOT_FOUND')
   })
 
+  it('prunes its own transactions by name, and one holding anything else whole (#9)', async () => {
+    const { root } = await tempWorkspace()
+    const journal = journalFor(root, { keep: 1 })
+    const [first, second] = await commitVersions(root, journal, 2)
+    expect(await journalEntries(root)).toEqual([second])
+    // Something this journal did not write, inside a transaction it did: removed all the same.
+    const dir = path.join(root, '.patchloom/journal', second as string)
+    await writeFiles(dir, { 'stray.txt': 'x\n', 'old/deeper/stray.txt': 'y\n' })
+    const [third] = await commitVersions(root, journal, 1)
+    expect(await journalEntries(root)).toEqual([third])
+    expect(first).toBeDefined()
+    // A fresh journal knows nothing of them and prunes by walking the directory.
+    const [fourth] = await commitVersions(root, journalFor(root, { keep: 1 }), 1)
+    expect(await journalEntries(root)).toEqual([fourth])
+  })
+
   it('never prunes conflicted transactions', async () => {
     const { root } = await tempWorkspace()
     const [first, second] = await commitVersions(root, journalFor(root, { keep: 2 }), 2)
@@ -137,5 +153,46 @@ describe('Journal transaction ids', () => {
     expect(await treeState(root)).toEqual([
       { path: 'a.txt', kind: 'file', content: 'text:v1\n', executable: false, mode: '644' },
     ])
+  })
+})
+
+describe('Journal dry runs (#9)', () => {
+  const PENDING = '20261130T120000000Z-abcdef.pending'
+  const readdirs = (log: readonly string[]) => log.filter((l) => l.startsWith('readdir')).length
+
+  it('lists the journal again only when its directory changed, and so sees a transaction left since', async () => {
+    const { root } = await tempWorkspace()
+    await commitVersions(root, journalFor(root), 1)
+    const rec = recordingFs()
+    const journal = journalFor(root, { fs: rec.fs })
+    // Listed "5 s after the directory last changed": the listing may be kept.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Date.now() + 5_000)
+    expect(await journal.beforeRequest(true)).toEqual([])
+    expect(await journal.beforeRequest(true)).toEqual([])
+    expect(readdirs(rec.log)).toBe(1)
+    // Another process's transaction, interrupted (an unreadable manifest: refused, reported).
+    const dir = path.join(root, '.patchloom/journal', PENDING)
+    await mkdir(dir)
+    await writeFiles(dir, { 'manifest.json': '{}\n' })
+    expect(await journal.beforeRequest(true)).toEqual([
+      expect.objectContaining({ code: 'journal.corrupt' }),
+    ])
+    expect(readdirs(rec.log)).toBe(2)
+  })
+
+  it('lists afresh while the directory changed within RACY_MS, and always for a request that writes', async () => {
+    const { root } = await tempWorkspace()
+    await commitVersions(root, journalFor(root), 1)
+    const rec = recordingFs()
+    const journal = journalFor(root, { fs: rec.fs })
+    await journal.beforeRequest(true)
+    await journal.beforeRequest(true)
+    expect(readdirs(rec.log)).toBe(2)
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Date.now() + 5_000)
+    await journal.beforeRequest(false)
+    await journal.beforeRequest(false)
+    expect(readdirs(rec.log)).toBe(4)
   })
 })

@@ -18,7 +18,7 @@ import { describe, expect, it } from 'vitest'
 import { nodeJournalFs } from '../../../src/journal/fs.js'
 import { hashBytes } from '../../../src/hash.js'
 import { decodeManifest, isSignedBy, type Manifest } from '../../../src/journal/manifest.js'
-import type { JournalPoint } from '../../../src/journal/types.js'
+import type { FileState, JournalPoint } from '../../../src/journal/types.js'
 import type { Warning } from '../../../src/types.js'
 import { journalEntries } from '../../helpers/tree.js'
 import {
@@ -522,6 +522,37 @@ describe('Journal.commit with read stamps (#9, D-082)', () => {
     renameSync(path.join(root, 'a.tmp'), path.join(root, 'a.txt'))
     const error = await editError(journalFor(root).commit([step], STANDARD_SUMMARY))
     expect(error.code).toBe('FILE_CHANGED')
+    expect(readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('ONE\n')
+  })
+})
+
+describe('Journal.commit with the bytes the caller read (#9)', () => {
+  /** A write of `text` over `rel`, carrying `read` as the bytes the caller hashed as before. */
+  async function withBytes(root: string, rel: string, text: string, read: string) {
+    return { ...(await writeStep(root, rel, text)), beforeBytes: enc(read) }
+  }
+
+  it("compares the backup with the caller's bytes instead of hashing it", async () => {
+    const { root } = await tempWorkspace()
+    writeFileSync(path.join(root, 'a.txt'), 'one\n')
+    const step = await withBytes(root, 'a.txt', 'two\n', 'one\n')
+    // The caller vouches that its bytes hash to `before.hash`, as it does for afterHash: a hash
+    // it got wrong goes unnoticed when the bytes are the same, which shows no hash was taken.
+    const before = step.before as FileState
+    const vouched = { ...step, before: { ...before, hash: `sha256:${'0'.repeat(64)}` } }
+    await journalFor(root).commit([vouched], STANDARD_SUMMARY)
+    expect(readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('two\n')
+  })
+
+  it("refuses a file that no longer holds the caller's bytes, with its hash", async () => {
+    const { root } = await tempWorkspace()
+    writeFileSync(path.join(root, 'a.txt'), 'one\n')
+    const step = await withBytes(root, 'a.txt', 'two\n', 'one\n')
+    // Changed in place after the read, same size: only the content tells.
+    writeFileSync(path.join(root, 'a.txt'), 'ONE\n')
+    const error = await editError(journalFor(root).commit([step], STANDARD_SUMMARY))
+    expect(error.code).toBe('FILE_CHANGED')
+    expect(error.currentHash).toBe(hashBytes(enc('ONE\n')))
     expect(readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('ONE\n')
   })
 })
