@@ -330,9 +330,8 @@ const CHECK_ROUTES: readonly ProcessRoute[] = [
     argv: (s) => [NODE, READ_FLOOR, s.unifiedFile],
   },
   pl('patchloom check', 'check', 'unified'),
-  // The inline route on its own (one thread, blocking reads): where the automatic route's
-  // crossover to the pool should sit for a one-shot process.
-  pl('patchloom check --no-workers', 'check', 'unified', '--no-workers'),
+  // A one-shot run verifies in its own thread (D-074); this row starts the pool for it anyway.
+  pl('patchloom check --workers', 'check', 'unified', '--workers'),
   pl('patchloom check (Codex patch)', 'check', 'codex'),
 ]
 

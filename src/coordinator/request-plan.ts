@@ -116,6 +116,7 @@ function routeInput(
     patchLength: request.patch.text.length,
     diffs: request.diffs,
     poolStarted: engine.pool?.started === true,
+    blockingReads: engine.config.blockingReads,
   }
 }
 

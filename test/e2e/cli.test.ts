@@ -228,24 +228,29 @@ describe('the bundled CLI', () => {
     expect(child.stdout).toBe('false')
   })
 
-  it('finds the engine worker from the bundle: a request past the routing thresholds runs in the pool', async () => {
-    // Enough files and bytes for the automatic route to pick the pool (src/coordinator/route.ts).
+  it('finds the engine worker from the bundle with --workers; on its own it stays in this thread', async () => {
+    // Past every routing threshold a long-lived engine has (src/coordinator/route.ts).
     const files = MIN_POOL_FILES + 8
-    // A one-shot CLI starts its pool cold, which asks COLD_POOL_FACTOR times more of a request.
     const bytes = 1.2 * DEFAULT_INLINE_MAX_BYTES * COLD_POOL_FACTOR
     const line = '+' + 'x'.repeat(63)
     const lines = Array<string>(Math.ceil(bytes / files / (line.length + 1))).fill(line)
     const patch = ['*** Begin Patch']
     for (let i = 0; i < files; i++) patch.push(`*** Add File: big/${i}.txt`, ...lines)
     patch.push('*** End Patch', '')
-    const run = await runCli(['check', '--root', ws, '--json'], {
-      stdin: patch.join('\n'),
-      env: { NODE_DEBUG: 'worker' },
-    })
-    expect(run.code, run.stderr.slice(-2000)).toBe(0)
-    expect(jsonLine(run)).toMatchObject({ ok: true, dryRun: true })
-    // NODE_DEBUG=worker logs each thread node starts: the pool really ran, so a change to the
-    // routing thresholds fails here instead of leaving this test passing on the inline route.
-    expect(run.stderr).toMatch(/^WORKER \d+: \[0\] create new worker/m)
+    const check = (extra: string[]) =>
+      runCli(['check', '--root', ws, '--json', ...extra], {
+        stdin: patch.join('\n'),
+        env: { NODE_DEBUG: 'worker' },
+      })
+    const pooled = await check(['--workers'])
+    expect(pooled.code, pooled.stderr.slice(-2000)).toBe(0)
+    expect(jsonLine(pooled)).toMatchObject({ ok: true, dryRun: true })
+    // NODE_DEBUG=worker logs each thread node starts: the pool really ran.
+    expect(pooled.stderr).toMatch(/^WORKER \d+: \[0\] create new worker/m)
+    // A one-shot run does not start the pool by itself (D-074), however large the request.
+    const alone = await check([])
+    expect(alone.code, alone.stderr.slice(-2000)).toBe(0)
+    expect(jsonLine(alone)).toMatchObject({ ok: true, dryRun: true })
+    expect(alone.stderr).not.toMatch(/create new worker/)
   })
 })

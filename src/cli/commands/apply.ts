@@ -13,7 +13,7 @@ export async function runApply(cmd: RunCommand, io: CliIo, deps: CliDeps): Promi
   const input = await readPatchInput(cmd.file, io, cmd.limits.maxPatchBytes)
   const engine = deps.createEngine({
     root: resolve(io.cwd, cmd.root ?? '.'),
-    ...(cmd.workers ? {} : { pool: false as const }),
+    ...(cmd.workers === 'never' ? { pool: false as const } : {}),
     // A one-shot process: nothing else waits on its event loop while it reads the files.
     blockingReads: true,
     ...(cmd.deny.length === 0 ? {} : { denyGlobs: [...DEFAULT_DENY_GLOBS, ...cmd.deny] }),
@@ -23,7 +23,11 @@ export async function runApply(cmd: RunCommand, io: CliIo, deps: CliDeps): Promi
   })
   try {
     // The human summary shows no diffs, so none are rendered; --json carries them (#9).
-    const options = { format: cmd.format, diffs: cmd.json }
+    const options = {
+      format: cmd.format,
+      diffs: cmd.json,
+      ...(cmd.workers === 'always' ? { route: 'pool' as const } : {}),
+    }
     const result = cmd.dryRun
       ? await engine.check(input, options)
       : await engine.apply(input, options)

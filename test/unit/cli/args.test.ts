@@ -30,7 +30,7 @@ describe('parseArgs', () => {
         format: 'unified',
         dryRun: true,
         json: true,
-        workers: false,
+        workers: 'never',
         parseOnly: false,
         deny: [],
         diagnostics: false,
@@ -38,6 +38,14 @@ describe('parseArgs', () => {
         durability: 'fast',
       },
     })
+  })
+
+  it('reads --workers as always and refuses it together with --no-workers', () => {
+    const parsed = parseArgs(['check', '--workers'])
+    expect(parsed.ok && parsed.value.kind === 'check' && parsed.value.workers).toBe('always')
+    expect(usageMessage(['check', '--workers', '--no-workers'])).toBe(
+      'Flags --workers and --no-workers contradict each other; give one.',
+    )
   })
 
   it('defaults to stdin, the cwd root, auto format and workers on', () => {
@@ -50,7 +58,7 @@ describe('parseArgs', () => {
         format: 'auto',
         dryRun: false,
         json: false,
-        workers: true,
+        workers: 'auto',
         parseOnly: false,
         deny: [],
         diagnostics: false,

@@ -197,6 +197,15 @@ describe('main', () => {
     ])
   })
 
+  it('sends the change to the worker pool with --workers', async () => {
+    const fake = fakeEngine()
+    await main(['check', '-', '--workers'], capture('P').io, fake.deps)
+    expect(fake.created).toEqual([{ root: '/ws', blockingReads: true, durability: 'full' }])
+    expect(fake.calls.map((c) => c.options)).toEqual([
+      { format: 'auto', diffs: false, route: 'pool' },
+    ])
+  })
+
   it('prints the ApplyResult as one JSON line with --json', async () => {
     const fake = fakeEngine()
     const c = capture('P')

@@ -26,6 +26,7 @@ function route(input: Partial<RouteInput>): string {
     patchLength: 0,
     diffs: true,
     poolStarted: true,
+    blockingReads: false,
     ...input,
   })
 }
@@ -51,6 +52,14 @@ describe('chooseRoute', () => {
     const cold = big * COLD_POOL_FACTOR
     expect(route({ files: MIN_POOL_FILES, patchLength: cold, poolStarted: false })).toBe('pool')
     expect(route({ requested: 'pool', patchLength: 1, poolStarted: false })).toBe('pool')
+  })
+
+  it('keeps a blocking engine off a cold pool, whatever the size, but not off a warm one', () => {
+    const huge = { files: 30_000, patchLength: 1000 * big }
+    expect(route({ ...huge, poolStarted: false, blockingReads: true })).toBe('inline')
+    expect(route({ ...huge, poolStarted: true, blockingReads: true })).toBe('pool')
+    expect(route({ ...huge, poolStarted: false, blockingReads: false })).toBe('pool')
+    expect(route({ requested: 'pool', poolStarted: false, blockingReads: true })).toBe('pool')
   })
 
   it('follows an explicit route, and a custom threshold', () => {
