@@ -22,7 +22,12 @@ import { checkComputedSizes } from './limits.js'
 import { patchTextOf } from './patch-input.js'
 import { detectCaseInsensitive, resolveWorkspacePath, type PathContext } from './paths.js'
 import { checkLinkTargets, commitStepsFor, fileResult, summaryOf } from './results.js'
-import { planRequest, verifyPlanned, type RouteTaken } from './request-plan.js'
+import {
+  planRequest,
+  verifyPlanned,
+  type RouteTaken,
+  type VerifiedRequest,
+} from './request-plan.js'
 import { INLINE_SYNC_MAX_FILES } from './verify-request.js'
 
 /** Internal seams for tests (fault injection); not part of the public options. */
@@ -94,26 +99,22 @@ class EditEngine implements Engine {
   }
 
   apply(input: string | Uint8Array, options: ApplyOptions = {}): Promise<ApplyResult> {
-    return this.#logged(input, options, options.dryRun === true)
+    return this.#logged({ input }, options, options.dryRun === true)
   }
 
   check(
     input: string | Uint8Array,
     options: Omit<ApplyOptions, 'dryRun'> = {},
   ): Promise<ApplyResult> {
-    return this.#logged(input, options, true)
+    return this.#logged({ input }, options, true)
   }
 
-  async #logged(
-    input: string | Uint8Array,
-    options: ApplyOptions,
-    dryRun: boolean,
-  ): Promise<ApplyResult> {
+  async #logged(held: Held, options: ApplyOptions, dryRun: boolean): Promise<ApplyResult> {
     const log = this.#options.logger ?? silentLogger
     const started = performance.now()
     try {
       const trace: RequestTrace = {}
-      const result = await this.#run(input, options, dryRun, trace)
+      const result = await this.#run(held, options, dryRun, trace)
       log.debug(dryRun ? 'engine.request.verified' : 'engine.request.committed', {
         format: result.format,
         files: result.files.length,
@@ -187,12 +188,65 @@ class EditEngine implements Engine {
   }
 
   async #run(
-    input: string | Uint8Array,
+    held: Held,
     options: ApplyOptions,
     dryRun: boolean,
     trace: RequestTrace,
   ): Promise<ApplyResult> {
+    // Verified in a frame of its own: the patch, its text and the plan are garbage by the time
+    // the commit runs, where the new bytes of every file are held (#9: 27 MiB of diff, twice).
+    const { request, notices, ctx, wantDiagnostics, signal } = await this.#verify(
+      held,
+      options,
+      dryRun,
+    )
+    trace.route = request.route
+    const { verified } = request
+    const planFormat = request.format
+    checkComputedSizes(verified, this.#config.limits.maxFileBytes)
+    await checkLinkTargets(ctx, verified)
+    const files = verified.map(fileResult)
+    const warnings: Warning[] = [...notices, ...verified.flatMap((v) => v.computed.warnings)]
+
+    if (!dryRun) {
+      const approve = options.approve ?? this.#options.approve
+      if (approve !== undefined && (await approve({ format: planFormat, files })) !== true) {
+        throw new EditError('APPROVAL_DENIED', 'The change was not approved; nothing was written.')
+      }
+      throwIfAborted(signal)
+      const changes = wantDiagnostics ? fileChanges(verified) : []
+      // Before-state diagnostics come first: once the files are replaced, they cannot be asked for.
+      const baseline = wantDiagnostics
+        ? await this.#diagnostics.baseline(ctx.rootReal, changes, warnings)
+        : null
+      const steps = verified.flatMap((v) => commitStepsFor(ctx.rootReal, v))
+      const journal = await this.#journalFor()
+      const transaction = await journal.commit(steps, summaryOf(files), warnings)
+      const committed = transaction === undefined ? {} : { transaction }
+      if (wantDiagnostics) {
+        const report = await this.#diagnostics.after(ctx.rootReal, changes, baseline, warnings)
+        if (report !== undefined) {
+          return {
+            ok: true,
+            format: planFormat,
+            dryRun,
+            files,
+            warnings,
+            ...committed,
+            diagnostics: report,
+          }
+        }
+      }
+      return { ok: true, format: planFormat, dryRun, files, warnings, ...committed }
+    }
+    return { ok: true, format: planFormat, dryRun, files, warnings }
+  }
+
+  /** Everything up to the verified ops; see #run. `held.input` is emptied once it is read. */
+  async #verify(held: Held, options: ApplyOptions, dryRun: boolean): Promise<VerifiedRequestAt> {
     if (this.#closed) throw new Error('engine: cannot apply after close()')
+    const input = held.input
+    held.input = undefined
     if (typeof input !== 'string' && !(input instanceof Uint8Array))
       throw new EditError('CONFIG_INVALID', 'Invalid input: the patch must be a string or bytes.')
     const format = checkFormat(options.format)
@@ -252,46 +306,7 @@ class EditEngine implements Engine {
       },
       signal,
     )
-    trace.route = request.route
-    const { verified } = request
-    const planFormat = request.format
-    checkComputedSizes(verified, limits.maxFileBytes)
-    await checkLinkTargets(ctx, verified)
-    const files = verified.map(fileResult)
-    const warnings: Warning[] = [...notices, ...verified.flatMap((v) => v.computed.warnings)]
-
-    if (!dryRun) {
-      const approve = options.approve ?? this.#options.approve
-      if (approve !== undefined && (await approve({ format: planFormat, files })) !== true) {
-        throw new EditError('APPROVAL_DENIED', 'The change was not approved; nothing was written.')
-      }
-      throwIfAborted(signal)
-      const changes = wantDiagnostics ? fileChanges(verified) : []
-      // Before-state diagnostics come first: once the files are replaced, they cannot be asked for.
-      const baseline = wantDiagnostics
-        ? await this.#diagnostics.baseline(ctx.rootReal, changes, warnings)
-        : null
-      const steps = verified.flatMap((v) => commitStepsFor(ctx.rootReal, v))
-      const journal = await this.#journalFor()
-      const transaction = await journal.commit(steps, summaryOf(files), warnings)
-      const committed = transaction === undefined ? {} : { transaction }
-      if (wantDiagnostics) {
-        const report = await this.#diagnostics.after(ctx.rootReal, changes, baseline, warnings)
-        if (report !== undefined) {
-          return {
-            ok: true,
-            format: planFormat,
-            dryRun,
-            files,
-            warnings,
-            ...committed,
-            diagnostics: report,
-          }
-        }
-      }
-      return { ok: true, format: planFormat, dryRun, files, warnings, ...committed }
-    }
-    return { ok: true, format: planFormat, dryRun, files, warnings }
+    return { request, notices, ctx, wantDiagnostics, signal }
   }
 
   #root(): Promise<string> {
@@ -377,6 +392,20 @@ async function startLspClientLazily(options: LspPoolOptions): Promise<LspClient>
  */
 interface RequestTrace {
   route?: RouteTaken
+}
+
+/** What #verify hands the rest of a request. */
+interface VerifiedRequestAt {
+  readonly request: VerifiedRequest
+  readonly notices: readonly Warning[]
+  readonly ctx: PathContext
+  readonly wantDiagnostics: boolean
+  readonly signal: AbortSignal | undefined
+}
+
+/** The request's input, in a box the engine empties once it has read it (see #run). */
+interface Held {
+  input: string | Uint8Array | undefined
 }
 
 function isOn(option: EngineOptions['diagnostics']): boolean {
