@@ -43,6 +43,7 @@ import { lineChartSvg, type Series } from './svg.js'
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
 const NODE = process.execPath
 const READ_FLOOR = fileURLToPath(new URL('./read-floor.js', import.meta.url))
+const EXACT_FLOOR = fileURLToPath(new URL('./exact-floor.js', import.meta.url))
 const SEED = 9
 
 // ---- flags ----------------------------------------------------------------------------------
@@ -328,6 +329,14 @@ const CHECK_ROUTES: readonly ProcessRoute[] = [
     patch: 'unified',
     patchloom: false,
     argv: (s) => [NODE, READ_FLOOR, s.unifiedFile],
+  },
+  {
+    // Not patchloom either: one pass per section with no line objects, for exact hunks only.
+    name: 'floor: one pass per exact section',
+    kind: 'check',
+    patch: 'unified',
+    patchloom: false,
+    argv: (s) => [NODE, EXACT_FLOOR, s.unifiedFile],
   },
   pl('patchloom check', 'check', 'unified'),
   // A one-shot run verifies in its own thread (D-074); this row starts the pool for it anyway.
@@ -657,6 +666,7 @@ function printTables(results: readonly SizeResult[], flags: Flags): void {
       .argv(shown as unknown as Setup, 'patchloom')
       .filter((a) => a !== NODE)
       .map((a) => (a === READ_FLOOR ? 'node dist/bench/read-floor.js' : a))
+      .map((a) => (a === EXACT_FLOOR ? 'node dist/bench/exact-floor.js' : a))
     console.log(`- ${route.name}: \`${argv.join(' ')}\``)
   }
   console.log(

@@ -99,22 +99,26 @@ class EditEngine implements Engine {
   }
 
   apply(input: string | Uint8Array, options: ApplyOptions = {}): Promise<ApplyResult> {
-    return this.#logged({ input }, options, options.dryRun === true)
+    return this.#logged(input, options, options.dryRun === true)
   }
 
   check(
     input: string | Uint8Array,
     options: Omit<ApplyOptions, 'dryRun'> = {},
   ): Promise<ApplyResult> {
-    return this.#logged({ input }, options, true)
+    return this.#logged(input, options, true)
   }
 
-  async #logged(held: Held, options: ApplyOptions, dryRun: boolean): Promise<ApplyResult> {
+  async #logged(
+    input: string | Uint8Array,
+    options: ApplyOptions,
+    dryRun: boolean,
+  ): Promise<ApplyResult> {
     const log = this.#options.logger ?? silentLogger
     const started = performance.now()
     try {
       const trace: RequestTrace = {}
-      const result = await this.#run(held, options, dryRun, trace)
+      const result = await this.#run(input, options, dryRun, trace)
       log.debug(dryRun ? 'engine.request.verified' : 'engine.request.committed', {
         format: result.format,
         files: result.files.length,
@@ -188,15 +192,13 @@ class EditEngine implements Engine {
   }
 
   async #run(
-    held: Held,
+    input: string | Uint8Array,
     options: ApplyOptions,
     dryRun: boolean,
     trace: RequestTrace,
   ): Promise<ApplyResult> {
-    // Verified in a frame of its own: the patch, its text and the plan are garbage by the time
-    // the commit runs, where the new bytes of every file are held (#9: 27 MiB of diff, twice).
     const { request, notices, ctx, wantDiagnostics, signal } = await this.#verify(
-      held,
+      input,
       options,
       dryRun,
     )
@@ -242,11 +244,13 @@ class EditEngine implements Engine {
     return { ok: true, format: planFormat, dryRun, files, warnings }
   }
 
-  /** Everything up to the verified ops; see #run. `held.input` is emptied once it is read. */
-  async #verify(held: Held, options: ApplyOptions, dryRun: boolean): Promise<VerifiedRequestAt> {
+  /** Options checked, the patch planned, the journal consulted, every op verified. */
+  async #verify(
+    input: string | Uint8Array,
+    options: ApplyOptions,
+    dryRun: boolean,
+  ): Promise<VerifiedRequestAt> {
     if (this.#closed) throw new Error('engine: cannot apply after close()')
-    const input = held.input
-    held.input = undefined
     if (typeof input !== 'string' && !(input instanceof Uint8Array))
       throw new EditError('CONFIG_INVALID', 'Invalid input: the patch must be a string or bytes.')
     const format = checkFormat(options.format)
@@ -401,11 +405,6 @@ interface VerifiedRequestAt {
   readonly ctx: PathContext
   readonly wantDiagnostics: boolean
   readonly signal: AbortSignal | undefined
-}
-
-/** The request's input, in a box the engine empties once it has read it (see #run). */
-interface Held {
-  input: string | Uint8Array | undefined
 }
 
 function isOn(option: EngineOptions['diagnostics']): boolean {

@@ -45,17 +45,6 @@ export const COLD_POOL_FACTOR = 8
 export const COUNT_ONLY_DIVISOR = 4
 
 /**
- * An engine that may block on its reads (a one-shot CLI run) verifies inline rather than start
- * the pool: measured whole process on 2 cores (D-074), `check` of 1,000 to 30,000 files took
- * 0.85-1x the time inline that it took on a pool started for it, for 1.4-1.6x less CPU. Both
- * threads of a fresh pool run cold code while their compilations compete for the same two
- * cores; a warm pool (a long-lived engine) is still chosen by size as below.
- */
-function coldPoolPaysOff(input: RouteInput): boolean {
-  return !input.blockingReads
-}
-
-/**
  * Where a request is verified. `requested: 'pool'` on an engine without a pool is a
  * configuration error, not a silent fallback.
  */
@@ -74,7 +63,12 @@ export function chooseRoute(input: RouteInput): Route {
   const warm = input.diffs
     ? input.pool.inlineMaxBytes
     : input.pool.inlineMaxBytes / COUNT_ONLY_DIVISOR
-  if (!input.poolStarted && !coldPoolPaysOff(input)) return 'inline'
+  // An engine that may block on its reads (a one-shot CLI run) verifies inline rather than start
+  // the pool: measured whole process on 2 cores (D-074), `check` of 1,000 to 30,000 files took
+  // 0.8-1x the time inline that it took on a pool started for it, with about two thirds of the
+  // CPU. Both threads of a fresh pool run cold code while their compilations compete for the
+  // same two cores; a warm pool (a long-lived engine) is still chosen by size below.
+  if (!input.poolStarted && input.blockingReads) return 'inline'
   const threshold = input.poolStarted ? warm : warm * COLD_POOL_FACTOR
   return input.files >= MIN_POOL_FILES && input.patchLength >= threshold ? 'pool' : 'inline'
 }

@@ -38,8 +38,7 @@ export async function verifyPlan(
       for (const outcome of batch) outcomes.push(outcome)
     }
     throwIfAborted(signal)
-    const size = (ranges[0] as readonly [number, number])[1]
-    return settle(outcomes, settings.caseInsensitive, inline, (i) => Math.floor(i / size))
+    return settleBatches(outcomes, ranges, settings, inline)
   }
   if (route === 'inline' || pool === undefined) {
     const outcomes = await verifyOps(plan.ops, settings, inlineFs(plan.ops.length))
@@ -53,8 +52,22 @@ export async function verifyPlan(
     settings,
     signal,
   )
+  return settleBatches(
+    replies.flatMap((r) => r.outcomes),
+    ranges,
+    settings,
+    inline,
+  )
+}
+
+/** settle() for outcomes verified in the equal-sized batches batchRanges cut. */
+function settleBatches(
+  outcomes: readonly OpOutcome[],
+  ranges: ReadonlyArray<readonly [number, number]>,
+  settings: VerifySettings,
+  inline: (indices: readonly number[]) => Promise<OpOutcome[]>,
+): Promise<VerifiedOp[]> {
   const size = (ranges[0] as readonly [number, number])[1]
-  const outcomes = replies.flatMap((r) => r.outcomes)
   return settle(outcomes, settings.caseInsensitive, inline, (i) => Math.floor(i / size))
 }
 

@@ -10,8 +10,7 @@ import { EXIT, renderApplyHuman, renderJsonLine, withUndoCommand } from '../rend
 
 /** Runs apply (or, with cmd.dryRun, a check) and prints the result. Returns the exit status. */
 export async function runApply(cmd: RunCommand, io: CliIo, deps: CliDeps): Promise<number> {
-  // Handed to the engine and not kept here: a large patch's bytes can go once it has read them.
-  let input: Uint8Array | undefined = await readPatchInput(cmd.file, io, cmd.limits.maxPatchBytes)
+  const input = await readPatchInput(cmd.file, io, cmd.limits.maxPatchBytes)
   const engine = deps.createEngine({
     root: resolve(io.cwd, cmd.root ?? '.'),
     ...(cmd.workers === 'never' ? { pool: false as const } : {}),
@@ -29,9 +28,9 @@ export async function runApply(cmd: RunCommand, io: CliIo, deps: CliDeps): Promi
       diffs: cmd.json,
       ...(cmd.workers === 'always' ? { route: 'pool' as const } : {}),
     }
-    const pending = cmd.dryRun ? engine.check(input, options) : engine.apply(input, options)
-    input = undefined
-    const result = await pending
+    const result = cmd.dryRun
+      ? await engine.check(input, options)
+      : await engine.apply(input, options)
     const shown = withUndoCommand(result, cmd.root)
     io.stdout(cmd.json ? renderJsonLine(shown) : renderApplyHuman(shown))
     return EXIT.OK
