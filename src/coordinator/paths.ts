@@ -109,8 +109,7 @@ export async function resolveWorkspacePath(
           path.basename(lexicalAbs),
         )
       : await realPathAllowingMissing(lexicalAbs, { path: rel, patchLine }, fs)
-  // Resolved to itself, the path is as relative as it was written (lexicalRel is normalised).
-  const realRel = real === lexicalAbs ? lexicalRel : relativeTo(ctx.rootReal, real)
+  const realRel = relativeTo(ctx.rootReal, real)
   if (
     realRel === '' ||
     realRel === '..' ||
