@@ -107,6 +107,31 @@ export interface UpdateOp {
   readonly modeAfter?: FileMode
   /** SEARCH/REPLACE: an empty SEARCH on a missing file creates it. */
   readonly createIfMissing?: boolean
+  /**
+   * A plain `git diff` section read without line objects (src/parse/plain-section.ts, #9):
+   * `hunks` is then empty and the hunks are this text. Compute splices it exactly or parses it
+   * (unpackHunks); nothing past verification sees it (verify.ts withoutBody drops it).
+   */
+  readonly packed?: PackedBody
+}
+
+/** The text of a plain section and where its hunks are in it (plain-section.ts). */
+export interface PackedBody {
+  /** A string holding the section: [from, to) is the whole section, its first line included. */
+  readonly text: string
+  readonly from: number
+  readonly to: number
+  readonly hunks: readonly PackedHunk[]
+}
+
+/** One hunk of a packed body: stated old start and counts, and its body lines' offsets. */
+export interface PackedHunk {
+  readonly oldStart: number
+  readonly oldCount: number
+  readonly newCount: number
+  /** [bodyFrom, bodyTo): the body lines, each " ", "-" or "+", text and '\n'. */
+  readonly bodyFrom: number
+  readonly bodyTo: number
 }
 
 export interface CopyOp {

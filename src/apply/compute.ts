@@ -21,7 +21,8 @@ import type { ComputedFile, ComputeInput, FileOp, LineHunk, Warning } from '../t
 import { applyHunks } from './apply-hunks.js'
 import { applyBinaryPatch, checkPreimage } from './git-binary.js'
 import { renderDiff, type DiffHeader, type LineRegion, type RenderedDiff } from './render-diff.js'
-import { spliceExact } from './exact-splice.js'
+import { spliceExact, splicePacked } from './exact-splice.js'
+import { unpackHunks } from '../parse/plain-section.js'
 import { applyStringEditsWithLines } from './string-edits.js'
 
 /** Lines for the diff: git shows a BOM as part of the first line and NUL files as binary. */
@@ -91,6 +92,18 @@ function newContent(job: ComputeInput): Result<Content | null> {
     }
     case 'update':
     case 'copy': {
+      if (op.kind === 'update' && op.packed !== undefined) {
+        const spliced =
+          source !== null && canSpliceExact(job)
+            ? splicePacked(source, op.packed, job.sourceHasNoCrOrNul === true)
+            : null
+        if (spliced !== null) {
+          const { additions, deletions } = spliced
+          return ok({ bytes: spliced.bytes, warnings: [], counts: { additions, deletions } })
+        }
+        // Anything the exact splice does not take gets the general path's hunks and answer.
+        return newContent({ ...job, op: unpackHunks(op) })
+      }
       const readPath = op.kind === 'copy' ? op.from : op.path
       if (op.binary !== undefined) return binaryContent(job, source)
       if (source === null) {
@@ -100,13 +113,7 @@ function newContent(job: ComputeInput): Result<Content | null> {
         return fail(notFound(readPath, op.patchLine))
       }
       if (op.hunks.length === 0) return ok({ bytes: source, warnings: [] })
-      if (
-        job.countOnly === true &&
-        job.sourceIsUtf8 === true &&
-        job.rawBytes !== true &&
-        job.format === 'unified' &&
-        op.locate === 'near-line'
-      ) {
+      if (canSpliceExact(job)) {
         const spliced = spliceExact(source, op.hunks, job.sourceHasNoCrOrNul === true)
         if (spliced !== null) {
           const { additions, deletions } = spliced
@@ -145,6 +152,22 @@ function newContent(job: ComputeInput): Result<Content | null> {
       })
     }
   }
+}
+
+/**
+ * Whether the op may take the exact splice (exact-splice.ts): only its counts are wanted (no
+ * diff to render from lines), the file is UTF-8, and the hunks are a unified diff's, located
+ * near their stated lines, in UTF-8 text.
+ */
+function canSpliceExact(job: ComputeInput): boolean {
+  return (
+    job.countOnly === true &&
+    job.sourceIsUtf8 === true &&
+    job.rawBytes !== true &&
+    job.format === 'unified' &&
+    (job.op.kind === 'update' || job.op.kind === 'copy') &&
+    job.op.locate === 'near-line'
+  )
 }
 
 /** Whether `text` has no lone surrogate (which UTF-8 encoding would turn into U+FFFD). */

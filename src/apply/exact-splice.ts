@@ -7,7 +7,7 @@
 // It applies only when the result cannot depend on what the general path decides from the text:
 // the file is UTF-8 (the caller checked it), has no BOM, NUL or CR, and no hunk touches the
 // file's last line, inserts without an old side, states a line ending or a missing final newline.
-import type { LineHunk } from '../types.js'
+import type { LineHunk, PackedBody } from '../types.js'
 import { utf8Encode } from '../text/decode.js'
 import { changedLineCounts } from './render-diff.js'
 
@@ -86,8 +86,75 @@ export function spliceExact(
     deletions += counts.deletions
   }
   parts.push(copiedTo, source.length)
-  return { bytes: fill(source, parts, size), additions, deletions }
+  return { bytes: fill(source, parts, size, false), additions, deletions }
 }
+
+/**
+ * spliceExact for a packed section (src/parse/plain-section.ts), read from the patch text by
+ * offsets: the same conditions and the same result, without the section's line objects. The
+ * text is ASCII there, so a body line's chars are its bytes.
+ */
+export function splicePacked(
+  source: Uint8Array,
+  body: PackedBody,
+  plain = false,
+): SplicedFile | null {
+  const { text, hunks } = body
+  if (hunks.length === 0) return null
+  if (source.length >= 3 && source[0] === 0xef && source[1] === 0xbb && source[2] === 0xbf)
+    return null
+  const lastHunk = hunks[hunks.length - 1] as PackedBody['hunks'][number]
+  const reach = lastHunk.oldStart + lastHunk.oldCount + lastHunk.newCount + 1
+  const found = plain ? lineStartsUpTo(source, reach) : plainLineStarts(source)
+  if (found === -1) return null
+  const starts = lineStarts
+  const total = found - 1 // as in spliceExact
+  const parts: Array<number | string> = []
+  let size = source.length
+  let additions = 0
+  let deletions = 0
+  let copiedTo = 0
+  let cursor = 0
+  for (const hunk of hunks) {
+    const start = hunk.oldStart - 1
+    const oldLength = hunk.oldCount
+    if (oldLength === 0 || start < cursor || start + oldLength > total - 1) return null
+    const old: string[] = []
+    const added: string[] = []
+    let k = start
+    for (let p = hunk.bodyFrom; p < hunk.bodyTo;) {
+      const op = text.charCodeAt(p)
+      const eol = text.indexOf('\n', p)
+      if (op === PLUS) {
+        const line = text.slice(p + 1, eol)
+        added.push(line)
+        parts.push(copiedTo, starts[k] as number, line)
+        copiedTo = starts[k] as number
+        size += eol - p
+      } else {
+        if (!sameRange(source, starts, k, text, p + 1, eol)) return null
+        const line = text.slice(p + 1, eol)
+        old.push(line)
+        if (op === MINUS) {
+          parts.push(copiedTo, starts[k] as number)
+          copiedTo = starts[k + 1] as number
+          size -= copiedTo - (starts[k] as number)
+        } else added.push(line)
+        k++
+      }
+      p = eol + 1
+    }
+    cursor = k
+    const counts = changedLineCounts(old, added)
+    additions += counts.additions
+    deletions += counts.deletions
+  }
+  parts.push(copiedTo, source.length)
+  return { bytes: fill(source, parts, size, true), additions, deletions }
+}
+
+const PLUS = 0x2b
+const MINUS = 0x2d
 
 /**
  * Line starts found by the last search, reused from call to call: the splice runs to completion
@@ -141,6 +208,21 @@ function lineStartsUpTo(source: Uint8Array, limit: number): number {
   return count
 }
 
+/** Whether line k of the file (without its '\n') is exactly the ASCII text[from, to). */
+function sameRange(
+  source: Uint8Array,
+  starts: Int32Array,
+  k: number,
+  text: string,
+  from: number,
+  to: number,
+): boolean {
+  const at = starts[k] as number
+  if ((starts[k + 1] as number) - 1 - at !== to - from) return false
+  for (let i = 0; i < to - from; i++) if (text.charCodeAt(from + i) !== source[at + i]) return false
+  return true
+}
+
 /** Whether line k of the file (without its '\n') is exactly `text`. */
 function sameLine(source: Uint8Array, starts: Int32Array, k: number, text: string): boolean {
   const from = starts[k] as number
@@ -168,14 +250,23 @@ function utf8Length(text: string): number {
   return isAscii(text) ? text.length : utf8Encode(text).length
 }
 
-/** The output: each pair of numbers a range of `source`, each string an added line plus '\n'. */
-function fill(source: Uint8Array, parts: ReadonlyArray<number | string>, size: number): Uint8Array {
+/**
+ * The output: each pair of numbers a range of `source`, each string an added line plus '\n';
+ * `ascii`: the caller knows every added line is ASCII.
+ */
+function fill(
+  source: Uint8Array,
+  parts: ReadonlyArray<number | string>,
+  size: number,
+  ascii: boolean,
+): Uint8Array {
   const out = new Uint8Array(size)
   let at = 0
   for (let i = 0; i < parts.length;) {
     const part = parts[i] as number | string
     if (typeof part === 'string') {
-      if (isAscii(part)) for (let c = 0; c < part.length; c++) out[at++] = part.charCodeAt(c)
+      if (ascii || isAscii(part))
+        for (let c = 0; c < part.length; c++) out[at++] = part.charCodeAt(c)
       else {
         const bytes = utf8Encode(part)
         out.set(bytes, at)

@@ -309,7 +309,9 @@ function checkLinkType(op: FileOp, source: PreparedPath): void {
   const unvouched =
     isLink &&
     op.kind !== 'delete' &&
-    (op.hunks.length > 0 || op.binary !== undefined) &&
+    (op.hunks.length > 0 ||
+      (op.kind === 'update' && op.packed !== undefined) ||
+      op.binary !== undefined) &&
     modeBefore !== SYMLINK_MODE
   if (!mismatch && !unvouched) return
   const rel = source.resolved.rel

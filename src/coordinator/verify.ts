@@ -343,8 +343,11 @@ function withoutBody(op: FileOp): FileOp {
       const { binary: _binary, ...rest } = op
       return { ...rest, content: '' }
     }
+    case 'update': {
+      const { binary: _binary, packed: _packed, ...rest } = op
+      return { ...rest, hunks: [] }
+    }
     case 'delete':
-    case 'update':
     case 'copy': {
       const { binary: _binary, ...rest } = op
       return { ...rest, hunks: [] }

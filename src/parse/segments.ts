@@ -18,7 +18,7 @@ export interface PatchSegment {
   readonly sections: number
 }
 
-const SECTION = 'diff --git '
+export const SECTION = 'diff --git '
 
 /**
  * Runs of `text`'s sections, as many as `segmentsFor(sections)` asks (at most one per section),
@@ -55,7 +55,8 @@ export function splitUnifiedSections(
   return segments
 }
 
-function countNewlines(text: string, from: number, to: number): number {
+/** Line ends in text[from, to). */
+export function countNewlines(text: string, from: number, to: number): number {
   let n = 0
   for (let at = text.indexOf('\n', from); at !== -1 && at < to; at = text.indexOf('\n', at + 1)) n++
   return n
