@@ -3,7 +3,7 @@
 // change nothing but speed and memory: the same results, the same first error whichever batch
 // holds the failures (a parse error included), and a type change whose halves fall into
 // different batches still paired.
-import { lstat, mkdir, readFile, readlink, rm, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createEngine } from '../../../src/coordinator/engine.js'
@@ -88,6 +88,53 @@ describe('blockingReads', () => {
     }
     // A git diff is cut into runs; a Codex patch is parsed whole and verified in batches.
     expect(routes).toEqual(['inline-runs', 'inline'])
+  })
+
+  it('gives the same result without diffs, where plain sections are packed (D-075)', async () => {
+    // Six-line files, so the hunk clears the last line and most sections take the packed exact
+    // splice; every 40th file differs in a way that sends its section or its file elsewhere.
+    const root = await workspace()
+    const sections6: string[] = []
+    for (let i = 0; i < FILES; i++) {
+      const file = name(i)
+      const body = `a\nb${i}\nc\nd\n\u00e9\nf\n`
+      const kind = i % 40
+      if (kind === 1)
+        await writeFile(path.join(root, file), 'moved\n' + body) // an offset
+      else if (kind === 2) await writeFile(path.join(root, file), body.replaceAll('\n', '\r\n'))
+      else if (kind === 3) await writeFile(path.join(root, file), Buffer.from(body, 'latin1'))
+      else if (kind === 4) await writeFile(path.join(root, file), body.replace('d', '\0'))
+      else await writeFile(path.join(root, file), body)
+      let text = `diff --git a/${file} b/${file}\nindex 1234567..89abcde 100644\n--- a/${file}\n+++ b/${file}\n@@ -1,3 +1,3 @@\n a\n-b${i}\n+B${i}\n c\n`
+      if (kind === 5) text = text.replace(`+B${i}`, `+B${i} \u00fc`) // not ASCII: general parser
+      if (kind === 6)
+        text = text.replace('index 1234567..89abcde 100644', 'old mode 100644\nnew mode 100755')
+      sections6.push(text)
+    }
+    const { blocking, awaiting, routes } = engines2(root)
+    const patch = sections6.join('')
+    const [a, b] = [
+      await blocking.check(patch, { diffs: false }),
+      await awaiting.check(patch, { diffs: false }),
+    ]
+    expect(routes).toEqual(['inline-runs'])
+    expect(a.files).toHaveLength(FILES)
+    expect(a.files).toEqual(b.files)
+    expect(a.warnings).toEqual(b.warnings)
+    expect(a.warnings.some((w) => w.code === 'match.offset')).toBe(true)
+    // With diffs the runs are parsed whole, and the hashes are the same.
+    const withDiffs = await blocking.check(patch)
+    expect(withDiffs.files.map((f) => f.afterHash)).toEqual(a.files.map((f) => f.afterHash))
+    // An edit goes through a symlink to its target (D-035) on both paths.
+    await rm(path.join(root, name(7)))
+    await writeFile(path.join(root, 'd0', 'target.txt'), `a\nb7\nc\nd\n\u00e9\nf\n`)
+    await symlink('target.txt', path.join(root, name(7)))
+    const [c, d] = [
+      await blocking.check(patch, { diffs: false }),
+      await awaiting.check(patch, { diffs: false }),
+    ]
+    expect(c.files).toEqual(d.files)
+    expect(c.files[7]?.afterHash).toBe(a.files[7]?.afterHash)
   })
 
   it('reports a parse error in a late run as the whole patch does', async () => {
