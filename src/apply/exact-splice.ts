@@ -7,8 +7,8 @@
 // It applies only when the result cannot depend on what the general path decides from the text:
 // the file is UTF-8 (the caller checked it), has no BOM, NUL or CR, and no hunk touches the
 // file's last line, inserts without an old side, states a line ending or a missing final newline.
-import type { LineHunk, PackedBody } from '../types.js'
-import { utf8Encode } from '../text/decode.js'
+import type { LineHunk, PackedBody, PackedHunk } from '../types.js'
+import { asciiBytesOf, utf8Encode } from '../text/decode.js'
 import { changedLineCounts } from './render-diff.js'
 
 export interface SplicedFile {
@@ -86,13 +86,14 @@ export function spliceExact(
     deletions += counts.deletions
   }
   parts.push(copiedTo, source.length)
-  return { bytes: fill(source, parts, size, false), additions, deletions }
+  return { bytes: fill(source, parts, size), additions, deletions }
 }
 
 /**
- * spliceExact for a packed section (src/parse/plain-section.ts), read from the patch text by
- * offsets: the same conditions and the same result, without the section's line objects. The
- * text is ASCII there, so a body line's chars are its bytes.
+ * spliceExact for a packed section (src/parse/plain-section.ts): the same conditions and the same
+ * result, read from the section's bytes by offsets, without its line objects. The section is
+ * ASCII, so its chars are its bytes; each context or removed line is compared with the file's
+ * line in place, and the new content is copied from the file and the patch.
  */
 export function splicePacked(
   source: Uint8Array,
@@ -103,13 +104,17 @@ export function splicePacked(
   if (hunks.length === 0) return null
   if (source.length >= 3 && source[0] === 0xef && source[1] === 0xbb && source[2] === 0xbf)
     return null
-  const lastHunk = hunks[hunks.length - 1] as PackedBody['hunks'][number]
+  const firstHunk = hunks[0] as PackedHunk
+  const lastHunk = hunks[hunks.length - 1] as PackedHunk
   const reach = lastHunk.oldStart + lastHunk.oldCount + lastHunk.newCount + 1
   const found = plain ? lineStartsUpTo(source, reach) : plainLineStarts(source)
   if (found === -1) return null
   const starts = lineStarts
   const total = found - 1 // as in spliceExact
-  const parts: Array<number | string> = []
+  const base = firstHunk.bodyFrom
+  const patch = asciiBytesOf(text, base, lastHunk.bodyTo) // patch[i] is text[base + i]
+  // [from, to) of the file, or [-1 - from, to) of the patch for an added line and its '\n'.
+  const parts: number[] = []
   let size = source.length
   let additions = 0
   let deletions = 0
@@ -119,38 +124,124 @@ export function splicePacked(
     const start = hunk.oldStart - 1
     const oldLength = hunk.oldCount
     if (oldLength === 0 || start < cursor || start + oldLength > total - 1) return null
-    const old: string[] = []
-    const added: string[] = []
+    let olds = 0
+    let news = 0
     let k = start
-    for (let p = hunk.bodyFrom; p < hunk.bodyTo;) {
-      const op = text.charCodeAt(p)
-      const eol = text.indexOf('\n', p)
+    for (let q = hunk.bodyFrom - base; q < hunk.bodyTo - base;) {
+      const op = patch[q] as number
+      const from = q + 1 // the line's text in the patch
       if (op === PLUS) {
-        const line = text.slice(p + 1, eol)
-        added.push(line)
-        parts.push(copiedTo, starts[k] as number, line)
+        let eol = from
+        while (patch[eol] !== LF) eol++
+        parts.push(copiedTo, starts[k] as number, -1 - from, eol + 1)
         copiedTo = starts[k] as number
-        size += eol - p
-      } else {
-        if (!sameRange(source, starts, k, text, p + 1, eol)) return null
-        const line = text.slice(p + 1, eol)
-        old.push(line)
-        if (op === MINUS) {
-          parts.push(copiedTo, starts[k] as number)
-          copiedTo = starts[k + 1] as number
-          size -= copiedTo - (starts[k] as number)
-        } else added.push(line)
-        k++
+        size += eol + 1 - from
+        news = pushLine(newLines, news, from, eol)
+        q = eol + 1
+        continue
       }
-      p = eol + 1
+      const at = starts[k] as number
+      const length = (starts[k + 1] as number) - 1 - at // no hunk reaches the last line
+      if (patch[from + length] !== LF) return null
+      for (let i = 0; i < length; i++) if (patch[from + i] !== source[at + i]) return null
+      olds = pushLine(oldLines, olds, from, from + length)
+      if (op === MINUS) {
+        parts.push(copiedTo, at)
+        copiedTo = starts[k + 1] as number
+        size -= copiedTo - at
+      } else news = pushLine(newLines, news, from, from + length)
+      k++
+      q = from + length + 1
     }
     cursor = k
-    const counts = changedLineCounts(old, added)
+    const counts = packedLineCounts(patch, text, base, olds, news)
     additions += counts.additions
     deletions += counts.deletions
   }
   parts.push(copiedTo, source.length)
-  return { bytes: fill(source, parts, size, true), additions, deletions }
+  const out = new Uint8Array(size)
+  let at = 0
+  for (let i = 0; i < parts.length; i += 2) {
+    const from = parts[i] as number
+    const to = parts[i + 1] as number
+    if (from < 0) for (let b = -1 - from; b < to; b++) out[at++] = patch[b] as number
+    else if (to > from) {
+      out.set(source.subarray(from, to), at)
+      at += to - from
+    }
+  }
+  return { bytes: out, additions, deletions }
+}
+
+/**
+ * A hunk's old and new lines as [from, to) offsets into the patch bytes, two entries each, reused
+ * from hunk to hunk (the splice runs to completion before the next one).
+ */
+let oldLines = new Int32Array(256)
+let newLines = new Int32Array(256)
+
+function pushLine(lines: Int32Array, count: number, from: number, to: number): number {
+  if (2 * count + 2 > lines.length) {
+    const grown = new Int32Array(lines.length * 2)
+    grown.set(lines)
+    if (lines === oldLines) oldLines = grown
+    else newLines = grown
+    lines = grown
+  }
+  lines[2 * count] = from
+  lines[2 * count + 1] = to
+  return count + 1
+}
+
+/**
+ * changedLineCounts for the hunk's lines in oldLines and newLines: the common prefix and suffix
+ * are dropped by comparing bytes; what is left on both sides (mostly nothing, or a line or two)
+ * goes to changedLineCounts as strings.
+ */
+function packedLineCounts(
+  patch: Uint8Array,
+  text: string,
+  base: number,
+  olds: number,
+  news: number,
+): { additions: number; deletions: number } {
+  let o0 = 0
+  let n0 = 0
+  let o1 = olds
+  let n1 = news
+  while (o0 < o1 && n0 < n1 && sameLines(patch, o0, n0)) {
+    o0++
+    n0++
+  }
+  while (o1 > o0 && n1 > n0 && sameLines(patch, o1 - 1, n1 - 1)) {
+    o1--
+    n1--
+  }
+  if (o0 === o1 || n0 === n1) return { additions: n1 - n0, deletions: o1 - o0 }
+  // One line left on a side: it is common to both sides at most once.
+  if (o1 - o0 === 1 || n1 - n0 === 1) {
+    let common = 0
+    for (let o = o0; o < o1 && common === 0; o++)
+      for (let n = n0; n < n1 && common === 0; n++) if (sameLines(patch, o, n)) common = 1
+    return { additions: n1 - n0 - common, deletions: o1 - o0 - common }
+  }
+  const strings = (lines: Int32Array, from: number, to: number) => {
+    const out: string[] = []
+    for (let i = from; i < to; i++)
+      out.push(text.slice(base + (lines[2 * i] as number), base + (lines[2 * i + 1] as number)))
+    return out
+  }
+  return changedLineCounts(strings(oldLines, o0, o1), strings(newLines, n0, n1))
+}
+
+function sameLines(patch: Uint8Array, o: number, n: number): boolean {
+  const from = oldLines[2 * o] as number
+  const length = (oldLines[2 * o + 1] as number) - from
+  const other = newLines[2 * n] as number
+  if (other === from) return true // a context line, on both sides
+  if ((newLines[2 * n + 1] as number) - other !== length) return false
+  for (let i = 0; i < length; i++) if (patch[from + i] !== patch[other + i]) return false
+  return true
 }
 
 const PLUS = 0x2b
@@ -208,21 +299,6 @@ function lineStartsUpTo(source: Uint8Array, limit: number): number {
   return count
 }
 
-/** Whether line k of the file (without its '\n') is exactly the ASCII text[from, to). */
-function sameRange(
-  source: Uint8Array,
-  starts: Int32Array,
-  k: number,
-  text: string,
-  from: number,
-  to: number,
-): boolean {
-  const at = starts[k] as number
-  if ((starts[k + 1] as number) - 1 - at !== to - from) return false
-  for (let i = 0; i < to - from; i++) if (text.charCodeAt(from + i) !== source[at + i]) return false
-  return true
-}
-
 /** Whether line k of the file (without its '\n') is exactly `text`. */
 function sameLine(source: Uint8Array, starts: Int32Array, k: number, text: string): boolean {
   const from = starts[k] as number
@@ -250,23 +326,14 @@ function utf8Length(text: string): number {
   return isAscii(text) ? text.length : utf8Encode(text).length
 }
 
-/**
- * The output: each pair of numbers a range of `source`, each string an added line plus '\n';
- * `ascii`: the caller knows every added line is ASCII.
- */
-function fill(
-  source: Uint8Array,
-  parts: ReadonlyArray<number | string>,
-  size: number,
-  ascii: boolean,
-): Uint8Array {
+/** The output: each pair of numbers a range of `source`, each string an added line plus '\n'. */
+function fill(source: Uint8Array, parts: ReadonlyArray<number | string>, size: number): Uint8Array {
   const out = new Uint8Array(size)
   let at = 0
   for (let i = 0; i < parts.length;) {
     const part = parts[i] as number | string
     if (typeof part === 'string') {
-      if (ascii || isAscii(part))
-        for (let c = 0; c < part.length; c++) out[at++] = part.charCodeAt(c)
+      if (isAscii(part)) for (let c = 0; c < part.length; c++) out[at++] = part.charCodeAt(c)
       else {
         const bytes = utf8Encode(part)
         out.set(bytes, at)

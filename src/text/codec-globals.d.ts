@@ -7,4 +7,5 @@ declare class TextDecoder {
 }
 declare class TextEncoder {
   encode(input?: string): Uint8Array
+  encodeInto(input: string, destination: Uint8Array): { read: number; written: number }
 }
