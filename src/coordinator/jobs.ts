@@ -28,6 +28,8 @@ export interface VerifyJob<Settings = unknown> {
         /** 1-based patch line where the run starts. */
         readonly firstLine: number
         readonly sections: number
+        /** The run is ASCII with no CR or NUL (src/parse/segments.ts PatchSegment.plain). */
+        readonly plain?: boolean
       }
   readonly settings: Settings
 }

@@ -2,6 +2,7 @@
 // against maxPatchBytes from their length and decoded by src/text/patch-bytes.ts, which keeps
 // every byte that is not UTF-8 as a raw-byte char. A string must be well-formed: an unpaired
 // surrogate has no UTF-8 encoding, and writing it would substitute U+FFFD. Throws EditError.
+import { isAscii } from 'node:buffer'
 import { EditError } from '../errors.js'
 import { decodePatchBytes, hasLoneSurrogate, type PatchText } from '../text/patch-bytes.js'
 import { checkPatchSize } from './limits.js'
@@ -14,7 +15,8 @@ export function patchTextOf(input: unknown, maxPatchBytes: number): PatchText {
         `The patch is ${input.length} bytes, over the ${maxPatchBytes}-byte patch size limit.`,
       )
     }
-    return decodePatchBytes(input, nodeUnitsToString)
+    const decoded = decodePatchBytes(input, nodeUnitsToString)
+    return isPlainAscii(input) ? { ...decoded, plain: true } : decoded
   }
   if (typeof input !== 'string')
     throw new EditError('CONFIG_INVALID', 'Invalid input: the patch must be a string or bytes.')
@@ -26,6 +28,13 @@ export function patchTextOf(input: unknown, maxPatchBytes: number): PatchText {
     )
   }
   return { text: input }
+}
+
+/** ASCII without CR or NUL; native scans, where a regex over the decoded text took ~35 ms per 27 MB. */
+function isPlainAscii(bytes: Uint8Array): boolean {
+  if (!isAscii(bytes)) return false
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
+  return view.indexOf(0x0d) === -1 && view.indexOf(0x00) === -1
 }
 
 /**

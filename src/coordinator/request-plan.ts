@@ -142,5 +142,10 @@ function segmentsOf(
   if ((!poolRuns && !threadRuns) || format !== 'unified') return null
   // Raw bytes are checked against the whole plan (checkPlanEncoding): such patches stay whole.
   if (patch.firstRawLine !== undefined) return null
-  return splitUnifiedSections(patch.text, (sections) => batchCount(sections, pool?.maxThreads ?? 1))
+  const segments = splitUnifiedSections(patch.text, (sections) =>
+    batchCount(sections, pool?.maxThreads ?? 1),
+  )
+  return patch.plain === true && segments !== null
+    ? segments.map((s) => ({ ...s, plain: true }))
+    : segments
 }

@@ -91,6 +91,7 @@ export async function verifySegments(
       text: s.text,
       firstLine: s.firstLine,
       sections: s.sections,
+      ...(s.plain === true ? { plain: true } : {}),
     })),
     settings,
     signal,

@@ -56,7 +56,8 @@ export function readUnifiedRun(run: PatchSegment, pack: boolean): FileOp[] | nul
   let stretchSections = 0
   let stretchLine = firstLine
   let line = firstLine + countNewlines(text, 0, starts[0] as number)
-  let notPlain = nextNotPlain(text, 0)
+  // Where the next char no plain section may hold is, unless the caller vouched for the run.
+  let notPlain = run.plain === true ? text.length : nextNotPlain(text, 0)
   for (let i = 0; i < starts.length; i++) {
     const from = starts[i] as number
     const to = i + 1 < starts.length ? (starts[i + 1] as number) : text.length

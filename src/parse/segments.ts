@@ -16,6 +16,8 @@ export interface PatchSegment {
   readonly firstLine: number
   /** Sections ("diff --git" lines) in the run: the ops it must parse to. */
   readonly sections: number
+  /** The run is ASCII with no CR or NUL (PatchText.plain); absent when nobody checked. */
+  readonly plain?: boolean
 }
 
 export const SECTION = 'diff --git '

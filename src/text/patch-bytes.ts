@@ -20,6 +20,11 @@ export interface PatchText {
   readonly text: string
   /** 1-based line of the first byte that is not UTF-8; absent when the patch is valid UTF-8. */
   readonly firstRawLine?: number
+  /**
+   * Every char is ASCII other than CR and NUL, as the bytes were checked (patch-input.ts); the
+   * runs of such a patch need not look for others (src/parse/plain-section.ts). Absent: unknown.
+   */
+  readonly plain?: true
 }
 
 /** Turns UTF-16 code units into a string, lone surrogates kept. */

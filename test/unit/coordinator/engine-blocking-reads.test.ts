@@ -122,6 +122,11 @@ describe('blockingReads', () => {
     expect(a.files).toEqual(b.files)
     expect(a.warnings).toEqual(b.warnings)
     expect(a.warnings.some((w) => w.code === 'match.offset')).toBe(true)
+    // Bytes that are plain ASCII spare the runs their own scan (PatchText.plain): same results.
+    const ascii = sections6.filter((_, i) => i % 40 !== 5).join('')
+    expect((await blocking.check(new TextEncoder().encode(ascii), { diffs: false })).files).toEqual(
+      (await awaiting.check(ascii, { diffs: false })).files,
+    )
     // With diffs the runs are parsed whole, and the hashes are the same.
     const withDiffs = await blocking.check(patch)
     expect(withDiffs.files.map((f) => f.afterHash)).toEqual(a.files.map((f) => f.afterHash))

@@ -31,6 +31,15 @@ describe('patchTextOf', () => {
     expect(patchTextOf('+💀\n', 100)).toEqual({ text: '+💀\n' })
   })
 
+  it('vouches for bytes that are ASCII without CR or NUL, and only for those', () => {
+    const bytes = (text: string) => new TextEncoder().encode(text)
+    expect(patchTextOf(bytes('-a\n+b\n'), 100).plain).toBe(true)
+    for (const text of ['-a\r\n+b\r\n', '-a\0\n', '-caf\u00e9\n'])
+      expect(patchTextOf(bytes(text), 100).plain).toBeUndefined()
+    // A string is not scanned here: its runs look for themselves.
+    expect(patchTextOf('-a\n+b\n', 100).plain).toBeUndefined()
+  })
+
   it('refuses anything but a string or bytes', () => {
     expect(() => patchTextOf(42, 100)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }))
   })
