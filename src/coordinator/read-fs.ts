@@ -57,10 +57,14 @@ export const asyncReadFs: ReadFs = {
  * directory's and one lstat of the file, where realpath(3) would look at every component again
  * (#9: a generated tree of 10,000 files had 8,000 directories, each costing five readlinks). A
  * symlink, anything that is not a directory where a directory is needed, and any error take
- * realpath(3) itself. Make one per batch: the cache is a snapshot of the tree.
+ * realpath(3) itself. The lstat that resolved a file that is no symlink also answers the next
+ * stat of its real path, once: reading a file stats it before opening it (read.ts), and asking
+ * the kernel again a moment later was a sixth of a worker's syscalls (#9). Whatever was opened
+ * is judged by its fstat anyway. Make one per batch: the caches are a snapshot of the tree.
  */
 export function createSyncReadFs(): ReadFs {
   const dirs = new Map<string, string>()
+  const files = new Map<string, Stats>()
   const realDir = (dir: string): string => {
     let real = dirs.get(dir)
     if (real === undefined) {
@@ -77,7 +81,12 @@ export function createSyncReadFs(): ReadFs {
     return real
   }
   return {
-    stat: (p) => statSync(p),
+    stat: (p) => {
+      const known = files.get(p)
+      if (known === undefined) return statSync(p)
+      files.delete(p)
+      return known
+    },
     lstat: (p) => lstatSync(p),
     realpath: (p) => {
       // A directory this batch has resolved (the parent of the files it reads, say): no lstat.
@@ -92,6 +101,7 @@ export function createSyncReadFs(): ReadFs {
         if (st.isSymbolicLink()) return realpathSync.native(p)
         real = path.join(parent, path.basename(p))
         if (st.isDirectory()) dirs.set(p, real)
+        else files.set(real, st)
       } catch {
         // .native is realpath(3), as fs/promises' realpath is; it names the error itself.
         return realpathSync.native(p)

@@ -78,4 +78,19 @@ describe('createSyncReadFs().realpath', () => {
       )
     }
   })
+
+  it("answers a resolved file's next stat from the lstat that resolved it, once", async () => {
+    const sync = createSyncReadFs()
+    const file = path.join(root, 'dir', 'grows.txt')
+    await writeFile(file, 'ab')
+    expect(sync.realpath(file)).toBe(file)
+    await writeFile(file, 'abcd')
+    // The batch's snapshot first (what was opened is judged by fstat, read.ts), then the kernel.
+    expect((await sync.stat(file)).size).toBe(2)
+    expect((await sync.stat(file)).size).toBe(4)
+    // A link is stat'ed through, never answered from its own lstat.
+    const link = path.join(root, 'dir', 'filelink')
+    expect(await sync.realpath(link)).toBe(path.join(root, 'dir', 'file.txt'))
+    expect((await sync.stat(link)).isFile()).toBe(true)
+  })
 })
