@@ -124,6 +124,7 @@ class EditEngine implements Engine {
         files: result.files.length,
         route: trace.route ?? 'inline',
         ms: Math.round(performance.now() - started),
+        verifyMs: Math.round(trace.verifyMs ?? 0),
       })
       return result
     } catch (error) {
@@ -197,12 +198,13 @@ class EditEngine implements Engine {
     dryRun: boolean,
     trace: RequestTrace,
   ): Promise<ApplyResult> {
-    const { request, notices, ctx, wantDiagnostics, signal } = await this.#verify(
+    const { request, notices, ctx, wantDiagnostics, signal, verifyMs } = await this.#verify(
       input,
       options,
       dryRun,
     )
     trace.route = request.route
+    trace.verifyMs = verifyMs
     const { verified } = request
     const planFormat = request.format
     checkComputedSizes(verified, this.#config.limits.maxFileBytes)
@@ -290,6 +292,7 @@ class EditEngine implements Engine {
       caseInsensitive: await this.#caseInsensitive,
     }
     const wantDiagnostics = !dryRun && (options.diagnostics ?? isOn(this.#options.diagnostics))
+    const verifyStarted = performance.now()
     const request = await verifyPlanned(
       engine,
       planned,
@@ -310,7 +313,8 @@ class EditEngine implements Engine {
       },
       signal,
     )
-    return { request, notices, ctx, wantDiagnostics, signal }
+    const verifyMs = performance.now() - verifyStarted
+    return { request, notices, ctx, wantDiagnostics, signal, verifyMs }
   }
 
   #root(): Promise<string> {
@@ -396,6 +400,7 @@ async function startLspClientLazily(options: LspPoolOptions): Promise<LspClient>
  */
 interface RequestTrace {
   route?: RouteTaken
+  verifyMs?: number
 }
 
 /** What #verify hands the rest of a request. */
@@ -405,6 +410,8 @@ interface VerifiedRequestAt {
   readonly ctx: PathContext
   readonly wantDiagnostics: boolean
   readonly signal: AbortSignal | undefined
+  /** Wall time of the verify phase: every op resolved, read and computed, inline or on the pool. */
+  readonly verifyMs: number
 }
 
 function isOn(option: EngineOptions['diagnostics']): boolean {

@@ -11,8 +11,10 @@ import type { VerifyJob, VerifyReply } from './jobs.js'
 import { createSyncReadFs } from './read-fs.js'
 import { packOutcomes, verifyOps, type OpOutcome, type VerifySettings } from './verify.js'
 
+/** `inThisThread`: the outcomes stay in the calling thread, so their bytes are not packed. */
 export async function runVerifyJob(
   job: VerifyJob<VerifySettings>,
+  inThisThread = false,
 ): Promise<VerifyReply<OpOutcome>> {
   const { input } = job
   let ops: readonly FileOp[]
@@ -24,7 +26,7 @@ export async function runVerifyJob(
     ops = read
   }
   const outcomes = await verifyOps(ops, job.settings, createSyncReadFs())
-  // Packed: the new bytes of the batch in one buffer (one copy to clone out of a worker), and no
-  // op keeps its parsed hunks once verified.
-  return { parsed: true, outcomes: packOutcomes(outcomes).outcomes }
+  // For a worker, the new bytes of the batch go in one buffer (one copy to clone out of it); in
+  // this thread they stay where they are. Either way no op keeps its parsed hunks once verified.
+  return { parsed: true, outcomes: packOutcomes(outcomes, !inThisThread).outcomes }
 }

@@ -151,7 +151,7 @@ async function runJobs(
     const replies: Array<VerifyReply<OpOutcome>> = []
     for (const input of inputs) {
       throwIfAborted(signal)
-      replies.push(await runVerifyJob({ protocol: JOB_PROTOCOL, input, settings }))
+      replies.push(await runVerifyJob({ protocol: JOB_PROTOCOL, input, settings }, true))
     }
     throwIfAborted(signal)
     return replies

@@ -284,9 +284,14 @@ export function errorOf(failure: FailureData): Error {
 
 /**
  * The outcomes with every byte array they hold (new contents, kept old contents) copied into one
- * ArrayBuffer: a worker transfers that buffer instead of cloning thousands of arrays (#9).
+ * ArrayBuffer: a worker transfers that buffer instead of cloning thousands of arrays (#9). With
+ * `copyBytes` false (outcomes that stay in this thread) the arrays are kept as they are; either
+ * way no op keeps its body (withoutBody).
  */
-export function packOutcomes(outcomes: readonly OpOutcome[]): {
+export function packOutcomes(
+  outcomes: readonly OpOutcome[],
+  copyBytes = true,
+): {
   outcomes: OpOutcome[]
   buffer: ArrayBuffer
 } {
@@ -315,11 +320,15 @@ export function packOutcomes(outcomes: readonly OpOutcome[]): {
       },
     }
   }
-  for (const o of outcomes)
-    each(o, (bytes) => {
-      total += bytes.length
-      return bytes
-    })
+  if (!copyBytes)
+    return { outcomes: outcomes.map((o) => each(o, (bytes) => bytes)), buffer: NO_BYTES }
+  for (const o of outcomes) {
+    if (!o.ok) continue
+    const { prepared, computed } = o.verified
+    for (const p of [prepared.target, prepared.moveTo, prepared.from])
+      total += p?.snap.bytes?.length ?? 0
+    total += computed.after?.length ?? 0
+  }
   const buffer = new ArrayBuffer(total)
   let offset = 0
   const packed = outcomes.map((o) =>
@@ -332,6 +341,8 @@ export function packOutcomes(outcomes: readonly OpOutcome[]): {
   )
   return { outcomes: packed, buffer }
 }
+
+const NO_BYTES = new ArrayBuffer(0)
 
 /**
  * The op without what only verification reads (hunks, added content, binary data, edits): what

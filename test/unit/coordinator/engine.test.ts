@@ -243,6 +243,10 @@ describe('EditEngine.apply', () => {
       'engine.request.rejected',
     ])
     expect(events[1]?.[1]).toMatchObject({ format: 'codex', files: 2 })
+    // The verify phase's own wall time, within the request's (bench/large.bench.ts reads it).
+    const { ms, verifyMs } = events[1]?.[1] as { ms: number; verifyMs: number }
+    expect(verifyMs).toBeGreaterThanOrEqual(0)
+    expect(verifyMs).toBeLessThanOrEqual(ms)
     expect(events[2]?.[1]).toMatchObject({ code: 'MATCH_NOT_FOUND', path: 'a.txt' })
   })
 
