@@ -172,28 +172,14 @@ function scanHunk(
   end: number,
 ): { hunk: PackedHunk; lines: number; next: number } | null {
   if (!text.startsWith('@@ -', p)) return null
-  let k = p + 4
-  const oldStart = digitsAt(text, k)
-  if (oldStart === null) return null
-  k = oldStart.next
-  let oldCount = 1
-  if (text.charCodeAt(k) === COMMA) {
-    const count = digitsAt(text, k + 1)
-    if (count === null) return null
-    oldCount = count.value
-    k = count.next
-  }
-  if (!text.startsWith(' +', k)) return null
-  const newStart = digitsAt(text, k + 2)
-  if (newStart === null) return null
-  k = newStart.next
-  let newCount = 1
-  if (text.charCodeAt(k) === COMMA) {
-    const count = digitsAt(text, k + 1)
-    if (count === null) return null
-    newCount = count.value
-    k = count.next
-  }
+  const old = rangeAt(text, p + 4)
+  if (old === null || !text.startsWith(' +', old.next)) return null
+  const added = rangeAt(text, old.next + 2)
+  if (added === null) return null
+  const oldStart = old.start
+  const oldCount = old.count
+  const newCount = added.count
+  let k = added.next
   if (!text.startsWith(' @@', k)) return null
   k += 3
   const headerEnd = lineEnd(text, p, end)
@@ -229,10 +215,23 @@ function scanHunk(
     return null
   if (q !== end && !text.startsWith('@@ -', q)) return null
   return {
-    hunk: { oldStart: oldStart.value, oldCount, newCount, bodyFrom, bodyTo: q },
+    hunk: { oldStart, oldCount, newCount, bodyFrom, bodyTo: q },
     lines,
     next: q,
   }
+}
+
+/** A hunk header's "start[,count]" at text[from]; the count is 1 when omitted, as git writes it. */
+function rangeAt(
+  text: string,
+  from: number,
+): { start: number; count: number; next: number } | null {
+  const start = digitsAt(text, from)
+  if (start === null) return null
+  if (text.charCodeAt(start.next) !== COMMA)
+    return { start: start.value, count: 1, next: start.next }
+  const count = digitsAt(text, start.next + 1)
+  return count === null ? null : { start: start.value, count: count.value, next: count.next }
 }
 
 /** Offset of the '\n' that ends the line starting at `from`, or -1 when it is not before `end`. */
