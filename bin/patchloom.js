@@ -48,6 +48,7 @@ loadBundle()
     stdin: readStdin,
     stdout: (s) => process.stdout.write(s),
     stderr: (s) => process.stderr.write(s),
+    stderrIsTTY: process.stderr.isTTY === true,
     cwd: process.cwd(),
   })
   .then((code) => {

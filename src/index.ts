@@ -30,6 +30,15 @@ export type {
   SettleSignal,
 } from './lsp/types.js'
 export { parsePatch, detectFormat } from './parse/index.js'
+export { replay } from './replay/replay.js'
+export type {
+  ReplayCommit,
+  ReplayMismatch,
+  ReplayOptions,
+  ReplayReport,
+  ReplayVia,
+} from './replay/replay.js'
+export type { Tree, TreeFile } from './replay/tree.js'
 export { EditError, ERROR_CODES, isEditError } from './errors.js'
 export type { Candidate, EditErrorData, ErrorCode } from './errors.js'
 export type {

@@ -9,6 +9,7 @@ import type { FormatOption } from '../types.js'
 import type { LimitOptions } from '../coordinator/engine-types.js'
 import type { Durability } from '../journal/types.js'
 import { FORMAT_OPTIONS } from '../config.js'
+import { parseReplayArgs, type ReplayCommand } from './replay-args.js'
 
 export { FORMAT_OPTIONS }
 
@@ -74,6 +75,7 @@ export interface DiagnosticsCommand {
 }
 
 export type CliCommand =
+  | ReplayCommand
   | { readonly kind: 'help' }
   | { readonly kind: 'version' }
   | { readonly kind: 'demo' }
@@ -98,6 +100,8 @@ Usage:
   patchloom log [--root DIR] [--json] [-n N | --limit N]
   patchloom recover [--root DIR] [--json]
   patchloom diagnostics FILE... [--root DIR] [--json]
+  patchloom replay REPO [--range A..B] [--first-parent] [--via unified] [--max-commits N]
+                   [--out DIR] [--json]
   patchloom demo
   patchloom help | --help | -h
   patchloom --version
@@ -115,6 +119,10 @@ Commands:
                 workspace did not write are never acted on. Exit 1 while a file is left in
                 conflict or a transaction is not acted on.
   diagnostics   Language-server errors in FILE... as they are on disk.
+  replay        Re-apply a repository's first-parent history (default: HEAD from its root
+                commit; --range A..B: the commits after A up to B) through the engine, in
+                memory, checking every touched file against git's blob ids and modes. Writes
+                nothing to REPO; --out DIR writes the final tree. Exit 1 if any file differs.
   demo          Apply one change per format to a scratch workspace in the temp directory.
 
 Options:
@@ -138,6 +146,8 @@ Options:
                        process is killed, but a power cut may lose or partly lose the last change.
   TXN           (undo) A transaction id as printed by apply and log.
   -n, --limit N (log) Show at most N transactions (default 20).
+  --max-commits N      (replay) Stop after the first N commits of the range.
+  --out DIR            (replay) Write the tree after the last commit into DIR (new or empty).
 
 Exit status: 0 applied (or would apply; undone; recovered), 1 rejected (or a recover conflict
 remains), 64 usage, 70 internal error, 75 retryable (resend unchanged).
@@ -152,8 +162,9 @@ const COMMANDS = new Set([
   'diagnostics',
   'demo',
   'help',
+  'replay',
 ])
-const COMMAND_LIST = 'apply, check, undo, log, recover, diagnostics, demo or help'
+const COMMAND_LIST = 'apply, check, undo, log, recover, diagnostics, replay, demo or help'
 
 /** Flags each journal command accepts; any other flag is a usage error there. */
 const JOURNAL_FLAGS: Readonly<Record<string, ReadonlySet<string>>> = {
@@ -299,6 +310,10 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
           return usage(`Unknown flag '${name}'.`)
       }
       continue
+    }
+    if (command === null && arg === 'replay') {
+      // replay has flags of its own (replay-args.ts); the ones before the word are its too.
+      return parseReplayArgs([...argv.slice(0, index), ...argv.slice(index + 1)])
     }
     if (command === null) {
       if (!COMMANDS.has(arg)) return usage(`Unknown command '${arg}'; use ${COMMAND_LIST}.`)

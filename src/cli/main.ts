@@ -13,6 +13,7 @@ import { runDemo } from './commands/demo.js'
 import { runDiagnostics } from './commands/diagnostics.js'
 import { runLog } from './commands/log.js'
 import { runRecover } from './commands/recover.js'
+import { runReplay } from './commands/replay.js'
 import { runUndo } from './commands/undo.js'
 import {
   EXIT,
@@ -59,6 +60,8 @@ export async function main(
         return EXIT.OK
       case 'demo':
         return await runDemo(io)
+      case 'replay':
+        return await runReplay(command, io)
       case 'diagnostics':
         return await runDiagnostics(command, io, deps)
       case 'apply':

@@ -14,6 +14,8 @@ export interface CliIo {
   readonly stderr: (s: string) => void
   /** Directory that relative FILE and --root arguments resolve against. */
   readonly cwd: string
+  /** Stderr is a terminal: long commands (replay) may draw a progress line there. */
+  readonly stderrIsTTY?: boolean
 }
 
 /** Seams for tests: the engine factory. */

@@ -9,6 +9,7 @@
 // submodule pointer, which has no bytes here) the caller sets from git's own record (`skip`).
 import { computeFile } from '../apply/compute.js'
 import { errorData, type EditErrorData } from '../errors.js'
+import { opHasRawBytes } from '../parse/raw-bytes.js'
 import type { ComputeInput, EditPlan, FileMode, FileOp } from '../types.js'
 
 /** A tree entry: its git mode, blob id, and bytes (null for a submodule pointer, mode 160000). */
@@ -28,6 +29,8 @@ export interface ApplyContext {
   readonly inflate: (deflated: Uint8Array) => Uint8Array
   /** Paths the caller takes from git's record instead of the ops (submodule pointers). */
   readonly skip?: ReadonlySet<string>
+  /** The patch is not UTF-8 somewhere (PatchText.firstRawLine): ops holding raw bytes match them exactly (D-040). */
+  readonly rawPatch?: boolean
 }
 
 /** One op the engine could not apply: the path, and the engine's error as data. */
@@ -102,6 +105,7 @@ function applyOp(tree: Tree, plan: EditPlan, op: FileOp, ctx: ApplyContext): OpR
     ...(source === undefined ? {} : { sourceMode: source.mode }),
     // Only the new bytes are wanted: no diff is rendered.
     countOnly: true,
+    ...(ctx.rawPatch === true && opHasRawBytes(op) ? { rawBytes: true as const } : {}),
   }
   if (op.kind === 'add' && op.overwrite === false && source !== undefined && !replaces(plan, op)) {
     return {

@@ -22,6 +22,7 @@ describe('public API', () => {
       'detectFormat',
       'isEditError',
       'parsePatch',
+      'replay',
     ])
   })
 

@@ -1,0 +1,366 @@
+// `replay` (#10): a repository's first-parent history re-applied through the engine, commit by
+// commit, to an in-memory tree that starts from the range's first parent; after each commit every
+// file git says it touched is compared, blob id and mode, with git's record of that commit, and
+// nothing else may have changed. Nothing is written to the repository. Git is read by two
+// long-lived processes (src/replay/git-history.ts): the history stream, and `cat-file --batch`
+// for blobs on demand.
+//
+// Where the engine's result differs from git's (or it refuses git's own diff), the mismatch is
+// reported with its first differing line and the file continues from git's post-image, so one
+// difference does not cascade through the rest of the history. A submodule pointer has no bytes
+// to apply a diff to: it is taken from git's record and counted as a fallback.
+//
+// What this slice does not do yet: the context-only routes (`via: 'codex' | 'search-replace'`)
+// and splitting the work by file over the worker pool.
+import { execFile } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { promisify } from 'node:util'
+import { inflateSync } from 'node:zlib'
+import { DEFAULT_LIMITS } from '../config.js'
+import { patchTextOf } from '../coordinator/patch-input.js'
+import { EditError, isEditError, type EditErrorData } from '../errors.js'
+import { parsePatch } from '../parse/index.js'
+import type { EditPlan } from '../types.js'
+import {
+  createBlobReader,
+  readHistory,
+  readTree,
+  startOf,
+  type BlobReader,
+  type HistoryCommit,
+  type RawChange,
+} from './git-history.js'
+import { applyPlan, withChanges, type OpFailure, type Tree, type TreeFile } from './tree.js'
+
+export type ReplayVia = 'unified'
+
+const execFileAsync = promisify(execFile)
+
+export interface ReplayOptions {
+  /** A directory inside a git work tree, or a bare repository. */
+  readonly repo: string
+  /** `A..B`, or one revision (its history from the root); default HEAD. */
+  readonly range?: string
+  readonly via?: ReplayVia
+  /** Stop after this many commits (the oldest first). */
+  readonly maxCommits?: number
+  readonly signal?: AbortSignal
+}
+
+/** A file whose blob id or mode after a commit is not git's. `line` is 1-based, when known. */
+export interface ReplayMismatch {
+  readonly commit: string
+  readonly path: string
+  /** The first line where the bytes differ; null when only the mode differs or a side is absent. */
+  readonly line: number | null
+  /** What git has there: that line's text, or `<mode> <blob id>`, or `(absent)`. */
+  readonly expected: string
+  readonly actual: string
+}
+
+/** One commit replayed. `tree` is the tree after it, with git's bytes where a file mismatched. */
+export interface ReplayCommit {
+  readonly commit: string
+  /** 0-based position in the replayed range. */
+  readonly index: number
+  /** Files git records as changed by the commit. */
+  readonly files: number
+  readonly hunks: number
+  /** Bytes of the commit's diff. */
+  readonly bytes: number
+  /** Every touched file matched git's blob id and mode, and nothing else changed. */
+  readonly exact: boolean
+  /** Files taken from git's record because the route cannot express them (submodule pointers). */
+  readonly fallbacks: number
+  readonly mismatches: readonly ReplayMismatch[]
+  readonly tree: Tree
+}
+
+/** The whole replay's figures (the CLI's report and --json object). */
+export interface ReplayReport {
+  readonly repo: string
+  readonly range: string
+  readonly via: ReplayVia
+  readonly commits: number
+  readonly exactCommits: number
+  readonly files: number
+  readonly hunks: number
+  readonly bytes: number
+  readonly refusedHunks: number
+  readonly misplacedHunks: number
+  readonly fallbacks: number
+  readonly mismatches: readonly ReplayMismatch[]
+  readonly wallMs: number
+}
+
+/**
+ * The replay, one commit at a time (oldest first); the generator's return value is the report.
+ *
+ * @example
+ * const run = replay({ repo: '.', range: 'v1.0..main' })
+ * for (let step = await run.next(); !step.done; step = await run.next()) use(step.value.tree)
+ */
+export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayCommit, ReplayReport> {
+  const started = performance.now()
+  const via = options.via ?? 'unified'
+  if (via !== 'unified') {
+    throw new EditError(
+      'CONFIG_INVALID',
+      `Invalid option: via must be "unified"; got ${String(via)}.`,
+    )
+  }
+  const { repo, signal } = options
+  const range = options.range ?? 'HEAD'
+  const maxCommits = options.maxCommits ?? Infinity
+  let tree: Tree = await readTree(repo, await startOf(repo, range))
+  const blobs = createBlobReader(repo)
+  const totals = { commits: 0, exactCommits: 0, files: 0, hunks: 0, bytes: 0, fallbacks: 0 }
+  const mismatches: ReplayMismatch[] = []
+  try {
+    if (maxCommits > 0) {
+      for await (const commit of readHistory({
+        repo,
+        range,
+        ...(signal === undefined ? {} : { signal }),
+      })) {
+        const done = await replayCommit(tree, commit, totals.commits, blobs)
+        tree = done.tree
+        totals.commits++
+        if (done.exact) totals.exactCommits++
+        totals.files += done.files
+        totals.hunks += done.hunks
+        totals.bytes += done.bytes
+        totals.fallbacks += done.fallbacks
+        mismatches.push(...done.mismatches)
+        yield done
+        if (totals.commits >= maxCommits) break
+      }
+    }
+  } finally {
+    await blobs.close()
+  }
+  return {
+    repo,
+    range,
+    via,
+    ...totals,
+    refusedHunks: 0,
+    misplacedHunks: 0,
+    mismatches,
+    wallMs: performance.now() - started,
+  }
+}
+
+/** First-parent commits in `range` (`git rev-list --count`): the progress line's total. */
+export async function countCommits(repo: string, range: string): Promise<number> {
+  try {
+    const { stdout } = await execFileAsync('git', [
+      '-C',
+      repo,
+      'rev-list',
+      '--count',
+      '--first-parent',
+      range,
+    ])
+    return Number(stdout.trim())
+  } catch (error) {
+    const said = ((error as { stderr?: string }).stderr ?? (error as Error).message).trim()
+    throw new EditError(
+      'CONFIG_INVALID',
+      `Invalid option: ${range} is not a revision range of ${repo} (git: ${said.split('\n')[0] ?? ''}).`,
+      {
+        hint: 'Give a directory inside a git repository and a range such as A..B, or one revision.',
+        cause: error,
+      },
+    )
+  }
+}
+
+/** One commit: its diff through the engine, then every touched file against git's record. */
+async function replayCommit(
+  before: Tree,
+  commit: HistoryCommit,
+  index: number,
+  blobs: BlobReader,
+): Promise<ReplayCommit> {
+  const gitlinks = new Set(
+    commit.changes
+      .filter((c) => c.srcMode === GITLINK || c.dstMode === GITLINK)
+      .flatMap((c) => (c.from === undefined ? [c.path] : [c.path, c.from])),
+  )
+  const plan = planOf(commit)
+  // A diff of git's that the engine does not parse fails every file it names.
+  const unparsed: OpFailure[] =
+    plan !== null && 'error' in plan
+      ? commit.changes.map((c) => ({ path: c.path, error: plan.error }))
+      : []
+  const applied =
+    plan === null || 'error' in plan
+      ? { changes: new Map<string, TreeFile | null>(), failures: unparsed, hunks: 0 }
+      : applyPlan(before, plan.plan, {
+          blobId,
+          inflate,
+          skip: gitlinks,
+          rawPatch: plan.rawPatch,
+        })
+  const changes = new Map(applied.changes)
+  // Submodule pointers (and whatever replaced one) come from git's record.
+  for (const c of commit.changes) {
+    if (!gitlinks.has(c.path)) continue
+    changes.set(c.path, c.status === 'D' ? null : await gitEntry(c, blobs))
+    if (c.status === 'R' && c.from !== undefined) changes.set(c.from, null)
+  }
+  const mismatches: ReplayMismatch[] = []
+  for (const failure of applied.failures) {
+    mismatches.push({
+      commit: commit.sha,
+      path: failure.path,
+      line: failure.error.patchLine ?? null,
+      expected: 'the commit applied',
+      actual: `refused: ${failure.error.code}: ${failure.error.message}`,
+    })
+  }
+  const after = new Map(withChanges(before, changes))
+  const expected = expectedEntries(commit.changes)
+  for (const [path, want] of expected) {
+    const have = after.get(path)
+    if (sameEntry(have, want)) continue
+    if (!applied.failures.some((f) => f.path === path))
+      mismatches.push(await describe(commit.sha, path, want, have, blobs))
+    // Continue from git's own post-image: one difference must not cascade. An object git cannot
+    // give back intact leaves the file as the commit's diff made it.
+    if (want === null) after.delete(path)
+    else if (want.mode === GITLINK) after.set(path, { ...want, bytes: null })
+    else {
+      const bytes = await gitBlob(blobs, want.id)
+      if (bytes instanceof Uint8Array) after.set(path, { ...want, bytes })
+    }
+  }
+  for (const path of changes.keys()) {
+    if (expected.has(path)) continue
+    // The engine changed a file git's record does not name.
+    mismatches.push(
+      await describe(commit.sha, path, before.get(path) ?? null, after.get(path), blobs),
+    )
+    const old = before.get(path)
+    if (old === undefined) after.delete(path)
+    else after.set(path, old)
+  }
+  return {
+    commit: commit.sha,
+    index,
+    files: commit.changes.length,
+    hunks: applied.hunks,
+    bytes: commit.patch.length,
+    exact: mismatches.length === 0,
+    fallbacks: [...gitlinks].filter((p) => expected.has(p)).length,
+    mismatches,
+    tree: after,
+  }
+}
+
+const GITLINK = '160000'
+const NO_FILE = '000000'
+
+/** The commit's diff parsed, null for an empty commit, or the parse error as data. */
+function planOf(
+  commit: HistoryCommit,
+): { plan: EditPlan; rawPatch: boolean } | { error: EditErrorData } | null {
+  if (commit.patch.length === 0) return null
+  const text = patchTextOf(commit.patch, Number.MAX_SAFE_INTEGER)
+  const parsed = parsePatch(text.text, 'unified')
+  if (!parsed.ok) return { error: parsed.error }
+  return { plan: parsed.value, rawPatch: text.firstRawLine !== undefined }
+}
+
+/** Each path's entry after the commit as git records it: mode and id, or null for a deletion. */
+function expectedEntries(
+  changes: readonly RawChange[],
+): Map<string, { mode: string; id: string } | null> {
+  const out = new Map<string, { mode: string; id: string } | null>()
+  for (const c of changes) {
+    if (c.status === 'R' && c.from !== undefined && !out.has(c.from)) out.set(c.from, null)
+  }
+  for (const c of changes)
+    out.set(
+      c.path,
+      c.status === 'D' || c.dstMode === NO_FILE ? null : { mode: c.dstMode, id: c.dstId },
+    )
+  return out
+}
+
+function sameEntry(have: TreeFile | undefined, want: { mode: string; id: string } | null): boolean {
+  if (want === null) return have === undefined
+  return have !== undefined && have.mode === want.mode && have.id === want.id
+}
+
+async function gitEntry(c: RawChange, blobs: BlobReader): Promise<TreeFile> {
+  return {
+    mode: c.dstMode,
+    id: c.dstId,
+    bytes: c.dstMode === GITLINK ? null : await blobs.read(c.dstId),
+  }
+}
+
+/** A mismatch, with the first line where git's bytes and the engine's differ. */
+async function describe(
+  commit: string,
+  path: string,
+  want: { mode: string; id: string } | null,
+  have: TreeFile | undefined,
+  blobs: BlobReader,
+): Promise<ReplayMismatch> {
+  const entry = (e: { mode: string; id: string } | null | undefined) =>
+    e === null || e === undefined ? '(absent)' : `${e.mode} ${e.id}`
+  if (
+    want === null ||
+    have === undefined ||
+    have.bytes === null ||
+    want.mode === GITLINK ||
+    want.id === have.id
+  )
+    return { commit, path, line: null, expected: entry(want), actual: entry(have) }
+  const wanted = await gitBlob(blobs, want.id)
+  if (!(wanted instanceof Uint8Array))
+    return {
+      commit,
+      path,
+      line: null,
+      expected: `${entry(want)} (${wanted.message})`,
+      actual: entry(have),
+    }
+  const wantLines = splitForReport(wanted)
+  const haveLines = splitForReport(have.bytes)
+  let line = 0
+  while (line < wantLines.length && line < haveLines.length && wantLines[line] === haveLines[line])
+    line++
+  return {
+    commit,
+    path,
+    line: line + 1,
+    expected: wantLines[line] ?? '(end of file)',
+    actual: haveLines[line] ?? '(end of file)',
+  }
+}
+
+/** Git's bytes for a blob id, or the error when git's object is damaged (a mismatch, not a crash). */
+async function gitBlob(blobs: BlobReader, id: string): Promise<Uint8Array | EditError> {
+  try {
+    return await blobs.read(id)
+  } catch (error) {
+    if (isEditError(error) && error.code === 'REPLAY_OBJECT_CORRUPT') return error
+    throw error
+  }
+}
+
+function splitForReport(bytes: Uint8Array): string[] {
+  return new TextDecoder().decode(bytes).split('\n')
+}
+
+function blobId(bytes: Uint8Array): string {
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
+}
+
+function inflate(deflated: Uint8Array): Uint8Array {
+  return new Uint8Array(inflateSync(deflated, { maxOutputLength: DEFAULT_LIMITS.maxFileBytes }))
+}
