@@ -319,6 +319,23 @@ export const ERROR_CODES = {
     hint: 'Ask for diagnostics again, or raise the deadline for large projects.',
     retryable: true,
   },
+  REPLAY_GIT_NOT_INSTALLED: {
+    meaning: 'History replay needs the git executable, and none was found on PATH.',
+    hint: 'Install git (2.31 or later) or put it on PATH.',
+    retryable: false,
+  },
+  REPLAY_GIT_FAILED: {
+    meaning:
+      'A git process that reads the history or its objects exited with an error, was killed, or printed output patchloom cannot read (the message quotes git).',
+    hint: 'Run the same range with `git log` or `git fsck` to see what git reports.',
+    retryable: false,
+  },
+  REPLAY_OBJECT_CORRUPT: {
+    meaning:
+      'A git object the replay needs is missing, is not a blob, or its bytes do not hash to its id (the message names the path and id).',
+    hint: 'Run `git fsck` on the repository; the named object is damaged or missing.',
+    retryable: false,
+  },
   CONFIG_INVALID: {
     meaning: 'An engine or request option is invalid.',
     hint: 'Fix the option named in the message.',

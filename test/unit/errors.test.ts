@@ -4,7 +4,8 @@ import { EditError, ERROR_CODES, errorData, isEditError, type ErrorCode } from '
 const CODES = Object.keys(ERROR_CODES) as ErrorCode[]
 
 // Areas from the house style's catalogue, plus APPROVAL (library approve callback), USAGE (CLI)
-// LIMIT (request-size limits) and UNDO (journal undo), both issue #4.
+// LIMIT (request-size limits) and UNDO (journal undo), both issue #4, and REPLAY (history
+// replay, #10).
 const AREAS = [
   'PARSE',
   'PATH',
@@ -19,6 +20,7 @@ const AREAS = [
   'USAGE',
   'LIMIT',
   'UNDO',
+  'REPLAY',
 ]
 
 // "Resending the same request, unchanged, may succeed": only these conditions pass by themselves.
