@@ -62,7 +62,7 @@ const CONFIG_PINS = [
 ].flatMap((pair) => ['-c', pair])
 
 const DIFF_FLAGS = [
-  '-M',
+  '-C', // copies (and renames, which -C implies) among the files a commit changes
   '--raw',
   '-p',
   '--no-abbrev',

@@ -21,15 +21,8 @@ import { patchTextOf } from '../coordinator/patch-input.js'
 import { EditError, isEditError, type EditErrorData } from '../errors.js'
 import { parsePatch } from '../parse/index.js'
 import type { EditPlan } from '../types.js'
-import {
-  createBlobReader,
-  readHistory,
-  readTree,
-  startOf,
-  type BlobReader,
-  type HistoryCommit,
-  type RawChange,
-} from './git-history.js'
+import { createBlobReader, readHistory, readTree, startOf, type BlobReader } from './git-history.js'
+import type { HistoryCommit, RawChange } from './history-parse.js'
 import { applyPlan, withChanges, type OpFailure, type Tree, type TreeFile } from './tree.js'
 
 export type ReplayVia = 'unified'

@@ -4,7 +4,7 @@
 // without the submodule has it). Exit 0 when every commit is exact, 1 when any file differs.
 import { chmod, mkdir, readdir, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { EditError } from '../../errors.js'
+import { EditError, isEditError } from '../../errors.js'
 import { countCommits, replay, type ReplayReport } from '../../replay/replay.js'
 import type { Tree } from '../../replay/tree.js'
 import type { ReplayCommand } from '../replay-args.js'
@@ -15,6 +15,21 @@ import type { CliIo } from '../types.js'
 const LISTED = 20
 
 export async function runReplay(cmd: ReplayCommand, io: CliIo): Promise<number> {
+  try {
+    return await replayAndReport(cmd, io)
+  } catch (error) {
+    // A REPO that is no repository or a range git does not know is a command-line mistake here.
+    if (isEditError(error) && error.code === 'CONFIG_INVALID') {
+      throw new EditError('USAGE_INVALID', error.message.replace(/^Invalid option: /, ''), {
+        hint: error.hint,
+        cause: error,
+      })
+    }
+    throw error
+  }
+}
+
+async function replayAndReport(cmd: ReplayCommand, io: CliIo): Promise<number> {
   const repo = path.resolve(io.cwd, cmd.repo)
   const out = cmd.out === null ? null : path.resolve(io.cwd, cmd.out)
   if (out !== null) await checkOutDir(out)
@@ -104,14 +119,14 @@ async function checkOutDir(out: string): Promise<void> {
   const entries = await readdir(out).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return []
     throw new EditError(
-      'CONFIG_INVALID',
-      `Invalid option: --out ${out} cannot be read (${error.code ?? error.message}).`,
+      'USAGE_INVALID',
+      `--out ${out} cannot be read (${error.code ?? error.message}).`,
     )
   })
   if (entries.length > 0)
     throw new EditError(
-      'CONFIG_INVALID',
-      `Invalid option: --out ${out} is not empty; give a new or empty directory.`,
+      'USAGE_INVALID',
+      `--out ${out} is not empty; give a new or empty directory.`,
     )
 }
 

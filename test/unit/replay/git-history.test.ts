@@ -300,11 +300,11 @@ function expectMatchesGit(commits: readonly HistoryCommit[], dir: string, find: 
 describe('readHistory', () => {
   it('yields every first-parent commit with the raw changes and patch git gives', async () => {
     const commits = await collect(readHistory({ repo }))
-    expectMatchesGit(commits, repo, '-M')
+    expectMatchesGit(commits, repo, '-C')
     const bySha = new Map(commits.map((c) => [c.sha, c]))
     // Every kind of change came through, under the hostile configuration.
     const statuses = new Set(commits.flatMap((c) => c.changes.map((ch) => ch.status)))
-    expect([...statuses].sort()).toEqual(['A', 'D', 'M', 'R', 'T'])
+    expect([...statuses].sort()).toEqual(['A', 'C', 'D', 'M', 'R', 'T'])
     expect(bySha.get(shas['rename'] as string)?.changes).toMatchObject([
       { status: 'R', from: 'src.txt', path: 'dir/moved.txt' },
     ])

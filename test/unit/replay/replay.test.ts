@@ -41,7 +41,8 @@ function gitTree(rev: string, git: HistoryRepo['git'] = repo.git): Record<string
   const out: Record<string, string> = {}
   for (const entry of git('ls-tree', '-r', '-z', '--full-tree', rev).split('\0')) {
     if (entry === '') continue
-    const [meta, name] = entry.split('\t') as [string, string]
+    const tab = entry.indexOf('\t') // a name may hold tabs itself
+    const [meta, name] = [entry.slice(0, tab), entry.slice(tab + 1)]
     const [mode, , id] = meta.split(' ') as [string, string, string]
     out[name] = `${mode} ${id}`
   }
