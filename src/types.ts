@@ -233,6 +233,12 @@ export interface ComputeInput {
   /** Count added and removed lines but leave ComputedFile.diff empty (the caller shows no diff). */
   readonly countOnly?: true
   /**
+   * Only the new bytes are wanted (history replay, #10): no diff and no counts; ComputedFile's
+   * additions and deletions are then 0. A minimal diff of a 20,000-line lockfile's rewrite took
+   * 18 s just to count its lines.
+   */
+  readonly bytesOnly?: true
+  /**
    * The caller checked that `source` is valid UTF-8, which lets an exactly placed unified diff be
    * spliced into the bytes without decoding them (src/apply/exact-splice.ts).
    */

@@ -48,6 +48,7 @@ export function computeFile(job: ComputeInput): Result<ComputedFile> {
   if (!content.ok) return content
   const after = content.value === null ? null : content.value.bytes
   const warnings = content.value === null ? [] : content.value.warnings
+  if (job.bytesOnly === true) return ok({ after, additions: 0, deletions: 0, diff: '', warnings })
   const rendered = diffFor(job, content.value, after)
   const computed: ComputedFile = { after, ...rendered, warnings }
   return ok(computed)

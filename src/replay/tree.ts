@@ -103,8 +103,9 @@ function applyOp(tree: Tree, plan: EditPlan, op: FileOp, ctx: ApplyContext): OpR
     op,
     source: source?.bytes ?? null,
     ...(source === undefined ? {} : { sourceMode: source.mode }),
-    // Only the new bytes are wanted: no diff is rendered.
+    // Only the new bytes are wanted: no diff is rendered, no line counted.
     countOnly: true,
+    bytesOnly: true,
     ...(ctx.rawPatch === true && opHasRawBytes(op) ? { rawBytes: true as const } : {}),
   }
   if (op.kind === 'add' && op.overwrite === false && source !== undefined && !replaces(plan, op)) {

@@ -124,6 +124,23 @@ describe('computeFile', () => {
   })
 })
 
+describe('computeFile with bytesOnly (history replay, #10)', () => {
+  it('gives the same bytes with no diff and no counts', () => {
+    const op = update([
+      [' ', 'a'],
+      ['-', 'b'],
+      ['+', 'B'],
+    ])
+    const full = compute('codex', op, utf8('a\nb\nc\n'))
+    const bytes = computeFile({ format: 'codex', op, source: utf8('a\nb\nc\n'), bytesOnly: true })
+    expect(full).toMatchObject({ additions: 1, deletions: 1 })
+    expect(bytes).toEqual({
+      ok: true,
+      value: { after: full.after, additions: 0, deletions: 0, diff: '', warnings: [] },
+    })
+  })
+})
+
 describe('computeFile with rawBytes (a patch that is not UTF-8, #8)', () => {
   const RAW_E9 = '\udce9'
   const raw = (op: FileOp, source: Uint8Array | null) =>
