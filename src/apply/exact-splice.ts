@@ -60,8 +60,18 @@ export function spliceExact(
     }
     // The file's last line keeps or loses its terminator by rules of the general path.
     if (oldLength === 0 || start < cursor || start + oldLength > total - 1) return null
-    const old: string[] = []
-    const added: string[] = []
+    // Counted a run of removed and added lines at a time, as the general path's diff is
+    // (apply-hunks.ts regions): a hunk of thousands of changed lines costs no Myers diff of all.
+    let old: string[] = []
+    let added: string[] = []
+    const countRun = () => {
+      if (old.length === 0 && added.length === 0) return
+      const counts = changedLineCounts(old, added)
+      additions += counts.additions
+      deletions += counts.deletions
+      old = []
+      added = []
+    }
     let k = start
     for (const line of hunk.lines) {
       if (line.op === '+') {
@@ -72,18 +82,16 @@ export function spliceExact(
         continue
       }
       if (!sameLine(source, starts, k, line.text)) return null
-      old.push(line.text)
       if (line.op === '-') {
+        old.push(line.text)
         parts.push(copiedTo, starts[k] as number)
         copiedTo = starts[k + 1] as number
         size -= copiedTo - (starts[k] as number)
-      } else added.push(line.text)
+      } else countRun()
       k++
     }
+    countRun()
     cursor = k
-    const counts = changedLineCounts(old, added)
-    additions += counts.additions
-    deletions += counts.deletions
   }
   parts.push(copiedTo, source.length)
   return { bytes: fill(source, parts, size), additions, deletions }
@@ -124,8 +132,17 @@ export function splicePacked(
     const start = hunk.oldStart - 1
     const oldLength = hunk.oldCount
     if (oldLength === 0 || start < cursor || start + oldLength > total - 1) return null
+    // Lines of the current run of removed and added lines (counted as spliceExact counts them).
     let olds = 0
     let news = 0
+    const countRun = () => {
+      if (olds === 0 && news === 0) return
+      const counts = packedLineCounts(patch, text, base, olds, news)
+      additions += counts.additions
+      deletions += counts.deletions
+      olds = 0
+      news = 0
+    }
     let k = start
     for (let q = hunk.bodyFrom - base; q < hunk.bodyTo - base;) {
       const op = patch[q] as number
@@ -144,19 +161,17 @@ export function splicePacked(
       const length = (starts[k + 1] as number) - 1 - at // no hunk reaches the last line
       if (patch[from + length] !== LF) return null
       for (let i = 0; i < length; i++) if (patch[from + i] !== source[at + i]) return null
-      olds = pushLine(oldLines, olds, from, from + length)
       if (op === MINUS) {
+        olds = pushLine(oldLines, olds, from, from + length)
         parts.push(copiedTo, at)
         copiedTo = starts[k + 1] as number
         size -= copiedTo - at
-      } else news = pushLine(newLines, news, from, from + length)
+      } else countRun()
       k++
       q = from + length + 1
     }
+    countRun()
     cursor = k
-    const counts = packedLineCounts(patch, text, base, olds, news)
-    additions += counts.additions
-    deletions += counts.deletions
   }
   parts.push(copiedTo, source.length)
   const out = new Uint8Array(size)
@@ -194,7 +209,7 @@ function pushLine(lines: Int32Array, count: number, from: number, to: number): n
 }
 
 /**
- * changedLineCounts for the hunk's lines in oldLines and newLines: the common prefix and suffix
+ * changedLineCounts for a run's removed and added lines in oldLines and newLines: the common prefix and suffix
  * are dropped by comparing bytes; what is left on both sides (mostly nothing, or a line or two)
  * goes to changedLineCounts as strings.
  */
@@ -238,7 +253,6 @@ function sameLines(patch: Uint8Array, o: number, n: number): boolean {
   const from = oldLines[2 * o] as number
   const length = (oldLines[2 * o + 1] as number) - from
   const other = newLines[2 * n] as number
-  if (other === from) return true // a context line, on both sides
   if ((newLines[2 * n + 1] as number) - other !== length) return false
   for (let i = 0; i < length; i++) if (patch[from + i] !== patch[other + i]) return false
   return true

@@ -112,6 +112,35 @@ describe('spliceExact', () => {
     expect(spliced).toBeGreaterThan(fuzzRuns(2000) / 10)
   })
 
+  it('counts a hunk of many runs run by run, as the general path and the rendered diff do', () => {
+    // A lockfile-like rewrite: one hunk, runs of changes between single context lines. Counting
+    // run by run keeps it linear (#9: a real 20,000-line hunk took 31 s as one Myers diff).
+    const lines = Array.from({ length: 400 }, (_, i) => `  "dep${i}": "1.${i % 7}.0",`)
+    const source = encoder.encode(lines.join('\n') + '\n')
+    const body: HunkLine[] = []
+    lines.slice(0, 399).forEach((text, i) => {
+      if (i % 4 === 3) body.push({ op: ' ', text })
+      else body.push({ op: '-', text }, { op: '+', text: i % 8 === 0 ? text : `${text} // new` })
+    })
+    const hunks: LineHunk[] = [
+      { patchLine: 1, hints: [], oldStartLine: 1, endOfFile: false, lines: body },
+    ]
+    const fast = computeFile(
+      job(source, hunks, { countOnly: true, sourceIsUtf8: true, sourceHasNoCrOrNul: true }),
+    )
+    expect(spliceExact(source, hunks, true)).not.toBeNull()
+    const general = computeFile(job(source, hunks, { countOnly: true }))
+    const rendered = computeFile(job(source, hunks, {}))
+    expect(fast).toEqual(general)
+    if (!fast.ok || !rendered.ok) throw new Error('not applied')
+    expect([fast.value.additions, fast.value.deletions]).toEqual([
+      rendered.value.additions,
+      rendered.value.deletions,
+    ])
+    // 300 lines replaced, 50 of them by themselves: those count on neither side.
+    expect(fast.value.additions).toBe(250)
+  })
+
   it('refuses what it cannot place exactly, leaving it to the general path', () => {
     const source = encoder.encode('a\nb\nc\nd\n')
     const hunk = (oldStartLine: number, lines: HunkLine[]): LineHunk => ({
