@@ -16,5 +16,10 @@ describe('patchloom demo', () => {
     )
     expect(stdout).toContain('refused with MATCH_NOT_FOUND')
     expect(stdout).toContain('nothing was written')
+    // Last, this clone's own history replayed through the engine, every commit exact (#10).
+    expect(stdout).toContain("== History replay: this project's own git history")
+    const replayed = /replayed (\d+) commits .*: (\d+) exact, 0 mismatches/.exec(stdout)
+    expect(replayed?.[1]).toBeDefined()
+    expect(replayed?.[2]).toBe(replayed?.[1])
   })
 })

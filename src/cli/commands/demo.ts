@@ -1,12 +1,18 @@
 // `patchloom demo`: patchloom's main job on a built-in example. Creates a scratch workspace,
 // applies one change in each input format, one with diagnostics from the embedded TypeScript 7
 // server (the error it introduced), then a multi-file patch that fails verification on its last
-// file and leaves the workspace untouched. Writes only inside a temp directory.
+// file and leaves the workspace untouched; last, a history replay (#10) of this clone's own git
+// history, or of a small repository built in the scratch directory when there is no .git.
+// Writes only inside a temp directory.
+import { execFileSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { createEngine } from '../../coordinator/engine.js'
 import { isEditError } from '../../errors.js'
+import { replay } from '../../replay/replay.js'
 import type { ApplyResult } from '../../types.js'
 
 interface DemoIo {
@@ -172,12 +178,103 @@ export async function runDemo(io: DemoIo): Promise<number> {
           ? 'src/greet.ts untouched, notes.md still present: nothing was written.\n'
           : 'BUG: files changed\n',
       )
-      return after === before ? 0 : 1
+      if (after !== before) return 1
     }
+    return await replayStep(io, root)
   } finally {
     await engine.close()
     await rm(root, { recursive: true, force: true })
   }
+}
+
+/**
+ * Replays a git history through the engine (#10): this project's own when it runs from a clone,
+ * else a small one built here with git. Exit 1 if any commit does not come out exact.
+ */
+async function replayStep(io: DemoIo, scratch: string): Promise<number> {
+  const own = await projectRoot()
+  let repo = own !== null && existsSync(path.join(own, '.git')) ? own : null
+  io.stdout(
+    repo === null
+      ? "\n== History replay: no .git here, so a small repository's history, built with git\n"
+      : "\n== History replay: this project's own git history, through the engine, checked against git\n",
+  )
+  try {
+    repo ??= buildDemoRepo(path.join(scratch, 'history'))
+  } catch (error) {
+    io.stdout(
+      `  (skipped: git is not available here: ${(error as Error).message.split('\n')[0]})\n`,
+    )
+    return 0
+  }
+  const run = replay({ repo, maxCommits: DEMO_REPLAY_COMMITS })
+  let step = await run.next()
+  while (!step.done) step = await run.next()
+  const r = step.value
+  const seconds = r.wallMs / 1000
+  io.stdout(
+    `replayed ${r.commits} commits (${r.files} files, ${r.hunks} hunks) in ${seconds.toFixed(2)} s, ${Math.round(r.commits / seconds)} commits/s: ${r.exactCommits} exact, ${r.mismatches.length} mismatches, ${r.fallbacks} fallbacks\n`,
+  )
+  for (const m of r.mismatches.slice(0, 5))
+    io.stdout(`  mismatch ${m.commit.slice(0, 12)} ${m.path}: ${m.expected} / ${m.actual}\n`)
+  return r.mismatches.length === 0 ? 0 : 1
+}
+
+/** The demo replays at most this many commits (the oldest first), to stay a demo. */
+const DEMO_REPLAY_COMMITS = 1000
+
+/** The directory holding patchloom's package.json (the clone this runs from), or null. */
+async function projectRoot(): Promise<string | null> {
+  for (const rel of ['../..', '../../..']) {
+    const dir = fileURLToPath(new URL(rel, import.meta.url))
+    try {
+      const pkg: unknown = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8'))
+      if (typeof pkg === 'object' && pkg !== null && 'name' in pkg && pkg.name === 'patchloom')
+        return dir
+    } catch {
+      // Not at this level; try the next.
+    }
+  }
+  return null
+}
+
+/** A five-commit history (add, edit, rename with an edit, mode change, delete) in `dir`. */
+function buildDemoRepo(dir: string): string {
+  const env = {
+    ...process.env,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'demo',
+    GIT_AUTHOR_EMAIL: 'demo@example.com',
+    GIT_COMMITTER_NAME: 'demo',
+    GIT_COMMITTER_EMAIL: 'demo@example.com',
+  }
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env, stdio: 'pipe' })
+  const write = (rel: string, text: string) => {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true })
+    writeFileSync(path.join(dir, rel), text)
+  }
+  mkdirSync(dir, { recursive: true })
+  git('init', '-q')
+  const commit = (message: string) => {
+    git('add', '-A')
+    git('commit', '-q', '-m', message)
+  }
+  write('src/greet.ts', FILES['src/greet.ts'] as string)
+  write('notes.md', FILES['notes.md'] as string)
+  commit('add greet and notes')
+  write('src/greet.ts', (FILES['src/greet.ts'] as string).replace('Hello', 'Hi'))
+  commit('greet says hi')
+  git('mv', 'src/greet.ts', 'src/hello.ts')
+  write(
+    'src/hello.ts',
+    (FILES['src/greet.ts'] as string).replace('Hello', 'Hi').replace('Goodbye', 'Bye'),
+  )
+  commit('rename with an edit')
+  chmodSync(path.join(dir, 'notes.md'), 0o755)
+  commit('mode change')
+  rmSync(path.join(dir, 'notes.md'))
+  commit('delete notes')
+  return dir
 }
 
 function summary(result: ApplyResult): string {
