@@ -23,7 +23,7 @@ import { parsePatch } from '../parse/index.js'
 import type { EditPlan } from '../types.js'
 import { createBlobReader, readHistory, readTree, startOf, type BlobReader } from './git-history.js'
 import type { HistoryCommit, RawChange } from './history-parse.js'
-import { applyPlan, withChanges, type OpFailure, type Tree, type TreeFile } from './tree.js'
+import { applyPlan, type OpFailure, type Tree, type TreeFile } from './tree.js'
 
 export type ReplayVia = 'unified'
 
@@ -51,7 +51,10 @@ export interface ReplayMismatch {
   readonly actual: string
 }
 
-/** One commit replayed. `tree` is the tree after it, with git's bytes where a file mismatched. */
+/**
+ * One commit replayed. `tree` is the tree after it, with git's bytes where a file mismatched; the
+ * replay goes on from the same map, so it is valid until the next step (copy it to keep it).
+ */
 export interface ReplayCommit {
   readonly commit: string
   /** 0-based position in the replayed range. */
@@ -105,7 +108,9 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
   const { repo, signal } = options
   const range = options.range ?? 'HEAD'
   const maxCommits = options.maxCommits ?? Infinity
-  let tree: Tree = await readTree(repo, await startOf(repo, range))
+  // One tree, changed in place commit by commit (a copy per commit would cost the tree's size
+  // times the history's length).
+  const tree = new Map<string, TreeFile>(await readTree(repo, await startOf(repo, range)))
   const blobs = createBlobReader(repo)
   const totals = { commits: 0, exactCommits: 0, files: 0, hunks: 0, bytes: 0, fallbacks: 0 }
   const mismatches: ReplayMismatch[] = []
@@ -117,7 +122,6 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
         ...(signal === undefined ? {} : { signal }),
       })) {
         const done = await replayCommit(tree, commit, totals.commits, blobs)
-        tree = done.tree
         totals.commits++
         if (done.exact) totals.exactCommits++
         totals.files += done.files
@@ -171,7 +175,7 @@ export async function countCommits(repo: string, range: string): Promise<number>
 
 /** One commit: its diff through the engine, then every touched file against git's record. */
 async function replayCommit(
-  before: Tree,
+  tree: Map<string, TreeFile>,
   commit: HistoryCommit,
   index: number,
   blobs: BlobReader,
@@ -190,7 +194,7 @@ async function replayCommit(
   const applied =
     plan === null || 'error' in plan
       ? { changes: new Map<string, TreeFile | null>(), failures: unparsed, hunks: 0 }
-      : applyPlan(before, plan.plan, {
+      : applyPlan(tree, plan.plan, {
           blobId,
           inflate,
           skip: gitlinks,
@@ -213,7 +217,13 @@ async function replayCommit(
       actual: `refused: ${failure.error.code}: ${failure.error.message}`,
     })
   }
-  const after = new Map(withChanges(before, changes))
+  // The entries the commit replaces, kept to put back what git's record does not name.
+  const before = new Map([...changes.keys()].map((path) => [path, tree.get(path)] as const))
+  for (const [path, file] of changes) {
+    if (file === null) tree.delete(path)
+    else tree.set(path, file)
+  }
+  const after = tree
   const expected = expectedEntries(commit.changes)
   for (const [path, want] of expected) {
     const have = after.get(path)
