@@ -1,0 +1,321 @@
+// Times `patchloom replay` against git on the same history (issue #10): one patch file per
+// first-parent commit, made by one `git log -p` stream with the flags replay itself uses, then,
+// whole process and side by side in each round: `git apply` given every patch in one process (its
+// fastest mode), `git apply` once per patch, GNU `patch -p1` once per patch, each from an empty
+// directory, and `patchloom replay REPO --json` (via unified; it makes its own patches and checks
+// every touched file's blob id). Before timing, each git/patch route's final tree is compared with
+// the repository's own (`git add -A && git write-tree`); a route that does not end there prints
+// `> mismatch` and is marked, and replay must report every commit exact. Prints medians and
+// ratios against the one-process `git apply`, with the repository, commits, hunks and machine.
+// Does not (yet): time --via codex or search-replace, or 2 workers (not built).
+// Run: npm run build && node dist/bench/replay.bench.js [--repo DIR]... [--samples K]
+//   --repo DIR   a repository to replay from its root (repeatable; default: a generated one)
+//   --commits N  commits in the generated history (default 400)
+//   --no-per-patch  skip the once-per-patch rows (slow on long histories)
+//   --quick      a 30-commit generated history, 1 sample (CI: test/e2e/replay-bench.test.ts)
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { prng } from './generate.js'
+import { loadLine, machineLine, markdownTable, median, mib, ms, ratio } from './report.js'
+
+const CLI = fileURLToPath(new URL('../../bin/patchloom.js', import.meta.url))
+const NODE = process.execPath
+const ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+}
+// The stream replay reads (src/replay/git-history.ts), so both sides apply the same patches.
+const LOG_ARGS = [
+  '-c',
+  'core.quotePath=false',
+  'log',
+  '--reverse',
+  '--first-parent',
+  '--diff-merges=first-parent',
+  '-C',
+  '-p',
+  '--no-abbrev',
+  '--full-index',
+  '--binary',
+  '--no-color',
+  '--no-ext-diff',
+  '--no-textconv',
+  '--format=%x00%H',
+]
+
+interface Flags {
+  readonly repos: readonly string[]
+  readonly commits: number
+  readonly samples: number
+  readonly perPatch: boolean
+}
+
+function parseFlags(argv: readonly string[]): Flags {
+  const repos: string[] = []
+  let commits = 400
+  let samples = 3
+  let perPatch = true
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]
+    const value = () => {
+      const v = argv[++i]
+      if (v === undefined) throw new Error(`${flag} needs a value`)
+      return v
+    }
+    if (flag === '--repo') repos.push(path.resolve(value()))
+    else if (flag === '--commits') commits = Number(value())
+    else if (flag === '--samples') samples = Number(value())
+    else if (flag === '--no-per-patch') perPatch = false
+    else if (flag === '--quick') {
+      commits = 30
+      samples = 1
+    } else throw new Error(`unknown flag ${flag}`)
+  }
+  return { repos, commits, samples, perPatch }
+}
+
+function run(cmd: string, args: readonly string[], cwd: string, input?: Buffer): Buffer {
+  const r = spawnSync(cmd, args, { cwd, env: ENV, maxBuffer: 1 << 30, input })
+  if (r.status !== 0)
+    throw new Error(
+      `${cmd} ${args.slice(0, 3).join(' ')}... exited ${String(r.status)}: ${`${String(r.stderr)} ${String(r.stdout)}`.trim().slice(0, 300)}`,
+    )
+  return r.stdout
+}
+
+const git = (cwd: string, ...args: string[]) => run('git', args, cwd).toString('utf8')
+
+/** A seeded history: files edited, added, renamed and deleted over `commits` commits. */
+function generateHistory(dir: string, commits: number): void {
+  mkdirSync(dir, { recursive: true })
+  git(dir, 'init', '-q', '-b', 'main')
+  const random = prng(10)
+  const files = new Map<string, string[]>()
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T
+  const write = (rel: string, lines: string[]) => {
+    files.set(rel, lines)
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true })
+    writeFileSync(path.join(dir, rel), lines.join('\n') + '\n')
+  }
+  for (let i = 0; i < 40; i++)
+    write(
+      `src/m${i % 5}/file${i}.ts`,
+      Array.from({ length: 120 }, (_, k) => `export const v${i}_${k} = ${k}`),
+    )
+  git(dir, 'add', '-A')
+  git(dir, 'commit', '-q', '-m', 'root')
+  for (let c = 1; c < commits; c++) {
+    const roll = random()
+    const names = [...files.keys()]
+    if (roll < 0.05 && names.length > 10) {
+      const name = pick(names)
+      rmSync(path.join(dir, name))
+      files.delete(name)
+    } else if (roll < 0.1) {
+      const from = pick(names)
+      const to = from.replace(/\.ts$/, `_r${c}.ts`)
+      git(dir, 'mv', from, to)
+      files.set(to, files.get(from) as string[])
+      files.delete(from)
+    } else if (roll < 0.15) {
+      write(
+        `src/new/n${c}.ts`,
+        Array.from({ length: 30 }, (_, k) => `export const n${c}_${k} = ${k}`),
+      )
+    } else {
+      for (let e = 0; e < 1 + Math.floor(random() * 3); e++) {
+        const name = pick([...files.keys()])
+        const lines = (files.get(name) as string[]).slice()
+        const at = Math.floor(random() * lines.length)
+        if (random() < 0.3) lines.splice(at, 1)
+        else if (random() < 0.5) lines.splice(at, 0, `// commit ${c}`)
+        else lines[at] = `${lines[at] ?? ''} // ${c}`
+        write(name, lines)
+      }
+    }
+    git(dir, 'add', '-A')
+    git(dir, 'commit', '-q', '--allow-empty', '-m', `commit ${c}`)
+  }
+}
+
+/** One patch file per non-empty commit, from one git log stream; returns their paths and hunks. */
+function patchSeries(repo: string, out: string): { files: string[]; hunks: number; bytes: number } {
+  mkdirSync(out, { recursive: true })
+  const log = run('git', LOG_ARGS, repo)
+  const files: string[] = []
+  let hunks = 0
+  let start = -1
+  const flush = (end: number) => {
+    if (start < 0) return
+    const chunk = log.subarray(start, end)
+    const body = chunk.subarray(chunk.indexOf(10) + 1)
+    if (body.length === 0) return
+    const file = path.join(out, `${String(files.length + 1).padStart(6, '0')}.patch`)
+    writeFileSync(file, body)
+    files.push(file)
+  }
+  for (let i = 0; i < log.length; i++) {
+    if (log[i] === 0 && (i === 0 || log[i - 1] === 10)) {
+      flush(i)
+      start = i
+    } else if (log[i] === 64 && log[i + 1] === 64 && log[i - 1] === 10) hunks++ // "@@" at line start
+  }
+  flush(log.length)
+  return { files, hunks, bytes: log.length }
+}
+
+function treeOf(dir: string): string {
+  git(dir, 'add', '-A')
+  return git(dir, 'write-tree').trim()
+}
+
+function freshDir(scratch: string, name: string): string {
+  const dir = path.join(scratch, name)
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir)
+  git(dir, 'init', '-q')
+  return dir
+}
+
+interface Row {
+  readonly name: string
+  /** Runs the route once from scratch; returns its wall time in ms. */
+  readonly time: () => number
+  /** After an untimed run: null when the route ended where git did, else why not. */
+  readonly check: () => string | null
+}
+
+function timed(fn: () => void): number {
+  const started = performance.now()
+  fn()
+  return performance.now() - started
+}
+
+function rows(repo: string, scratch: string, series: string[], perPatch: boolean): Row[] {
+  const headTree = git(repo, 'rev-parse', 'HEAD^{tree}').trim()
+  const target = path.join(scratch, 'apply')
+  let replayReport: { exactCommits: number; commits: number } | null = null
+  const treeCheck = () => {
+    const tree = treeOf(target)
+    return tree === headTree ? null : `tree ${tree} is not HEAD's ${headTree}`
+  }
+  const list: Row[] = [
+    {
+      name: 'git apply, every patch in one process',
+      time: () => {
+        freshDir(scratch, 'apply')
+        return timed(() => run('git', ['apply', '--whitespace=nowarn', ...series], target))
+      },
+      check: treeCheck,
+    },
+  ]
+  if (perPatch)
+    list.push(
+      {
+        name: 'git apply, once per patch',
+        time: () => {
+          freshDir(scratch, 'apply')
+          return timed(() => {
+            for (const p of series) run('git', ['apply', '--whitespace=nowarn', p], target)
+          })
+        },
+        check: treeCheck,
+      },
+      {
+        name: 'patch -p1, once per patch',
+        time: () => {
+          freshDir(scratch, 'apply')
+          return timed(() => {
+            for (const p of series) run('patch', ['-p1', '-s', '-f', '-i', p], target)
+          })
+        },
+        check: treeCheck,
+      },
+    )
+  list.push({
+    name: 'patchloom replay (via unified, blob ids checked)',
+    time: () =>
+      timed(() => {
+        replayReport = JSON.parse(
+          run(NODE, [CLI, 'replay', repo, '--json'], scratch).toString('utf8'),
+        )
+      }),
+    check: () => {
+      const r = replayReport
+      if (r === null) return 'no report'
+      return r.exactCommits === r.commits ? null : `${r.commits - r.exactCommits} commits not exact`
+    },
+  })
+  return list
+}
+
+function benchRepo(repo: string, label: string, flags: Flags): void {
+  const scratchRoot = existsSync('/dev/shm') ? '/dev/shm' : tmpdir()
+  const scratch = mkdtempSync(path.join(scratchRoot, 'patchloom-replay-bench-'))
+  try {
+    const commits = Number(git(repo, 'rev-list', '--count', '--first-parent', 'HEAD').trim())
+    const series = patchSeries(repo, path.join(scratch, 'patches'))
+    const list = rows(repo, scratch, series.files, flags.perPatch)
+    const errors = new Map<string, string>()
+    for (const row of list) {
+      try {
+        row.time()
+        const problem = row.check()
+        if (problem !== null) {
+          errors.set(row.name, problem)
+          console.log(`> mismatch: ${label}, ${row.name}: ${problem}`)
+        }
+      } catch (error) {
+        errors.set(row.name, (error as Error).message)
+        console.log(`> mismatch: ${label}, ${row.name}: ${(error as Error).message}`)
+      }
+    }
+    const times = new Map<string, number[]>(list.map((r) => [r.name, []]))
+    for (let s = 0; s < flags.samples; s++)
+      for (const row of list) if (!errors.has(row.name)) times.get(row.name)?.push(row.time())
+    const baseline = median(times.get(list[0]?.name ?? '') ?? [])
+    console.log(
+      `\n### ${label}: ${commits.toLocaleString('en-US')} first-parent commits, ${series.files.length.toLocaleString('en-US')} patches, ${series.hunks.toLocaleString('en-US')} hunks, ${mib(series.bytes)} MiB of patches (median of ${flags.samples})\n`,
+    )
+    console.log(
+      markdownTable(
+        ['route', 'wall ms (x git apply, one process)'],
+        list.map((row) => {
+          const error = errors.get(row.name)
+          if (error !== undefined) return [row.name, 'mismatch']
+          const m = median(times.get(row.name) ?? [])
+          return [row.name, `${ms(m)} (${ratio(m, baseline)})`]
+        }),
+      ),
+    )
+    console.log(`\n${loadLine()}`)
+    if (errors.size > 0) process.exitCode = 1
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+const flags = parseFlags(process.argv.slice(2))
+console.log(`## replay.bench\n\n${machineLine()}\n`)
+console.log(`Command: \`node dist/bench/replay.bench.js ${process.argv.slice(2).join(' ')}\``)
+if (flags.repos.length === 0) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'patchloom-replay-history-'))
+  try {
+    generateHistory(path.join(dir, 'repo'), flags.commits)
+    benchRepo(
+      path.join(dir, 'repo'),
+      `generated history (seed 10, ${flags.commits} commits)`,
+      flags,
+    )
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+} else for (const repo of flags.repos) benchRepo(repo, path.basename(repo), flags)

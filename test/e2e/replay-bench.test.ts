@@ -1,0 +1,27 @@
+// CI runs the replay bench on a small generated history (#10): every route ends at the
+// repository's own tree (git apply in one process and per patch, patch -p1, and patchloom replay
+// with every commit exact), and the table prints. Timings are never asserted.
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+const BENCH = fileURLToPath(new URL('../../dist/bench/replay.bench.js', import.meta.url))
+
+describe('replay.bench --quick', () => {
+  it('runs every route to the same tree and prints the table', () => {
+    const child = spawnSync(process.execPath, [BENCH, '--quick'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    expect(child.status, `${child.stdout}\n${child.stderr}`).toBe(0)
+    expect(child.stdout).not.toMatch(/^> mismatch/m)
+    for (const row of [
+      '| git apply, every patch in one process | ',
+      '| git apply, once per patch | ',
+      '| patch -p1, once per patch | ',
+      '| patchloom replay (via unified, blob ids checked) | ',
+    ])
+      expect(child.stdout).toContain(row)
+    expect(child.stdout).toMatch(/30 first-parent commits, 30 patches, \d+ hunks/)
+  })
+})
