@@ -43,11 +43,25 @@ function readStdin() {
   return process.stdin
 }
 
+// A reader that goes away (`patchloom check --json | head -c 100`) ends our output, not the run:
+// later writes are dropped and the exit status is still the command's, where an unhandled EPIPE
+// used to crash the process.
+const closed = new Set()
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if (error.code !== 'EPIPE') throw error
+    closed.add(stream)
+  })
+}
+const writeTo = (stream) => (s) => {
+  if (!closed.has(stream)) stream.write(s)
+}
+
 loadBundle()
   .main(process.argv.slice(2), {
     stdin: readStdin,
-    stdout: (s) => process.stdout.write(s),
-    stderr: (s) => process.stderr.write(s),
+    stdout: writeTo(process.stdout),
+    stderr: writeTo(process.stderr),
     stderrIsTTY: process.stderr.isTTY === true,
     cwd: process.cwd(),
   })

@@ -115,6 +115,21 @@ describe('patchloom CLI', () => {
     expect(await snapshot(ws)).toEqual(before)
   })
 
+  it('keeps its exit status when the reader of its output goes away (no EPIPE crash)', async () => {
+    await writeFile(join(ws, 'greet.txt'), 'hello\nplanet\n')
+    // `patchloom ... | head -c 0`: stdout is a pipe whose reader has exited.
+    const status = spawnSync(
+      'bash',
+      [
+        '-c',
+        `printf '%s' "$PATCH" | "${process.execPath}" "${CLI_BIN}" check --root "${ws}" --json | head -c 0; echo "\${PIPESTATUS[1]}"`,
+      ],
+      { encoding: 'utf8', env: { ...process.env, PATCH: CODEX_UPDATE } },
+    )
+    expect(status.stderr).not.toMatch(/EPIPE|Unhandled 'error' event/)
+    expect(status.stdout.trim()).toBe('1') // the check's own rejection (world is not there)
+  })
+
   it('exits 1 on a rejection and leaves the tree unchanged', async () => {
     await writeFile(join(ws, 'greet.txt'), 'hello\nplanet\n')
     await writeFile(join(ws, 'other.txt'), 'x\n')
