@@ -19,6 +19,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { historyArgs } from '../src/replay/git-history.js'
 import { prng } from './generate.js'
 import { loadLine, machineLine, markdownTable, median, mib, ms, ratio } from './report.js'
 
@@ -32,25 +33,6 @@ const ENV = {
   GIT_COMMITTER_NAME: 'bench',
   GIT_COMMITTER_EMAIL: 'bench@example.com',
 }
-// The stream replay reads (src/replay/git-history.ts), so both sides apply the same patches.
-const LOG_ARGS = [
-  '-c',
-  'core.quotePath=false',
-  'log',
-  '--reverse',
-  '--first-parent',
-  '--diff-merges=first-parent',
-  '-C',
-  '-p',
-  '--no-abbrev',
-  '--full-index',
-  '--binary',
-  '--no-color',
-  '--no-ext-diff',
-  '--no-textconv',
-  '--format=%x00%H',
-]
-
 interface Flags {
   readonly repos: readonly string[]
   readonly commits: number
@@ -149,7 +131,8 @@ function generateHistory(dir: string, commits: number): void {
 /** One patch file per non-empty commit, from one git log stream; returns their paths and hunks. */
 function patchSeries(repo: string, out: string): { files: string[]; hunks: number; bytes: number } {
   mkdirSync(out, { recursive: true })
-  const log = run('git', LOG_ARGS, repo)
+  // The stream replay itself reads (its --raw lines sit before each diff; both tools skip them).
+  const log = run('git', historyArgs(repo, 'HEAD'), repo)
   const files: string[] = []
   let hunks = 0
   let start = -1

@@ -110,6 +110,15 @@ const DROPPED_ENV = [
   'GIT_DIFF_OPTS',
 ]
 
+/**
+ * The arguments after `git` of the history stream for `range` in `repo`, pins included: what
+ * readHistory runs, for a bench that must hand other tools the very same patches.
+ */
+export function historyArgs(repo: string, range: string): string[] {
+  checkRange(range)
+  return ['-C', repo, ...CONFIG_PINS, '--no-pager', ...LOG_FLAGS, '--end-of-options', range, '--']
+}
+
 const HEX_ID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
 const STDERR_LIMIT = 16 * 1024
 
@@ -339,7 +348,7 @@ function startGit(repo: string, args: readonly string[], stdin: boolean): Git {
   if (typeof repo !== 'string' || repo === '') {
     throw new EditError('CONFIG_INVALID', 'The repository path is empty.')
   }
-  const fullArgs = ['-C', repo, ...CONFIG_PINS, '--no-pager', ...args]
+  const fullArgs = ['-C', repo, ...CONFIG_PINS, '--no-pager', ...args] // see historyArgs
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     LC_ALL: 'C',
