@@ -238,11 +238,13 @@ async function projectRoot(): Promise<string | null> {
   return null
 }
 
-/** A five-commit history (add, edit, rename with an edit, mode change, delete) in `dir`. */
-function buildDemoRepo(dir: string): string {
+/** A five-commit history (add, edit, rename with an edit, mode change, delete) in `dir` (exported for its test). */
+export function buildDemoRepo(dir: string): string {
   const env = {
     ...process.env,
+    // The user's own git configuration (signing, hooks paths, templates) must not change it.
     GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_AUTHOR_NAME: 'demo',
     GIT_AUTHOR_EMAIL: 'demo@example.com',
     GIT_COMMITTER_NAME: 'demo',
