@@ -21,7 +21,7 @@ import type { ComputedFile, ComputeInput, FileOp, LineHunk, Warning } from '../t
 import { applyHunks } from './apply-hunks.js'
 import { applyBinaryPatch, checkPreimage } from './git-binary.js'
 import { renderDiff, type DiffHeader, type LineRegion, type RenderedDiff } from './render-diff.js'
-import { spliceExact, splicePacked } from './exact-splice.js'
+import { spliceExact, splicePacked, type SplicedFile } from './exact-splice.js'
 import { unpackHunks } from '../parse/plain-section.js'
 import { applyStringEditsWithLines } from './string-edits.js'
 
@@ -98,10 +98,7 @@ function newContent(job: ComputeInput): Result<Content | null> {
           source !== null && canSpliceExact(job)
             ? splicePacked(source, op.packed, job.sourceHasNoCrOrNul === true)
             : null
-        if (spliced !== null) {
-          const { additions, deletions } = spliced
-          return ok({ bytes: spliced.bytes, warnings: [], counts: { additions, deletions } })
-        }
+        if (spliced !== null) return ok(splicedContent(spliced))
         // Anything the exact splice does not take gets the general path's hunks and answer.
         return newContent({ ...job, op: unpackHunks(op) })
       }
@@ -116,10 +113,7 @@ function newContent(job: ComputeInput): Result<Content | null> {
       if (op.hunks.length === 0) return ok({ bytes: source, warnings: [] })
       if (canSpliceExact(job)) {
         const spliced = spliceExact(source, op.hunks, job.sourceHasNoCrOrNul === true)
-        if (spliced !== null) {
-          const { additions, deletions } = spliced
-          return ok({ bytes: spliced.bytes, warnings: [], counts: { additions, deletions } })
-        }
+        if (spliced !== null) return ok(splicedContent(spliced))
       }
       return applyLineHunks(job, source, op.hunks, op.locate)
     }
@@ -153,6 +147,10 @@ function newContent(job: ComputeInput): Result<Content | null> {
       })
     }
   }
+}
+
+function splicedContent({ bytes, additions, deletions }: SplicedFile): Content {
+  return { bytes, warnings: [], counts: { additions, deletions } }
 }
 
 /**

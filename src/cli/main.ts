@@ -3,7 +3,6 @@
 // conflict remains). Runs in-process against a CliIo so tests need no child process;
 // bin/patchloom.js wires it to the real process.
 // With --json, stdout carries exactly one JSON line whatever happens.
-import { readFile } from 'node:fs/promises'
 import { createEngine } from '../coordinator/engine.js'
 import { isEditError, type EditErrorData } from '../errors.js'
 import { HELP_TEXT, parseArgs } from './args.js'
@@ -15,6 +14,7 @@ import { runLog } from './commands/log.js'
 import { runRecover } from './commands/recover.js'
 import { runReplay } from './commands/replay.js'
 import { runUndo } from './commands/undo.js'
+import { findPackageRoot } from './package-root.js'
 import {
   EXIT,
   exitCodeFor,
@@ -56,7 +56,7 @@ export async function main(
         io.stdout(HELP_TEXT)
         return EXIT.OK
       case 'version':
-        io.stdout(`${await readVersion()}\n`)
+        io.stdout(`${(await findPackageRoot())?.version ?? 'unknown'}\n`)
         return EXIT.OK
       case 'demo':
         return await runDemo(io)
@@ -81,21 +81,4 @@ export async function main(
     io.stderr(`${err instanceof Error && err.stack !== undefined ? err.stack : String(err)}\n`)
     return report(internalErrorData(err))
   }
-}
-
-// The package.json sits two levels above src/cli/ when run from source and above dist/cli/ (the
-// bundle bin/patchloom.js loads), three above dist/src/cli/; look in both rather than copying the
-// version into the code.
-async function readVersion(): Promise<string> {
-  for (const rel of ['../../package.json', '../../../package.json']) {
-    try {
-      const pkg: unknown = JSON.parse(await readFile(new URL(rel, import.meta.url), 'utf8'))
-      if (typeof pkg === 'object' && pkg !== null && 'name' in pkg && pkg.name === 'patchloom') {
-        return 'version' in pkg ? String(pkg.version) : 'unknown'
-      }
-    } catch {
-      // Not at this level; try the next.
-    }
-  }
-  return 'unknown'
 }

@@ -34,6 +34,17 @@ export interface TreeEntry {
   readonly bytes: Uint8Array | null
 }
 
+/** First-parent commits in `range` (`git rev-list --count`): a progress line's total. */
+export async function countCommits(repo: string, range = 'HEAD'): Promise<number> {
+  checkRange(range)
+  const out = await runGit(
+    repo,
+    ['rev-list', '--count', '--first-parent', '--end-of-options', range, '--'],
+    range,
+  )
+  return Number(latin1(out, 0, out.length).trim())
+}
+
 /** One long-lived `git cat-file --batch` process for blobs by id, on demand. */
 export interface BlobReader {
   /** The blob's bytes, checked against its id; reads may overlap. */

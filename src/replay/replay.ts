@@ -12,9 +12,7 @@
 //
 // What this slice does not do yet: the context-only routes (`via: 'codex' | 'search-replace'`)
 // and splitting the work by file over the worker pool.
-import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { promisify } from 'node:util'
 import { inflateSync } from 'node:zlib'
 import { DEFAULT_LIMITS } from '../config.js'
 import { patchTextOf } from '../coordinator/patch-input.js'
@@ -26,8 +24,6 @@ import type { HistoryCommit, RawChange } from './history-parse.js'
 import { applyPlan, type OpFailure, type Tree, type TreeFile } from './tree.js'
 
 export type ReplayVia = 'unified'
-
-const execFileAsync = promisify(execFile)
 
 export interface ReplayOptions {
   /** A directory inside a git work tree, or a bare repository. */
@@ -145,31 +141,6 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
     misplacedHunks: 0,
     mismatches,
     wallMs: performance.now() - started,
-  }
-}
-
-/** First-parent commits in `range` (`git rev-list --count`): the progress line's total. */
-export async function countCommits(repo: string, range: string): Promise<number> {
-  try {
-    const { stdout } = await execFileAsync('git', [
-      '-C',
-      repo,
-      'rev-list',
-      '--count',
-      '--first-parent',
-      range,
-    ])
-    return Number(stdout.trim())
-  } catch (error) {
-    const said = ((error as { stderr?: string }).stderr ?? (error as Error).message).trim()
-    throw new EditError(
-      'CONFIG_INVALID',
-      `Invalid option: ${range} is not a revision range of ${repo} (git: ${said.split('\n')[0] ?? ''}).`,
-      {
-        hint: 'Give a directory inside a git repository and a range such as A..B, or one revision.',
-        cause: error,
-      },
-    )
   }
 }
 

@@ -72,16 +72,6 @@ export function applyPlan(tree: Tree, plan: EditPlan, ctx: ApplyContext): Applie
   return { changes, failures, hunks }
 }
 
-/** The new tree: `tree` with `changes` laid over it (a copy; `tree` is not changed). */
-export function withChanges(tree: Tree, changes: ReadonlyMap<string, TreeFile | null>): Tree {
-  const next = new Map(tree)
-  for (const [path, file] of changes) {
-    if (file === null) next.delete(path)
-    else next.set(path, file)
-  }
-  return next
-}
-
 type OpResult =
   | { readonly deletes: readonly string[]; readonly write?: { path: string; file: TreeFile } }
   | { readonly error: EditErrorData }

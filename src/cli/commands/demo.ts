@@ -9,10 +9,10 @@ import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { createEngine } from '../../coordinator/engine.js'
 import { isEditError } from '../../errors.js'
 import { replay } from '../../replay/replay.js'
+import { findPackageRoot } from '../package-root.js'
 import type { ApplyResult } from '../../types.js'
 
 interface DemoIo {
@@ -192,7 +192,7 @@ export async function runDemo(io: DemoIo): Promise<number> {
  * else a small one built here with git. Exit 1 if any commit does not come out exact.
  */
 async function replayStep(io: DemoIo, scratch: string): Promise<number> {
-  const own = await projectRoot()
+  const own = (await findPackageRoot())?.dir ?? null
   let repo = own !== null && existsSync(path.join(own, '.git')) ? own : null
   io.stdout(
     repo === null
@@ -222,21 +222,6 @@ async function replayStep(io: DemoIo, scratch: string): Promise<number> {
 
 /** The demo replays at most this many commits (the oldest first), to stay a demo. */
 const DEMO_REPLAY_COMMITS = 1000
-
-/** The directory holding patchloom's package.json (the clone this runs from), or null. */
-async function projectRoot(): Promise<string | null> {
-  for (const rel of ['../..', '../../..']) {
-    const dir = fileURLToPath(new URL(rel, import.meta.url))
-    try {
-      const pkg: unknown = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8'))
-      if (typeof pkg === 'object' && pkg !== null && 'name' in pkg && pkg.name === 'patchloom')
-        return dir
-    } catch {
-      // Not at this level; try the next.
-    }
-  }
-  return null
-}
 
 /** A five-commit history (add, edit, rename with an edit, mode change, delete) in `dir` (exported for its test). */
 export function buildDemoRepo(dir: string): string {

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { deflateSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
+  countCommits,
   createBlobReader,
   readHistory,
   readTree,
@@ -348,6 +349,13 @@ describe('readHistory', () => {
     expect(await startOf(repo, range)).toBe(shas['chmod'])
     const upTo = await collect(readHistory({ repo, range: shas['rename'] as string }))
     expect(upTo.map((c) => c.sha)).toEqual([shas['root'], shas['edits'], shas['rename']])
+  })
+
+  it('counts the first-parent commits a range holds, and refuses a bad range', async () => {
+    const range = `${shas['chmod']}..${shas['merge']}`
+    expect(await countCommits(repo, range)).toBe(firstParentLine(repo, range).length)
+    expect(await countCommits(repo)).toBe(firstParentLine(repo, 'HEAD').length)
+    expect((await rejection(countCommits(repo, 'no-such-rev'))).code).toBe('CONFIG_INVALID')
   })
 
   it('stops git when the consumer breaks out early', async () => {

@@ -3,7 +3,7 @@
 import { inflateSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { parsePatch } from '../../../src/parse/index.js'
-import { applyPlan, withChanges, type Tree, type TreeFile } from '../../../src/replay/tree.js'
+import { applyPlan, type Tree, type TreeFile } from '../../../src/replay/tree.js'
 import { gitBlobId } from '../../../src/text/blob-id.js'
 import type { EditPlan } from '../../../src/types.js'
 
@@ -19,6 +19,16 @@ function plan(diff: string): EditPlan {
   const parsed = parsePatch(diff, 'unified')
   if (!parsed.ok) throw new Error(parsed.error.message)
   return parsed.value
+}
+
+/** `tree` with `changes` laid over it, as replay.ts lays them over its own tree. */
+function withChanges(tree: Tree, changes: ReadonlyMap<string, TreeFile | null>): Tree {
+  const next = new Map(tree)
+  for (const [path, file] of changes) {
+    if (file === null) next.delete(path)
+    else next.set(path, file)
+  }
+  return next
 }
 
 function contents(tree: Tree): Record<string, string> {
