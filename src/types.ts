@@ -43,6 +43,12 @@ export interface LineHunk {
   readonly oldNoNewlineAtEnd?: boolean
   /** Unified `\ No newline at end of file` after the last new-side line. */
   readonly newNoNewlineAtEnd?: boolean
+  /**
+   * Unified: the header's text after the second `@@` (git's function context, the nearest line
+   * above the hunk that looks like a function or section start, cut to 80 bytes). Nothing
+   * applies it; history replay (#10) turns it into a Codex `@@` hint.
+   */
+  readonly section?: string
 }
 
 export type LocateMode = 'cursor' | 'near-line' | 'sequential'
@@ -245,6 +251,8 @@ export interface ComputeInput {
   readonly sourceIsUtf8?: true
   /** The caller checked that `source` holds no CR and no NUL byte (it has a native search). */
   readonly sourceHasNoCrOrNul?: true
+  /** Report where each line hunk was placed (ComputedFile.placements; history replay, #10). */
+  readonly placements?: true
 }
 
 /** One file's computed change, before anything is written. */
@@ -256,6 +264,13 @@ export interface ComputedFile {
   /** Unified diff with a/ and b/ headers ('' when the content is unchanged, or with countOnly). */
   readonly diff: string
   readonly warnings: readonly Warning[]
+  /**
+   * With ComputeInput.placements, for line hunks placed by the matcher: each hunk's 0-based first
+   * line (its insertion index when it removes nothing), in patch order, in the text it was
+   * searched in: the file as it was ('cursor', 'near-line'), or the text the earlier hunks left
+   * ('sequential'). Absent for ops without line hunks and for exact splices.
+   */
+  readonly placements?: readonly number[]
 }
 
 /** One file in a result. Hashes are `sha256:<hex>` of the raw bytes; null where the file does not exist. */

@@ -47,6 +47,8 @@ export interface ApplyHunksOutput {
    * output, the spans the hunks changed in all, and only when there are two or more.
    */
   readonly regions?: readonly LineRegion[]
+  /** Each hunk's Location.start, in patch order (ComputedFile.placements). */
+  readonly placements: readonly number[]
 }
 
 interface Placed {
@@ -110,7 +112,8 @@ export function applyHunks(input: ApplyHunksInput): Result<ApplyHunksOutput> {
   const regions: LineRegion[] = []
   const spliced = splice(input.lines, placed, eol, added, regions)
   const finished = finishLastLine(spliced, endHunk, input.format, hadFinalNewline, eol)
-  return ok({ lines: finished, warnings, regions })
+  const placements = placed.map((p) => p.location.start)
+  return ok({ lines: finished, warnings, regions, placements })
 }
 
 /**
@@ -137,10 +140,12 @@ function applySequential(
     context: () => contextFor(table.toLines(), input),
   }
   let endHunk: LineHunk | null = null
+  const placements: number[] = []
   for (const hunk of input.hunks) {
     const found = locateSequentialIn(text, hunk)
     if (!found.ok) return found
     const loc = found.value
+    placements.push(loc.start)
     warnings.push(...loc.warnings)
     if (loc.start + loc.oldLength === table.length) endHunk = hunk
     spliceOne(table, loc, eol, added)
@@ -153,8 +158,8 @@ function applySequential(
   const regions = table.regions()
   // One region (or none) renders as the whole-file diff always did; several render per region,
   // as for the other locate modes, instead of one diff across the whole file.
-  if (regions.length <= 1) return ok({ lines: table.toLines(), warnings })
-  return ok({ lines: table.toLines(), warnings, regions })
+  if (regions.length <= 1) return ok({ lines: table.toLines(), warnings, placements })
+  return ok({ lines: table.toLines(), warnings, regions, placements })
 }
 
 /**

@@ -41,6 +41,8 @@ interface Content {
   readonly regions?: readonly LineRegion[]
   /** Added and removed lines, when the op counted them itself (exact-splice.ts; countOnly). */
   readonly counts?: { readonly additions: number; readonly deletions: number }
+  /** Where applyHunks placed each hunk (ComputedFile.placements). */
+  readonly placements?: readonly number[]
 }
 
 export function computeFile(job: ComputeInput): Result<ComputedFile> {
@@ -48,9 +50,13 @@ export function computeFile(job: ComputeInput): Result<ComputedFile> {
   if (!content.ok) return content
   const after = content.value === null ? null : content.value.bytes
   const warnings = content.value === null ? [] : content.value.warnings
-  if (job.bytesOnly === true) return ok({ after, additions: 0, deletions: 0, diff: '', warnings })
+  const placed = job.placements === true ? content.value?.placements : undefined
+  const placements = placed === undefined ? {} : { placements: placed }
+  if (job.bytesOnly === true) {
+    return ok({ after, additions: 0, deletions: 0, diff: '', warnings, ...placements })
+  }
   const rendered = diffFor(job, content.value, after)
-  const computed: ComputedFile = { after, ...rendered, warnings }
+  const computed: ComputedFile = { after, ...rendered, warnings, ...placements }
   return ok(computed)
 }
 
@@ -210,6 +216,7 @@ function applyLineHunks(
       bom: decoded.bom,
     },
     ...(applied.value.regions === undefined ? {} : { regions: applied.value.regions }),
+    placements: applied.value.placements,
   })
 }
 

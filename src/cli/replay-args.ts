@@ -1,4 +1,4 @@
-// `patchloom replay REPO [--range A..B] [--first-parent] [--via unified] [--max-commits N]
+// `patchloom replay REPO [--range A..B] [--first-parent] [--via unified|codex|search-replace] [--max-commits N]
 // [--out DIR] [--json]` (#10): its own flags, parsed apart from apply's. args.ts hands over the
 // whole argv without the word `replay`, so flags may come before or after it. Never throws.
 import { errorData } from '../errors.js'
@@ -11,7 +11,7 @@ export interface ReplayCommand {
   readonly repo: string
   /** `A..B`, or one revision; null for HEAD. */
   readonly range: string | null
-  readonly via: 'unified'
+  readonly via: ReplayVia
   readonly maxCommits: number | null
   /** Where to write the final tree; null for nowhere. */
   readonly out: string | null
@@ -29,6 +29,7 @@ export function parseReplayArgs(
   let maxCommits: number | null = null
   let out: string | null = null
   let json = false
+  let via: ReplayVia = 'unified'
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index] ?? ''
     if (!arg.startsWith('-') || arg === '-') {
@@ -61,14 +62,10 @@ export function parseReplayArgs(
         range = value
         break
       case '--via': {
-        const via = VIAS.find((v) => v === value)
-        if (via === undefined)
+        const chosen = VIAS.find((v) => v === value)
+        if (chosen === undefined)
           return usage(`Unknown --via '${value ?? ''}'; use unified, codex or search-replace.`)
-        if (via !== 'unified') {
-          return usage(
-            `--via ${via} is not available yet (issue #10): this version replays through the unified route only.`,
-          )
-        }
+        via = chosen
         break
       }
       case '--max-commits': {
@@ -87,7 +84,7 @@ export function parseReplayArgs(
     }
   }
   if (repo === null) return usage('replay needs a REPO: a directory inside a git repository.')
-  return ok({ kind: 'replay', repo, range, via: 'unified', maxCommits, out, json })
+  return ok({ kind: 'replay', repo, range, via, maxCommits, out, json })
 }
 
 function usage(message: string): Result<never> {

@@ -4,10 +4,10 @@
 // climbs the ladder (exact -> trim-end -> trim -> fold) and refuses rather than guesses:
 // MATCH_AMBIGUOUS when two places fit equally, MATCH_NOT_FOUND with near-miss candidates.
 // Hints (D-025): each place the first hint matches after the cursor is one reading; each later
-// hint is the first match inside the previous one's scope (src/match/scope.ts). The hunk takes
-// the first fit inside each reading's scope, the ladder climbed per scope, and must change
-// nothing past the scope's end (trailing context may run on). Fits in two readings are
-// ambiguous; none at all is MATCH_NOT_FOUND naming where the lines are outside the scope.
+// hint is the first match inside the previous one's scope (src/match/scope.ts). The hunk must fit
+// exactly once inside the readings' scopes, the ladder climbed per scope, and change nothing past
+// the scope's end (trailing context may run on). Two fits, in one scope (D-079) or in two
+// readings, are ambiguous; none at all is MATCH_NOT_FOUND naming where the lines are outside.
 // It computes positions only; splicing the lines is src/apply/apply-hunks.ts's job.
 import type { Candidate } from '../errors.js'
 import { errorData } from '../errors.js'
@@ -403,8 +403,10 @@ function changesWithin(lines: readonly HunkLine[], start: number, end: number): 
 }
 
 /**
- * The first place inside one hint reading's scope where the hunk fits, climbing the ladder for
- * this scope alone (D-025): it starts in [hint, end) and changes nothing past the scope.
+ * Every place inside one hint reading's scope where the hunk fits, in the first ladder pass with
+ * any, climbing the ladder for this scope alone (D-025): a fit starts in [hint, end) and changes
+ * nothing past the scope. Two fits in one scope are ambiguous (D-079): the hint does not say
+ * which, and taking the first landed a real commit's hunk 31 lines early.
  */
 function searchScope(
   ctx: LocateContext,
@@ -415,17 +417,17 @@ function searchScope(
   const total = ctx.index.lines.length
   // A start before `end` cannot reach past end - 1 + old.length, which bounds the scan.
   const to = Math.min(total, reading.end - 1 + old.length)
-  const firstIn = (pass: MatchPass): number | undefined =>
-    findStartsInPass(ctx.index, old, reading.hint, to, pass).find(
+  const fitsIn = (pass: MatchPass): number[] =>
+    findStartsInPass(ctx.index, old, reading.hint, to, pass).filter(
       (s) => s < reading.end && changesWithin(lines, s, reading.end),
     )
   for (const pass of ctx.exactOnly ? (['exact'] as const) : MATCH_PASSES) {
-    const s = firstIn(pass)
-    if (s !== undefined) return { kind: 'found', pass, starts: [s] }
+    const starts = fitsIn(pass)
+    if (starts.length > 0) return { kind: 'found', pass, starts }
   }
   if (ctx.exactOnly) {
     for (const pass of MATCH_PASSES.slice(1)) {
-      if (firstIn(pass) !== undefined) return { kind: 'not-text', pass }
+      if (fitsIn(pass).length > 0) return { kind: 'not-text', pass }
     }
   }
   return { kind: 'none' }
@@ -510,18 +512,23 @@ function locateCursorOnce(
       return ok(located(ctx, hunk, lines, (readings[0] as Reading).hint + 1, null))
     }
     const byStart = new Map<number, MatchPass>()
+    let inOneScope = false
     for (const r of readings) {
       // From the hint line itself: models often repeat the hint as the chunk's first context
       // line, which Codex then fails to find; the hint still pins the place. The whole ladder
       // runs per scope (D-025): an exact match outside the scope never beats a lenient one in it.
       const found = searchScope(ctx, lines, old, r)
       if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
-      if (found.kind === 'found') byStart.set(found.starts[0] as number, found.pass)
+      if (found.kind !== 'found') continue
+      if (found.starts.length > 1) inOneScope = true
+      for (const s of found.starts) byStart.set(s, found.pass)
     }
     if (byStart.size === 0) return outsideScopeError(ctx, hunk, old, readings, claimed)
     if (byStart.size > 1) {
       const starts = [...byStart.keys()].sort((a, b) => a - b)
-      const why = 'matches inside the scope of each reading of its @@ hints'
+      const why = inOneScope
+        ? 'matches more than once inside the scope of its @@ hint'
+        : 'matches inside the scope of each reading of its @@ hints'
       return ambiguousError(ctx, hunk, starts, old.length, why)
     }
     const [[start, pass]] = [...byStart] as [[number, MatchPass]]

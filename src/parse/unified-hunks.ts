@@ -17,7 +17,7 @@ import { fail, ok, type Result } from '../result.js'
 import type { HunkLine, LineHunk } from '../types.js'
 import { clip, DEV_NULL, parseName, stripPlainNames } from './unified-names.js'
 
-const HUNK_HEADER_RE = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(?: .*)?$/
+const HUNK_HEADER_RE = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(?: (.*))?$/
 
 export const UNIFIED_EMPTY_HINT =
   'Give each file "--- a/path" and "+++ b/path" headers, then @@ hunks with at least one line.'
@@ -154,6 +154,7 @@ function parseHunk(
     lines: body,
     ...(oldNoNewlineAtEnd ? { oldNoNewlineAtEnd } : {}),
     ...(newNoNewlineAtEnd ? { newNoNewlineAtEnd } : {}),
+    ...(match[5] === undefined || match[5] === '' ? {} : { section: match[5] }),
   }
   return ok({ hunk, next: end })
 }

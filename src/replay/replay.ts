@@ -10,8 +10,11 @@
 // difference does not cascade through the rest of the history. A submodule pointer has no bytes
 // to apply a diff to: it is taken from git's record and counted as a fallback.
 //
-// What this slice does not do yet: the context-only routes (`via: 'codex' | 'search-replace'`)
-// and splitting the work by file over the worker pool.
+// `via: 'codex' | 'search-replace'` converts each file's diff to that format first (D-078,
+// src/replay/tree.ts): refused hunks are counted and the file continues from git's post-image;
+// misplaced hunks (placed anywhere but git's place) fail the commit like a mismatch.
+//
+// Not done yet: splitting the work by file over the worker pool.
 import { createHash } from 'node:crypto'
 import { inflateSync } from 'node:zlib'
 import { DEFAULT_LIMITS } from '../config.js'
@@ -21,9 +24,19 @@ import { parsePatch } from '../parse/index.js'
 import type { EditPlan } from '../types.js'
 import { createBlobReader, readHistory, readTree, startOf, type BlobReader } from './git-history.js'
 import type { HistoryCommit, RawChange } from './history-parse.js'
-import { applyPlan, type OpFailure, type Tree, type TreeFile } from './tree.js'
+import type { FallbackReason } from './convert.js'
+import {
+  applyPlan,
+  type HunkMisplaced,
+  type HunkRefusal,
+  type OpFailure,
+  type Tree,
+  type TreeFile,
+} from './tree.js'
 
-export type ReplayVia = 'unified'
+export type ReplayVia = 'unified' | 'codex' | 'search-replace'
+export const REPLAY_VIAS: readonly ReplayVia[] = ['unified', 'codex', 'search-replace']
+export type { FallbackReason }
 
 export interface ReplayOptions {
   /** A directory inside a git work tree, or a bare repository. */
@@ -47,6 +60,11 @@ export interface ReplayMismatch {
   readonly actual: string
 }
 
+/** A hunk a context-only route placed elsewhere than git's diff has it (must never happen). */
+export interface ReplayMisplaced extends HunkMisplaced {
+  readonly commit: string
+}
+
 /**
  * One commit replayed. `tree` is the tree after it, with git's bytes where a file mismatched; the
  * replay goes on from the same map, so it is valid until the next step (copy it to keep it).
@@ -62,8 +80,17 @@ export interface ReplayCommit {
   readonly bytes: number
   /** Every touched file matched git's blob id and mode, and nothing else changed. */
   readonly exact: boolean
-  /** Files taken from git's record because the route cannot express them (submodule pointers). */
+  /**
+   * Files the route cannot state, replayed from git's diff or (submodule pointers) git's record;
+   * their reasons are `fallbackReasons`.
+   */
   readonly fallbacks: number
+  readonly fallbackReasons: readonly FallbackReason[]
+  /** Hunks that went through the context-only format (0 for `via: 'unified'`). */
+  readonly formatHunks: number
+  /** Hunks the matcher refused; their files continue from git's post-image. */
+  readonly refusals: readonly HunkRefusal[]
+  readonly misplaced: readonly ReplayMisplaced[]
   readonly mismatches: readonly ReplayMismatch[]
   readonly tree: Tree
 }
@@ -78,9 +105,16 @@ export interface ReplayReport {
   readonly files: number
   readonly hunks: number
   readonly bytes: number
+  /** Hunks that went through the context-only format: the refused share's denominator. */
+  readonly formatHunks: number
   readonly refusedHunks: number
+  /** Refused hunks by the matcher's error code (MATCH_AMBIGUOUS, MATCH_NOT_FOUND, ...). */
+  readonly refusals: Readonly<Record<string, number>>
   readonly misplacedHunks: number
+  readonly misplaced: readonly ReplayMisplaced[]
   readonly fallbacks: number
+  /** Fallbacks by reason (FallbackReason). */
+  readonly fallbackReasons: Readonly<Record<string, number>>
   readonly mismatches: readonly ReplayMismatch[]
   readonly wallMs: number
 }
@@ -95,10 +129,10 @@ export interface ReplayReport {
 export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayCommit, ReplayReport> {
   const started = performance.now()
   const via = options.via ?? 'unified'
-  if (via !== 'unified') {
+  if (!REPLAY_VIAS.includes(via)) {
     throw new EditError(
       'CONFIG_INVALID',
-      `Invalid option: via must be "unified"; got ${String(via)}.`,
+      `Invalid option: via must be one of ${REPLAY_VIAS.map((v) => `"${v}"`).join(', ')}; got ${String(via)}.`,
     )
   }
   const { repo, signal } = options
@@ -108,8 +142,20 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
   // times the history's length).
   const tree = new Map<string, TreeFile>(await readTree(repo, await startOf(repo, range)))
   const blobs = createBlobReader(repo)
-  const totals = { commits: 0, exactCommits: 0, files: 0, hunks: 0, bytes: 0, fallbacks: 0 }
+  const totals = {
+    commits: 0,
+    exactCommits: 0,
+    files: 0,
+    hunks: 0,
+    bytes: 0,
+    formatHunks: 0,
+    refusedHunks: 0,
+    fallbacks: 0,
+  }
   const mismatches: ReplayMismatch[] = []
+  const misplaced: ReplayMisplaced[] = []
+  const refusals: Record<string, number> = {}
+  const fallbackReasons: Record<string, number> = {}
   try {
     if (maxCommits > 0) {
       for await (const commit of readHistory({
@@ -117,14 +163,19 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
         range,
         ...(signal === undefined ? {} : { signal }),
       })) {
-        const done = await replayCommit(tree, commit, totals.commits, blobs)
+        const done = await replayCommit(tree, commit, totals.commits, blobs, via)
         totals.commits++
         if (done.exact) totals.exactCommits++
         totals.files += done.files
         totals.hunks += done.hunks
         totals.bytes += done.bytes
+        totals.formatHunks += done.formatHunks
+        totals.refusedHunks += done.refusals.length
         totals.fallbacks += done.fallbacks
+        for (const r of done.refusals) refusals[r.code] = (refusals[r.code] ?? 0) + 1
+        for (const r of done.fallbackReasons) fallbackReasons[r] = (fallbackReasons[r] ?? 0) + 1
         mismatches.push(...done.mismatches)
+        misplaced.push(...done.misplaced)
         yield done
         if (totals.commits >= maxCommits) break
       }
@@ -137,8 +188,10 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
     range,
     via,
     ...totals,
-    refusedHunks: 0,
-    misplacedHunks: 0,
+    refusals,
+    misplacedHunks: misplaced.length,
+    misplaced,
+    fallbackReasons,
     mismatches,
     wallMs: performance.now() - started,
   }
@@ -150,6 +203,7 @@ async function replayCommit(
   commit: HistoryCommit,
   index: number,
   blobs: BlobReader,
+  via: ReplayVia,
 ): Promise<ReplayCommit> {
   const gitlinks = new Set(
     commit.changes
@@ -164,12 +218,22 @@ async function replayCommit(
       : []
   const applied =
     plan === null || 'error' in plan
-      ? { changes: new Map<string, TreeFile | null>(), failures: unparsed, hunks: 0 }
+      ? {
+          changes: new Map<string, TreeFile | null>(),
+          failures: unparsed,
+          hunks: 0,
+          refused: new Set<string>(),
+          fallbacks: [],
+          formatHunks: 0,
+          refusals: [],
+          misplaced: [],
+        }
       : applyPlan(tree, plan.plan, {
           blobId,
           inflate,
           skip: gitlinks,
           rawPatch: plan.rawPatch,
+          via,
         })
   const changes = new Map(applied.changes)
   // Submodule pointers (and whatever replaced one) come from git's record.
@@ -199,7 +263,8 @@ async function replayCommit(
   for (const [path, want] of expected) {
     const have = after.get(path)
     if (sameEntry(have, want)) continue
-    if (!applied.failures.some((f) => f.path === path))
+    // A refused hunk's file is taken from git without a mismatch: the refusal is counted.
+    if (!applied.refused.has(path) && !applied.failures.some((f) => f.path === path))
       mismatches.push(await describe(commit.sha, path, want, have, blobs))
     // Continue from git's own post-image: one difference must not cascade. An object git cannot
     // give back intact leaves the file as the commit's diff made it.
@@ -220,14 +285,21 @@ async function replayCommit(
     if (old === undefined) after.delete(path)
     else after.set(path, old)
   }
+  const submodules = [...gitlinks].filter((p) => expected.has(p)).map(() => 'submodule' as const)
+  const fallbackReasons = [...submodules, ...applied.fallbacks]
+  const misplaced = applied.misplaced.map((m) => ({ commit: commit.sha, ...m }))
   return {
     commit: commit.sha,
     index,
     files: commit.changes.length,
     hunks: applied.hunks,
     bytes: commit.patch.length,
-    exact: mismatches.length === 0,
-    fallbacks: [...gitlinks].filter((p) => expected.has(p)).length,
+    exact: mismatches.length === 0 && misplaced.length === 0,
+    fallbacks: fallbackReasons.length,
+    fallbackReasons,
+    formatHunks: applied.formatHunks,
+    refusals: applied.refusals,
+    misplaced,
     mismatches,
     tree: after,
   }

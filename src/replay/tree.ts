@@ -7,10 +7,19 @@
 // and an add of the same path) and a swap of two names all see the old tree. Deletions are laid
 // out before additions, so a type change ends with the new entry. What the ops do not cover (a
 // submodule pointer, which has no bytes here) the caller sets from git's own record (`skip`).
+//
+// With `via` a context-only format (D-078), each op is first converted (src/replay/convert.ts)
+// and the converted text goes through that format's own parser and the matcher. A hunk the
+// matcher refuses is counted and dropped, and the rest retried, so every hunk is judged; the
+// file's bytes then come from git (`refused`), so one refusal does not cascade. A hunk placed
+// anywhere but where git's header says is misplaced. What the format cannot state replays
+// through git's diff and is counted as a fallback.
 import { computeFile } from '../apply/compute.js'
 import { errorData, type EditErrorData } from '../errors.js'
+import { parsePatch } from '../parse/index.js'
 import { opHasRawBytes } from '../parse/raw-bytes.js'
 import type { ComputeInput, EditPlan, FileMode, FileOp } from '../types.js'
+import { convertOp, type ContextFormat, type FallbackReason } from './convert.js'
 
 /** A tree entry: its git mode, blob id, and bytes (null for a submodule pointer, mode 160000). */
 export interface TreeFile {
@@ -31,6 +40,26 @@ export interface ApplyContext {
   readonly skip?: ReadonlySet<string>
   /** The patch is not UTF-8 somewhere (PatchText.firstRawLine): ops holding raw bytes match them exactly (D-040). */
   readonly rawPatch?: boolean
+  /** Apply git's diff as it is (the default), or converted to a context-only format. */
+  readonly via?: 'unified' | ContextFormat
+}
+
+/** A hunk the matcher would not place in exactly one place (an error code of MATCH_*). */
+export interface HunkRefusal {
+  readonly path: string
+  /** 1-based position of the hunk among the file's hunks in git's diff. */
+  readonly hunk: number
+  readonly code: string
+  readonly message: string
+}
+
+/** A hunk the matcher placed somewhere other than where git's diff has it. */
+export interface HunkMisplaced {
+  readonly path: string
+  readonly hunk: number
+  /** 1-based lines: git's placement and the matcher's (see convert.ts for which text). */
+  readonly expectedLine: number
+  readonly actualLine: number
 }
 
 /** One op the engine could not apply: the path, and the engine's error as data. */
@@ -45,6 +74,14 @@ export interface AppliedPlan {
   readonly failures: readonly OpFailure[]
   /** Hunks in the plan (a binary patch counts as one). */
   readonly hunks: number
+  /** Paths whose converted change had a hunk refused: the caller takes git's entry for them. */
+  readonly refused: ReadonlySet<string>
+  /** One reason per op that went through git's diff because the format cannot state it. */
+  readonly fallbacks: readonly FallbackReason[]
+  /** Hunks that went through the context-only format (refused ones included). */
+  readonly formatHunks: number
+  readonly refusals: readonly HunkRefusal[]
+  readonly misplaced: readonly HunkMisplaced[]
 }
 
 const DEFAULT_MODE: FileMode = '100644'
@@ -54,12 +91,21 @@ export function applyPlan(tree: Tree, plan: EditPlan, ctx: ApplyContext): Applie
   const deleted = new Map<string, null>()
   const written = new Map<string, TreeFile>()
   const failures: OpFailure[] = []
+  const tally: Tally = {
+    refused: new Set(),
+    fallbacks: [],
+    formatHunks: 0,
+    refusals: [],
+    misplaced: [],
+  }
   let hunks = 0
   for (const op of plan.ops) {
     hunks += hunksOf(op)
     if (ctx.skip?.has(op.path) === true || (op.kind === 'copy' && ctx.skip?.has(op.from) === true))
       continue
-    const applied = applyOp(tree, plan, op, ctx)
+    const via = ctx.via ?? 'unified'
+    const applied =
+      via === 'unified' ? applyOp(tree, plan, op, ctx) : applyVia(tree, plan, op, ctx, via, tally)
     if ('error' in applied) {
       failures.push({ path: op.path, error: applied.error })
       continue
@@ -69,14 +115,107 @@ export function applyPlan(tree: Tree, plan: EditPlan, ctx: ApplyContext): Applie
   }
   const changes = new Map<string, TreeFile | null>(deleted)
   for (const [path, file] of written) changes.set(path, file)
-  return { changes, failures, hunks }
+  return { changes, failures, hunks, ...tally }
+}
+
+interface Tally {
+  refused: Set<string>
+  fallbacks: FallbackReason[]
+  formatHunks: number
+  refusals: HunkRefusal[]
+  misplaced: HunkMisplaced[]
+}
+
+const REFUSED: OpResult = { deletes: [] }
+
+/**
+ * One op through a context-only format: converted, parsed by that format's parser, placed by the
+ * matcher. Refused hunks are dropped one at a time until the rest applies (or none is left).
+ */
+function applyVia(
+  tree: Tree,
+  plan: EditPlan,
+  op: FileOp,
+  ctx: ApplyContext,
+  format: ContextFormat,
+  tally: Tally,
+): OpResult {
+  const readPath = op.kind === 'copy' ? op.from : op.path
+  const source = tree.get(readPath)
+  const conversion = convertOp(op, source?.bytes ?? null, source?.mode, format)
+  if (conversion.kind === 'fallback') {
+    tally.fallbacks.push(conversion.reason)
+    return applyOp(tree, plan, op, ctx)
+  }
+  tally.formatHunks += conversion.hunks
+  let keep = Array.from({ length: conversion.hunks }, (_, i) => i)
+  let refusedAny = false
+  for (;;) {
+    const built = conversion.build(keep)
+    const parsed = parsePatch(built.text, format)
+    if (!parsed.ok) return { error: parsed.error }
+    const converted = parsed.value.ops[0]
+    if (parsed.value.ops.length !== 1 || converted === undefined) {
+      throw new Error(`applyVia: the ${format} text for ${op.path} parsed as ${parsed.value.ops.length} ops`)
+    }
+    const applied = applyOp(tree, parsed.value, converted, ctx, true)
+    if ('error' in applied) {
+      const { error } = applied
+      if (!error.code.startsWith('MATCH_')) return applied
+      // The refused hunk: the last kept one starting at or before the line the error names.
+      const at = error.patchLine ?? 0
+      let which = 0
+      for (let k = 0; k < built.patchLines.length; k++) {
+        if ((built.patchLines[k] as number) <= at) which = k
+      }
+      tally.refusals.push({
+        path: op.path,
+        hunk: (keep[which] as number) + 1,
+        code: error.code,
+        message: error.message,
+      })
+      refusedAny = true
+      keep = keep.filter((_, k) => k !== which)
+      if (keep.length === 0) break
+      continue
+    }
+    const placements = applied.placements ?? []
+    for (let k = 0; k < placements.length; k++) {
+      const expected = built.expected[k]
+      const actual = placements[k] as number
+      if (expected !== undefined && expected !== actual) {
+        tally.misplaced.push({
+          path: op.path,
+          hunk: (keep[k] as number) + 1,
+          expectedLine: expected + 1,
+          actualLine: actual + 1,
+        })
+      }
+    }
+    if (!refusedAny) return applied
+    break
+  }
+  tally.refused.add(op.path)
+  if (op.kind === 'update' && op.moveTo !== undefined) tally.refused.add(op.moveTo)
+  return REFUSED
 }
 
 type OpResult =
-  | { readonly deletes: readonly string[]; readonly write?: { path: string; file: TreeFile } }
+  | {
+      readonly deletes: readonly string[]
+      readonly write?: { path: string; file: TreeFile }
+      /** With `placements` asked for: ComputedFile.placements. */
+      readonly placements?: readonly number[]
+    }
   | { readonly error: EditErrorData }
 
-function applyOp(tree: Tree, plan: EditPlan, op: FileOp, ctx: ApplyContext): OpResult {
+function applyOp(
+  tree: Tree,
+  plan: EditPlan,
+  op: FileOp,
+  ctx: ApplyContext,
+  placements = false,
+): OpResult {
   const readPath = op.kind === 'copy' ? op.from : op.path
   const source = tree.get(readPath)
   if (source !== undefined && source.bytes === null) {
@@ -96,6 +235,7 @@ function applyOp(tree: Tree, plan: EditPlan, op: FileOp, ctx: ApplyContext): OpR
     // Only the new bytes are wanted: no diff is rendered, no line counted.
     countOnly: true,
     bytesOnly: true,
+    ...(placements ? { placements: true as const } : {}),
     ...(ctx.rawPatch === true && opHasRawBytes(op) ? { rawBytes: true as const } : {}),
   }
   if (op.kind === 'add' && op.overwrite === false && source !== undefined && !replaces(plan, op)) {
@@ -123,13 +263,15 @@ function applyOp(tree: Tree, plan: EditPlan, op: FileOp, ctx: ApplyContext): OpR
   }
   if (!computed.ok) return { error: computed.error }
   const after = computed.value.after
-  if (after === null) return { deletes: [op.path] }
+  const placed =
+    computed.value.placements === undefined ? {} : { placements: computed.value.placements }
+  if (after === null) return { deletes: [op.path], ...placed }
   const mode = modeAfter(op) ?? source?.mode ?? DEFAULT_MODE
   const file: TreeFile = { mode, id: ctx.blobId(after), bytes: after }
   if (op.kind === 'update' && op.moveTo !== undefined) {
-    return { deletes: [op.path], write: { path: op.moveTo, file } }
+    return { deletes: [op.path], write: { path: op.moveTo, file }, ...placed }
   }
-  return { deletes: [], write: { path: op.path, file } }
+  return { deletes: [], write: { path: op.path, file }, ...placed }
 }
 
 /** Whether the plan also deletes `op`'s path (a type change: git writes a delete and an add). */

@@ -1,7 +1,8 @@
 // `patchloom replay` (#10): the history replay (src/replay/replay.ts) with a progress line on a
 // terminal, then the report; --json prints the report as one JSON line. --out writes the final
 // tree (files, modes, symlinks; a submodule pointer becomes an empty directory, as a checkout
-// without the submodule has it). Exit 0 when every commit is exact, 1 when any file differs.
+// without the submodule has it). Exit 0 when every commit is exact (refused hunks and fallbacks
+// are counted, not failures), 1 when any file differs or any hunk is misplaced.
 import { chmod, mkdir, readdir, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { EditError, isEditError } from '../../errors.js'
@@ -39,6 +40,7 @@ async function replayAndReport(cmd: ReplayCommand, io: CliIo): Promise<number> {
   const limit = cmd.maxCommits ?? Infinity
   const run = replay({
     repo,
+    via: cmd.via,
     ...(cmd.range === null ? {} : { range: cmd.range }),
     ...(cmd.maxCommits === null ? {} : { maxCommits: cmd.maxCommits }),
   })
@@ -85,14 +87,25 @@ function jsonReport(report: ReplayReport): Record<string, unknown> {
     files: report.files,
     hunks: report.hunks,
     bytes: report.bytes,
+    formatHunks: report.formatHunks,
     refusedHunks: report.refusedHunks,
+    refusals: report.refusals,
     misplacedHunks: report.misplacedHunks,
+    misplaced: report.misplaced,
     fallbacks: report.fallbacks,
+    fallbackReasons: report.fallbackReasons,
     mismatches: report.mismatches,
     wallMs: Math.round(report.wallMs),
     commitsPerSecond: Math.round(report.commits / seconds),
     hunksPerSecond: Math.round(report.hunks / seconds),
   }
+}
+
+/** `: a 3, b 1` (most first), or '' when empty; `lead` goes before the first entry. */
+function byKey(counts: Readonly<Record<string, number>>, lead = ': '): string {
+  const entries = Object.entries(counts).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+  if (entries.length === 0) return ''
+  return `${lead === '' ? ' ' : lead}${entries.map(([k, v]) => `${k} ${v.toLocaleString('en-US')}`).join(', ')}`
 }
 
 function humanReport(report: ReplayReport, out: string | null): string {
@@ -104,6 +117,19 @@ function humanReport(report: ReplayReport, out: string | null): string {
     `  files ${n(report.files)}, hunks ${n(report.hunks)}, diff bytes ${n(report.bytes)}`,
     `  exact commits ${n(report.exactCommits)} (${share.toFixed(1)}%), refused hunks ${n(report.refusedHunks)}, misplaced hunks ${n(report.misplacedHunks)}, fallbacks ${n(report.fallbacks)}, mismatches ${n(report.mismatches.length)}`,
   ]
+  if (report.via !== 'unified') {
+    const refusedShare =
+      report.formatHunks === 0 ? 0 : (100 * report.refusedHunks) / report.formatHunks
+    lines.push(
+      `  ${report.via}: ${n(report.formatHunks)} hunks through the format, ${n(report.refusedHunks)} refused (${refusedShare.toFixed(1)}%${byKey(report.refusals)})`,
+    )
+  }
+  if (report.fallbacks > 0) lines.push(`  fallbacks by reason:${byKey(report.fallbackReasons, '')}`)
+  for (const m of report.misplaced.slice(0, LISTED)) {
+    lines.push(
+      `  misplaced ${m.commit.slice(0, 12)} ${m.path} hunk ${m.hunk}: git has it at line ${m.expectedLine}, the matcher placed it at line ${m.actualLine}`,
+    )
+  }
   for (const m of report.mismatches.slice(0, LISTED)) {
     const where = m.line === null ? m.path : `${m.path}:${m.line}`
     lines.push(

@@ -687,7 +687,7 @@ describe('applyHunks @@ hint scopes (#8)', () => {
   const body = fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 4 })
   const files = fc.array(body, { minLength: 2, maxLength: 5 })
 
-  it('changes lines only inside the hinted function, or refuses', () => {
+  it('changes lines only inside the hinted function, where they are once, or refuses', () => {
     fc.assert(
       fc.property(files, fc.nat(), fc.nat(), fc.nat(), (bodies, pickHint, pickFrom, pickLine) => {
         const lines: string[] = []
@@ -714,15 +714,16 @@ describe('applyHunks @@ hint scopes (#8)', () => {
           exactOnly: false,
         })
         const [lo, hi] = ranges[hinted] as [number, number]
-        const inHinted = (bodies[hinted] as number[]).includes(value)
-        expect(result.ok).toBe(inHinted)
+        const inHinted = (bodies[hinted] as number[]).filter((v) => v === value).length
+        // Once in the hinted function: there. Twice: the hint does not say which (D-079).
+        expect(result.ok).toBe(inHinted === 1)
         if (result.ok) {
           const out = result.value.lines.map((l) => l.text)
           const changed = out.findIndex((t) => t === '    x = changed')
           expect(changed).toBe(lo + (bodies[hinted] as number[]).indexOf(value))
           expect(changed).toBeLessThan(hi)
         } else {
-          expect(result.error.code).toBe('MATCH_NOT_FOUND')
+          expect(result.error.code).toBe(inHinted === 0 ? 'MATCH_NOT_FOUND' : 'MATCH_AMBIGUOUS')
         }
       }),
       { numRuns: 300 },

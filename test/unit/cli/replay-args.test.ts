@@ -43,14 +43,13 @@ describe('replay arguments', () => {
       json: true,
     })
     expect(parsed('replay', '--help')).toEqual({ kind: 'help' })
+    for (const via of ['codex', 'search-replace'])
+      expect(parsed('replay', 'r', `--via=${via}`)).toMatchObject({ kind: 'replay', via })
   })
 
   it('refuses what it cannot do, with a usage error that says why', () => {
     expect(parsed('replay')).toMatch(/^USAGE_INVALID: replay needs a REPO/)
     expect(parsed('replay', 'a', 'b')).toMatch(/^USAGE_INVALID: Unexpected argument 'b'/)
-    expect(parsed('replay', '.', '--via', 'codex')).toMatch(
-      /^USAGE_INVALID: --via codex is not available yet/,
-    )
     expect(parsed('replay', '.', '--via', 'svn')).toMatch(/^USAGE_INVALID: Unknown --via 'svn'/)
     expect(parsed('replay', '.', '--max-commits', '0')).toMatch(/needs a positive whole number/)
     expect(parsed('replay', '.', '--range')).toMatch(/^USAGE_INVALID: Flag --range needs a value/)

@@ -142,14 +142,18 @@ describe('parseUnifiedDiff on real git output', () => {
               ' four',
               ' five',
             ]),
-            hunk(lineOf(patch, '@@ -8,5 +8,5 @@ seven'), 8, [
-              ' eight',
-              ' nine',
-              ' ten',
-              '-eleven',
-              '+ELEVEN',
-              ' twelve',
-            ]),
+            {
+              // git's function context, kept for history replay's Codex hints (#10)
+              ...hunk(lineOf(patch, '@@ -8,5 +8,5 @@ seven'), 8, [
+                ' eight',
+                ' nine',
+                ' ten',
+                '-eleven',
+                '+ELEVEN',
+                ' twelve',
+              ]),
+              section: 'seven',
+            },
           ],
           locate: 'near-line',
         },

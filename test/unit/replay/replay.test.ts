@@ -156,13 +156,17 @@ describe('patchloom replay', () => {
         'commitsPerSecond',
         'exactCommits',
         'fallbacks',
+        'fallbackReasons',
         'files',
+        'formatHunks',
         'hunks',
         'hunksPerSecond',
+        'misplaced',
         'misplacedHunks',
         'mismatches',
         'ok',
         'range',
+        'refusals',
         'refusedHunks',
         'repo',
         'via',
@@ -182,7 +186,7 @@ describe('patchloom replay', () => {
     )
     expect(await main(['replay', 'repo', '--out', dest, '--json'], cli)).toBe(64) // not empty
     expect(await main(['replay', '--json'], cli)).toBe(64)
-    expect(await main(['replay', 'repo', '--via', 'codex', '--json'], cli)).toBe(64)
+    expect(await main(['replay', 'repo', '--via', 'cvs', '--json'], cli)).toBe(64)
     expect(await main(['replay', 'repo', '--max-commits', '0', '--json'], cli)).toBe(64)
     expect(await main(['replay', path.join(scratch, 'home'), '--json'], cli)).toBe(64) // no repo
   })

@@ -136,7 +136,16 @@ describe('applyPlan', () => {
     const add = plan('--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+new\n')
     expect(applyPlan(tree, add, ctx).failures.map((f) => f.error.code)).toEqual(['FILE_EXISTS'])
     const skipped = applyPlan(tree, add, { ...ctx, skip: new Set(['b.txt']) })
-    expect(skipped).toEqual({ changes: new Map(), failures: [], hunks: 1 })
+    expect(skipped).toEqual({
+      changes: new Map(),
+      failures: [],
+      hunks: 1,
+      refused: new Set(),
+      fallbacks: [],
+      formatHunks: 0,
+      refusals: [],
+      misplaced: [],
+    })
   })
 
   it('edits no submodule pointer as a file', () => {
