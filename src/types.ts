@@ -253,6 +253,8 @@ export interface ComputeInput {
   readonly sourceHasNoCrOrNul?: true
   /** Report where each line hunk was placed (ComputedFile.placements; history replay, #10). */
   readonly placements?: true
+  /** A MATCH_NOT_FOUND needs no near-miss candidates (history replay only counts refusals). */
+  readonly noCandidates?: true
 }
 
 /** One file's computed change, before anything is written. */

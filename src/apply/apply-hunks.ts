@@ -36,6 +36,8 @@ export interface ApplyHunksInput {
   readonly path: string
   /** Bytes-mode file: only byte-exact matches are allowed (FILE_NOT_TEXT otherwise). */
   readonly exactOnly: boolean
+  /** false: refusals carry no near-miss candidates (LocateContext.candidates). */
+  readonly candidates?: boolean
 }
 
 export interface ApplyHunksOutput {
@@ -222,6 +224,7 @@ function contextFor(lines: readonly Line[], input: ApplyHunksInput): LocateConte
     index: indexLines(lines.map((l) => l.text)),
     path: input.path,
     exactOnly: input.exactOnly,
+    ...(input.candidates === false ? { candidates: false } : {}),
   }
 }
 

@@ -204,6 +204,7 @@ function applyLineHunks(
     format,
     path,
     exactOnly: decoded.mode === 'bytes',
+    ...(job.noCandidates === true ? { candidates: false } : {}),
   })
   if (!applied.ok) return raw ? fail(rawBytesError(applied.error, fileDecoded)) : applied
   return ok({

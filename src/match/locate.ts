@@ -37,6 +37,11 @@ export interface LocateContext {
   readonly path: string
   /** Bytes-mode file: only the exact pass may match (FILE_NOT_TEXT otherwise). */
   readonly exactOnly: boolean
+  /**
+   * false: a MATCH_NOT_FOUND carries no near-miss candidates. Finding them scores every line of
+   * the searched region; history replay, which only counts refusals, skips that (#10).
+   */
+  readonly candidates?: boolean
 }
 
 /** A previously located hunk's range, for overlap reports. */
@@ -178,6 +183,7 @@ function regionCandidates(
   from: number,
   to: number,
 ): Candidate[] {
+  if (ctx.candidates === false) return []
   const lines = ctx.index.lines
   const lo = Math.max(0, Math.min(from, lines.length))
   const hi = Math.max(lo, Math.min(to, lines.length))

@@ -93,10 +93,13 @@ export function convertOp(
       // A CRLF ending (or a lone CR before the newline) is a '\r' the format would drop.
       if (lines.some((l) => l.endsWith('\r'))) return fallback('line-endings')
       if (format === 'codex') {
-        return converted(0, () => codexPatch([`*** Add File: ${op.path}`, ...lines.map((l) => `+${l}`)]))
+        return converted(0, () =>
+          codexPatch([`*** Add File: ${op.path}`, ...lines.map((l) => `+${l}`)]),
+        )
       }
       if (lines.some(isSearchReplaceMarker)) return fallback('syntax')
-      return converted(0, () => searchReplaceText(op.path, [[[], lines]]))
+      // One block: an empty SEARCH, which creates the missing file.
+      return converted(1, () => ({ ...searchReplaceText(op.path, [[[], lines]]), expected: [0] }))
     }
     case 'update':
       return convertUpdate(op, source, sourceMode, format)
@@ -148,6 +151,12 @@ function inexpressible(
     // The formats carry no line endings: an added line takes the file's dominant one.
     if (line.text.endsWith('\r')) return 'line-endings'
     if (line.op === '+' && (line.eol ?? '\n') !== eol) return 'line-endings'
+    // SEARCH/REPLACE tells kept lines from changed ones by their text alone, so a removed line
+    // ending otherwise than the file mostly does may be "kept" with its old ending (a commit
+    // that turns a mixed file's CRLF lines into LF).
+    if (format === 'search-replace' && line.op === '-' && (line.eol ?? '\n') !== eol) {
+      return 'line-endings'
+    }
   }
   // Codex ends a file it edits at the end with a newline; SEARCH/REPLACE keeps the file's state.
   const oldNo = hunk.oldNoNewlineAtEnd === true

@@ -18,7 +18,7 @@ import { computeFile } from '../apply/compute.js'
 import { errorData, type EditErrorData } from '../errors.js'
 import { parsePatch } from '../parse/index.js'
 import { opHasRawBytes } from '../parse/raw-bytes.js'
-import type { ComputeInput, EditPlan, FileMode, FileOp } from '../types.js'
+import type { ComputeInput, EditPlan, FileMode, FileOp, LineHunk } from '../types.js'
 import { convertOp, type ContextFormat, type FallbackReason } from './convert.js'
 
 /** A tree entry: its git mode, blob id, and bytes (null for a submodule pointer, mode 160000). */
@@ -128,6 +128,16 @@ interface Tally {
 
 const REFUSED: OpResult = { deletes: [] }
 
+function chunksOf(op: FileOp): number {
+  return op.kind === 'update' || op.kind === 'copy' || op.kind === 'delete' ? op.hunks.length : 0
+}
+
+/** `op` with only the chunks at `keep` (indexes into its hunks). */
+function withChunks(op: FileOp, keep: readonly number[]): FileOp {
+  if (op.kind !== 'update') return op
+  return { ...op, hunks: keep.map((k) => op.hunks[k] as LineHunk) }
+}
+
 /**
  * One op through a context-only format: converted, parsed by that format's parser, placed by the
  * matcher. Refused hunks are dropped one at a time until the rest applies (or none is left).
@@ -149,15 +159,19 @@ function applyVia(
   }
   tally.formatHunks += conversion.hunks
   let keep = Array.from({ length: conversion.hunks }, (_, i) => i)
+  // Parsed once: dropping a refused hunk drops its chunk from the parsed op (one chunk per hunk).
+  const built = conversion.build(keep)
+  const parsed = parsePatch(built.text, format)
+  if (!parsed.ok) return { error: parsed.error }
+  const whole = parsed.value.ops[0]
+  if (parsed.value.ops.length !== 1 || whole === undefined || chunksOf(whole) !== keep.length) {
+    throw new Error(
+      `applyVia: the ${format} text for ${op.path} does not parse as one op with a chunk per hunk`,
+    )
+  }
   let refusedAny = false
   for (;;) {
-    const built = conversion.build(keep)
-    const parsed = parsePatch(built.text, format)
-    if (!parsed.ok) return { error: parsed.error }
-    const converted = parsed.value.ops[0]
-    if (parsed.value.ops.length !== 1 || converted === undefined) {
-      throw new Error(`applyVia: the ${format} text for ${op.path} parsed as ${parsed.value.ops.length} ops`)
-    }
+    const converted = keep.length === conversion.hunks ? whole : withChunks(whole, keep)
     const applied = applyOp(tree, parsed.value, converted, ctx, true)
     if ('error' in applied) {
       const { error } = applied
@@ -165,8 +179,8 @@ function applyVia(
       // The refused hunk: the last kept one starting at or before the line the error names.
       const at = error.patchLine ?? 0
       let which = 0
-      for (let k = 0; k < built.patchLines.length; k++) {
-        if ((built.patchLines[k] as number) <= at) which = k
+      for (let k = 0; k < keep.length; k++) {
+        if ((built.patchLines[keep[k] as number] as number) <= at) which = k
       }
       tally.refusals.push({
         path: op.path,
@@ -180,8 +194,10 @@ function applyVia(
       continue
     }
     const placements = applied.placements ?? []
+    const expectedOf =
+      keep.length === conversion.hunks ? built.expected : conversion.build(keep).expected
     for (let k = 0; k < placements.length; k++) {
-      const expected = built.expected[k]
+      const expected = expectedOf[k]
       const actual = placements[k] as number
       if (expected !== undefined && expected !== actual) {
         tally.misplaced.push({
@@ -235,7 +251,7 @@ function applyOp(
     // Only the new bytes are wanted: no diff is rendered, no line counted.
     countOnly: true,
     bytesOnly: true,
-    ...(placements ? { placements: true as const } : {}),
+    ...(placements ? { placements: true as const, noCandidates: true as const } : {}),
     ...(ctx.rawPatch === true && opHasRawBytes(op) ? { rawBytes: true as const } : {}),
   }
   if (op.kind === 'add' && op.overwrite === false && source !== undefined && !replaces(plan, op)) {

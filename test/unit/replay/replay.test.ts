@@ -88,6 +88,94 @@ describe('replay', () => {
     expect(limited.report.commits).toBe(4)
   })
 
+  it.each([
+    [
+      'codex',
+      {
+        'line-endings': 1,
+        'final-newline': 1,
+        copy: 1,
+        mode: 1,
+        binary: 2,
+        symlink: 1,
+        submodule: 2,
+      },
+    ],
+    [
+      'search-replace',
+      {
+        'line-endings': 1,
+        'final-newline': 2,
+        rename: 1,
+        copy: 1,
+        mode: 1,
+        binary: 2,
+        symlink: 1,
+        submodule: 2,
+        delete: 1,
+      },
+    ],
+  ] as const)(
+    'replays the whole history exactly --via %s, with the fallbacks the format cannot state',
+    async (via, fallbackReasons) => {
+      const { commits, trees, report } = await run({ repo: repo.dir, via })
+      expect(report.mismatches).toEqual([])
+      expect(report).toMatchObject({
+        via,
+        commits: repo.commits.length,
+        exactCommits: repo.commits.length,
+        misplacedHunks: 0,
+        refusedHunks: 0,
+        fallbackReasons,
+      })
+      expect(report.fallbacks).toBe(Object.values(fallbackReasons).reduce((a, b) => a + b, 0))
+      expect(report.formatHunks).toBeGreaterThan(5)
+      commits.forEach((c, i) => expect(trees[i], c.commit).toEqual(gitTree(c.commit)))
+    },
+  )
+
+  it('counts a refused hunk and continues from git, so the next commits still land', async () => {
+    // Two identical blocks; commit 2 edits the second with context that fits both (SEARCH/
+    // REPLACE refuses it), commit 3 edits next to that edit, which needs git's post-image.
+    const dir = path.join(scratch, 'twice')
+    rmSync(dir, { recursive: true, force: true })
+    const git = (...args: string[]) => repo.git('-C', dir, ...args)
+    repo.git('init', '-q', '-b', 'main', dir)
+    const block = (name: string, call: string) =>
+      [
+        `function ${name}() {`,
+        '  // 1',
+        '  // 2',
+        '  // 3',
+        '  if (ready) {',
+        `    ${call}`,
+        '  }',
+        '  // 4',
+        '  // 5',
+        '  // 6',
+        '}',
+        '',
+      ].join('\n')
+    const save = (content: string, message: string) => {
+      writeFileSync(path.join(dir, 'd.js'), content)
+      git('add', '-A')
+      git('commit', '-q', '-m', message)
+    }
+    save(block('a', 'go()') + '\n' + block('b', 'go()'), 'two blocks')
+    save(block('a', 'go()') + '\n' + block('b', 'go(1)'), 'edit the second')
+    save(block('a', 'go()') + '\n' + block('b', 'go(1)\n    done()'), 'next to it')
+    const commits = git('rev-list', '--reverse', 'HEAD').trim().split('\n')
+    const { report, trees } = await run({ repo: dir, via: 'search-replace' })
+    expect(report.mismatches).toEqual([])
+    expect(report).toMatchObject({
+      exactCommits: 3,
+      refusedHunks: 1,
+      refusals: { MATCH_AMBIGUOUS: 1 },
+      misplacedHunks: 0,
+    })
+    expect(trees[2]).toEqual(gitTree(commits[2] as string, git))
+  })
+
   it('reports a corrupted object as a mismatch naming the commit and the path', async () => {
     // A copy of the repository in which the blob that commit 2 gives docs/readme.md holds other
     // bytes: git reads a loose object without checking its hash, so its diff carries the bad
