@@ -157,7 +157,7 @@ function applyVia(
     tally.fallbacks.push(conversion.reason)
     return applyOp(tree, plan, op, ctx)
   }
-  tally.formatHunks += conversion.hunks
+  tally.formatHunks += hunksOf(op)
   let keep = Array.from({ length: conversion.hunks }, (_, i) => i)
   // Parsed once: dropping a refused hunk drops its chunk from the parsed op (one chunk per hunk).
   const built = conversion.build(keep)

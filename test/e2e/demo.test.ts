@@ -16,10 +16,16 @@ describe('patchloom demo', () => {
     )
     expect(stdout).toContain('refused with MATCH_NOT_FOUND')
     expect(stdout).toContain('nothing was written')
-    // Last, this clone's own history replayed through the engine, every commit exact (#10).
+    // Last, this clone's own history replayed through the engine in each mode, every commit
+    // exact, no hunk misplaced (#10).
     expect(stdout).toContain("== History replay: this project's own git history")
-    const replayed = /replayed (\d+) commits .*: (\d+) exact, 0 mismatches/.exec(stdout)
-    expect(replayed?.[1]).toBeDefined()
-    expect(replayed?.[2]).toBe(replayed?.[1])
+    for (const via of ['unified', 'codex', 'search-replace']) {
+      const replayed = new RegExp(`via ${via} +(\\d+) commits .*: (\\d+) exact, 0 mismatches`).exec(
+        stdout,
+      )
+      expect(replayed?.[1], via).toBeDefined()
+      expect(replayed?.[2], via).toBe(replayed?.[1])
+      if (via !== 'unified') expect(stdout).toMatch(new RegExp(`via ${via} .* 0 misplaced\n`))
+    }
   })
 })

@@ -2,7 +2,8 @@
 // applies one change in each input format, one with diagnostics from the embedded TypeScript 7
 // server (the error it introduced), then a multi-file patch that fails verification on its last
 // file and leaves the workspace untouched; last, a history replay (#10) of this clone's own git
-// history, or of a small repository built in the scratch directory when there is no .git.
+// history in each --via mode (unified, codex, search-replace), or of a small repository built
+// in the scratch directory when there is no .git.
 // Writes only inside a temp directory.
 import { execFileSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createEngine } from '../../coordinator/engine.js'
 import { isEditError } from '../../errors.js'
-import { replay } from '../../replay/replay.js'
+import { replay, REPLAY_VIAS } from '../../replay/replay.js'
 import { findPackageRoot } from '../package-root.js'
 import type { ApplyResult } from '../../types.js'
 
@@ -207,17 +208,31 @@ async function replayStep(io: DemoIo, scratch: string): Promise<number> {
     )
     return 0
   }
-  const run = replay({ repo, maxCommits: DEMO_REPLAY_COMMITS })
-  let step = await run.next()
-  while (!step.done) step = await run.next()
-  const r = step.value
-  const seconds = r.wallMs / 1000
+  let failed = false
+  for (const via of REPLAY_VIAS) {
+    const run = replay({ repo, via, maxCommits: DEMO_REPLAY_COMMITS })
+    let step = await run.next()
+    while (!step.done) step = await run.next()
+    const r = step.value
+    const seconds = r.wallMs / 1000
+    const refused =
+      via === 'unified'
+        ? ''
+        : `, ${r.refusedHunks} of ${r.formatHunks} hunks refused (${((100 * r.refusedHunks) / Math.max(1, r.formatHunks)).toFixed(1)}%), ${r.misplacedHunks} misplaced`
+    io.stdout(
+      `via ${via.padEnd(14)} ${r.commits} commits (${r.files} files, ${r.hunks} hunks) in ${seconds.toFixed(2)} s: ${r.exactCommits} exact, ${r.mismatches.length} mismatches, ${r.fallbacks} fallbacks${refused}\n`,
+    )
+    for (const m of r.mismatches.slice(0, 5))
+      io.stdout(`  mismatch ${m.commit.slice(0, 12)} ${m.path}: ${m.expected} / ${m.actual}\n`)
+    for (const m of r.misplaced.slice(0, 5))
+      io.stdout(`  misplaced ${m.commit.slice(0, 12)} ${m.path} hunk ${m.hunk}\n`)
+    if (r.mismatches.length > 0 || r.misplacedHunks > 0) failed = true
+  }
   io.stdout(
-    `replayed ${r.commits} commits (${r.files} files, ${r.hunks} hunks) in ${seconds.toFixed(2)} s, ${Math.round(r.commits / seconds)} commits/s: ${r.exactCommits} exact, ${r.mismatches.length} mismatches, ${r.fallbacks} fallbacks\n`,
+    '  (codex and search-replace: each diff rewritten in that format, context only, and placed by the matcher;\n' +
+      '   a refused hunk is one it would not place in exactly one spot, and its file continues from git)\n',
   )
-  for (const m of r.mismatches.slice(0, 5))
-    io.stdout(`  mismatch ${m.commit.slice(0, 12)} ${m.path}: ${m.expected} / ${m.actual}\n`)
-  return r.mismatches.length === 0 ? 0 : 1
+  return failed ? 1 : 0
 }
 
 /** The demo replays at most this many commits (the oldest first), to stay a demo. */
