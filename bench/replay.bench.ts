@@ -2,12 +2,13 @@
 // first-parent commit, made by one `git log -p` stream with the flags replay itself uses, then,
 // whole process and side by side in each round: `git apply` given every patch in one process (its
 // fastest mode), `git apply` once per patch, GNU `patch -p1` once per patch, each from an empty
-// directory, and `patchloom replay REPO --json` (via unified; it makes its own patches and checks
-// every touched file's blob id). Before timing, each git/patch route's final tree is compared with
-// the repository's own (`git add -A && git write-tree`); a route that does not end there prints
-// `> mismatch` and is marked, and replay must report every commit exact. Prints medians and
-// ratios against the one-process `git apply`, with the repository, commits, hunks and machine.
-// Does not (yet): time --via codex or search-replace, or 2 workers (not built).
+// directory, and `patchloom replay REPO --json` in each --via mode (it makes its own patches and
+// checks every touched file's blob id). Before timing, each git/patch route's final tree is
+// compared with the repository's own (`git add -A && git write-tree`); a route that does not end
+// there prints `> mismatch` and is marked, and replay must report every commit exact and no hunk
+// misplaced. Prints medians and ratios against the one-process `git apply`, with the repository,
+// commits, hunks and machine, then each mode's fidelity: refused share, misplaced, fallbacks.
+// Does not (yet): time 2 workers (not built).
 // Run: npm run build && node dist/bench/replay.bench.js [--repo DIR]... [--samples K]
 //   --repo DIR   a repository to replay from its root (repeatable; default: a generated one)
 //   --commits N  commits in the generated history (default 400)
@@ -182,10 +183,29 @@ function timed(fn: () => void): number {
   return performance.now() - started
 }
 
-function rows(repo: string, scratch: string, series: string[], perPatch: boolean): Row[] {
+/** The --json report's figures this bench reads. */
+interface ReplayJson {
+  readonly commits: number
+  readonly exactCommits: number
+  readonly formatHunks: number
+  readonly refusedHunks: number
+  readonly refusals: Record<string, number>
+  readonly misplacedHunks: number
+  readonly fallbacks: number
+  readonly hunks: number
+}
+
+const VIAS = ['unified', 'codex', 'search-replace'] as const
+
+function rows(
+  repo: string,
+  scratch: string,
+  series: string[],
+  perPatch: boolean,
+  reports: Map<string, ReplayJson>,
+): Row[] {
   const headTree = git(repo, 'rev-parse', 'HEAD^{tree}').trim()
   const target = path.join(scratch, 'apply')
-  let replayReport: { exactCommits: number; commits: number } | null = null
   const treeCheck = () => {
     const tree = treeOf(target)
     return tree === headTree ? null : `tree ${tree} is not HEAD's ${headTree}`
@@ -223,21 +243,67 @@ function rows(repo: string, scratch: string, series: string[], perPatch: boolean
         check: treeCheck,
       },
     )
-  list.push({
-    name: 'patchloom replay (via unified, blob ids checked)',
-    time: () =>
-      timed(() => {
-        replayReport = JSON.parse(
-          run(NODE, [CLI, 'replay', repo, '--json'], scratch).toString('utf8'),
-        )
-      }),
-    check: () => {
-      const r = replayReport
-      if (r === null) return 'no report'
-      return r.exactCommits === r.commits ? null : `${r.commits - r.exactCommits} commits not exact`
-    },
-  })
+  for (const via of VIAS)
+    list.push({
+      name: `patchloom replay --via ${via} (blob ids checked)`,
+      time: () =>
+        timed(() => {
+          // Exit 1 is a mismatch or a misplaced hunk: the report says which, check() fails it.
+          const r = spawnSync(NODE, [CLI, 'replay', repo, '--via', via, '--json'], {
+            cwd: scratch,
+            env: ENV,
+            maxBuffer: 1 << 30,
+          })
+          if (r.status !== 0 && r.status !== 1)
+            throw new Error(`replay --via ${via} exited ${String(r.status)}: ${String(r.stderr)}`)
+          reports.set(via, JSON.parse(r.stdout.toString('utf8')) as ReplayJson)
+        }),
+      check: () => {
+        const r = reports.get(via)
+        if (r === undefined) return 'no report'
+        if (r.misplacedHunks > 0) return `${r.misplacedHunks} hunks misplaced`
+        return r.exactCommits === r.commits
+          ? null
+          : `${r.commits - r.exactCommits} commits not exact`
+      },
+    })
   return list
+}
+
+/** Each mode's fidelity from its last report: what landed, what was refused, what fell back. */
+function fidelityTable(reports: ReadonlyMap<string, ReplayJson>): string {
+  const n = (x: number) => x.toLocaleString('en-US')
+  return markdownTable(
+    [
+      'via',
+      'exact commits',
+      'hunks through the format',
+      'refused (share; by code)',
+      'misplaced',
+      'fallbacks',
+    ],
+    VIAS.flatMap((via) => {
+      const r = reports.get(via)
+      if (r === undefined) return []
+      const share = r.formatHunks === 0 ? 0 : (100 * r.refusedHunks) / r.formatHunks
+      const codes = Object.entries(r.refusals)
+        .sort((a, b) => b[1] - a[1])
+        .map(([code, count]) => `${code} ${n(count)}`)
+        .join(', ')
+      return [
+        [
+          via,
+          `${n(r.exactCommits)} of ${n(r.commits)}`,
+          via === 'unified' ? '-' : n(r.formatHunks),
+          via === 'unified'
+            ? '-'
+            : `${n(r.refusedHunks)} (${share.toFixed(1)}%${codes === '' ? '' : `; ${codes}`})`,
+          n(r.misplacedHunks),
+          n(r.fallbacks),
+        ],
+      ]
+    }),
+  )
 }
 
 function benchRepo(repo: string, label: string, flags: Flags): void {
@@ -246,7 +312,8 @@ function benchRepo(repo: string, label: string, flags: Flags): void {
   try {
     const commits = Number(git(repo, 'rev-list', '--count', '--first-parent', 'HEAD').trim())
     const series = patchSeries(repo, path.join(scratch, 'patches'))
-    const list = rows(repo, scratch, series.files, flags.perPatch)
+    const reports = new Map<string, ReplayJson>()
+    const list = rows(repo, scratch, series.files, flags.perPatch, reports)
     const errors = new Map<string, string>()
     for (const row of list) {
       try {
@@ -279,6 +346,7 @@ function benchRepo(repo: string, label: string, flags: Flags): void {
         }),
       ),
     )
+    console.log(`\nFidelity (each mode's report):\n\n${fidelityTable(reports)}`)
     console.log(`\n${loadLine()}`)
     if (errors.size > 0) process.exitCode = 1
   } finally {

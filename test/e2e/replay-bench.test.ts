@@ -1,6 +1,7 @@
 // CI runs the replay bench on a small generated history (#10): every route ends at the
 // repository's own tree (git apply in one process and per patch, patch -p1, and patchloom replay
-// with every commit exact), and the table prints. Timings are never asserted.
+// in each --via mode with every commit exact and no hunk misplaced), and the tables print.
+// Timings are never asserted.
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
@@ -19,9 +20,16 @@ describe('replay.bench --quick', () => {
       '| git apply, every patch in one process | ',
       '| git apply, once per patch | ',
       '| patch -p1, once per patch | ',
-      '| patchloom replay (via unified, blob ids checked) | ',
+      '| patchloom replay --via unified (blob ids checked) | ',
+      '| patchloom replay --via codex (blob ids checked) | ',
+      '| patchloom replay --via search-replace (blob ids checked) | ',
     ])
       expect(child.stdout).toContain(row)
+    // The fidelity table: every mode exact, nothing misplaced.
+    for (const via of ['unified', 'codex', 'search-replace'])
+      expect(child.stdout).toMatch(
+        new RegExp(`^\\| ${via} \\| 30 of 30 \\| .* \\| 0 \\| \\d+ \\|$`, 'm'),
+      )
     expect(child.stdout).toMatch(/30 first-parent commits, 30 patches, \d+ hunks/)
   })
 })
