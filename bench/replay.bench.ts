@@ -157,7 +157,9 @@ function patchSeries(repo: string, out: string): { files: string[]; hunks: numbe
 }
 
 function treeOf(dir: string): string {
-  git(dir, 'add', '-A')
+  // -f: a history may hold files its own .gitignore names (this repository's forged-journal
+  // scenarios sit under an ignored .patchloom/), and the patches created them.
+  git(dir, 'add', '-A', '-f')
   return git(dir, 'write-tree').trim()
 }
 
