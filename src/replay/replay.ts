@@ -15,26 +15,14 @@
 // misplaced hunks (placed anywhere but git's place) fail the commit like a mismatch.
 //
 // Not done yet: splitting the work by file over the worker pool.
-import { createHash } from 'node:crypto'
-import { inflateSync } from 'node:zlib'
-import { DEFAULT_LIMITS } from '../config.js'
-import { patchTextOf } from '../coordinator/patch-input.js'
-import { EditError, isEditError, type EditErrorData } from '../errors.js'
-import { parsePatch } from '../parse/index.js'
-import type { EditPlan } from '../types.js'
+import { EditError, isEditError } from '../errors.js'
+import { computeCommit, gitlinksOf, GITLINK, type ReplayVia } from './commit.js'
 import { createBlobReader, readHistory, readTree, startOf, type BlobReader } from './git-history.js'
 import type { HistoryCommit, RawChange } from './history-parse.js'
 import type { FallbackReason } from './convert.js'
-import {
-  applyPlan,
-  type HunkMisplaced,
-  type HunkRefusal,
-  type OpFailure,
-  type Tree,
-  type TreeFile,
-} from './tree.js'
+import type { AppliedPlan, HunkMisplaced, HunkRefusal, Tree, TreeFile } from './tree.js'
 
-export type ReplayVia = 'unified' | 'codex' | 'search-replace'
+export type { ReplayVia }
 export const REPLAY_VIAS: readonly ReplayVia[] = ['unified', 'codex', 'search-replace']
 export type { FallbackReason }
 
@@ -163,7 +151,16 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
         range,
         ...(signal === undefined ? {} : { signal }),
       })) {
-        const done = await replayCommit(tree, commit, totals.commits, blobs, via)
+        const applied = computeCommit(tree, { patch: commit.patch, changes: commit.changes, via })
+        const settled = await settleCommit(
+          (p) => tree.get(p),
+          commit,
+          totals.commits,
+          applied,
+          blobs,
+        )
+        applyOverlay(tree, settled.overlay)
+        const done: ReplayCommit = { ...settled.done, tree }
         totals.commits++
         if (done.exact) totals.exactCommits++
         totals.files += done.files
@@ -197,50 +194,32 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
   }
 }
 
-/** One commit: its diff through the engine, then every touched file against git's record. */
-async function replayCommit(
-  tree: Map<string, TreeFile>,
+/** A commit checked: its result without the tree, and the entries it sets (null: deleted). */
+interface Settled {
+  readonly done: Omit<ReplayCommit, 'tree'>
+  readonly overlay: ReadonlyMap<string, TreeFile | null>
+}
+
+/**
+ * One computed commit against git's record: every touched file's blob id and mode, and no other
+ * file changed. `base` gives each path's entry before the commit. Where the engine's result
+ * differs (or it refused), the overlay holds git's own post-image, so one difference does not
+ * cascade; submodule pointers come from git's record.
+ */
+async function settleCommit(
+  base: (path: string) => TreeFile | undefined,
   commit: HistoryCommit,
   index: number,
+  applied: AppliedPlan,
   blobs: BlobReader,
-  via: ReplayVia,
-): Promise<ReplayCommit> {
-  const gitlinks = new Set(
-    commit.changes
-      .filter((c) => c.srcMode === GITLINK || c.dstMode === GITLINK)
-      .flatMap((c) => (c.from === undefined ? [c.path] : [c.path, c.from])),
-  )
-  const plan = planOf(commit)
-  // A diff of git's that the engine does not parse fails every file it names.
-  const unparsed: OpFailure[] =
-    plan !== null && 'error' in plan
-      ? commit.changes.map((c) => ({ path: c.path, error: plan.error }))
-      : []
-  const applied =
-    plan === null || 'error' in plan
-      ? {
-          changes: new Map<string, TreeFile | null>(),
-          failures: unparsed,
-          hunks: 0,
-          refused: new Set<string>(),
-          fallbacks: [],
-          formatHunks: 0,
-          refusals: [],
-          misplaced: [],
-        }
-      : applyPlan(tree, plan.plan, {
-          blobId,
-          inflate,
-          skip: gitlinks,
-          rawPatch: plan.rawPatch,
-          via,
-        })
-  const changes = new Map(applied.changes)
+): Promise<Settled> {
+  const gitlinks = gitlinksOf(commit.changes)
+  const overlay = new Map(applied.changes)
   // Submodule pointers (and whatever replaced one) come from git's record.
   for (const c of commit.changes) {
     if (!gitlinks.has(c.path)) continue
-    changes.set(c.path, c.status === 'D' ? null : await gitEntry(c, blobs))
-    if (c.status === 'R' && c.from !== undefined) changes.set(c.from, null)
+    overlay.set(c.path, c.status === 'D' ? null : await gitEntry(c, blobs))
+    if (c.status === 'R' && c.from !== undefined) overlay.set(c.from, null)
   }
   const mismatches: ReplayMismatch[] = []
   for (const failure of applied.failures) {
@@ -252,43 +231,35 @@ async function replayCommit(
       actual: `refused: ${failure.error.code}: ${failure.error.message}`,
     })
   }
-  // The entries the commit replaces, kept to put back what git's record does not name.
-  const before = new Map([...changes.keys()].map((path) => [path, tree.get(path)] as const))
-  for (const [path, file] of changes) {
-    if (file === null) tree.delete(path)
-    else tree.set(path, file)
-  }
-  const after = tree
+  const changed = [...overlay.keys()]
+  const after = (path: string): TreeFile | undefined =>
+    overlay.has(path) ? (overlay.get(path) ?? undefined) : base(path)
   const expected = expectedEntries(commit.changes)
   for (const [path, want] of expected) {
-    const have = after.get(path)
+    const have = after(path)
     if (sameEntry(have, want)) continue
     // A refused hunk's file is taken from git without a mismatch: the refusal is counted.
     if (!applied.refused.has(path) && !applied.failures.some((f) => f.path === path))
       mismatches.push(await describe(commit.sha, path, want, have, blobs))
     // Continue from git's own post-image: one difference must not cascade. An object git cannot
     // give back intact leaves the file as the commit's diff made it.
-    if (want === null) after.delete(path)
-    else if (want.mode === GITLINK) after.set(path, { ...want, bytes: null })
+    if (want === null) overlay.set(path, null)
+    else if (want.mode === GITLINK) overlay.set(path, { ...want, bytes: null })
     else {
       const bytes = await gitBlob(blobs, want.id)
-      if (bytes instanceof Uint8Array) after.set(path, { ...want, bytes })
+      if (bytes instanceof Uint8Array) overlay.set(path, { ...want, bytes })
     }
   }
-  for (const path of changes.keys()) {
+  for (const path of changed) {
     if (expected.has(path)) continue
-    // The engine changed a file git's record does not name.
-    mismatches.push(
-      await describe(commit.sha, path, before.get(path) ?? null, after.get(path), blobs),
-    )
-    const old = before.get(path)
-    if (old === undefined) after.delete(path)
-    else after.set(path, old)
+    // The engine changed a file git's record does not name: reported, and put back.
+    mismatches.push(await describe(commit.sha, path, base(path) ?? null, after(path), blobs))
+    overlay.set(path, base(path) ?? null)
   }
   const submodules = [...gitlinks].filter((p) => expected.has(p)).map(() => 'submodule' as const)
   const fallbackReasons = [...submodules, ...applied.fallbacks]
   const misplaced = applied.misplaced.map((m) => ({ commit: commit.sha, ...m }))
-  return {
+  const done = {
     commit: commit.sha,
     index,
     files: commit.changes.length,
@@ -301,23 +272,22 @@ async function replayCommit(
     refusals: applied.refusals,
     misplaced,
     mismatches,
-    tree: after,
+  }
+  return { done, overlay }
+}
+
+/** Lays a settled commit's entries over the tree. */
+function applyOverlay(
+  tree: Map<string, TreeFile>,
+  overlay: ReadonlyMap<string, TreeFile | null>,
+): void {
+  for (const [path, file] of overlay) {
+    if (file === null) tree.delete(path)
+    else tree.set(path, file)
   }
 }
 
-const GITLINK = '160000'
 const NO_FILE = '000000'
-
-/** The commit's diff parsed, null for an empty commit, or the parse error as data. */
-function planOf(
-  commit: HistoryCommit,
-): { plan: EditPlan; rawPatch: boolean } | { error: EditErrorData } | null {
-  if (commit.patch.length === 0) return null
-  const text = patchTextOf(commit.patch, Number.MAX_SAFE_INTEGER)
-  const parsed = parsePatch(text.text, 'unified')
-  if (!parsed.ok) return { error: parsed.error }
-  return { plan: parsed.value, rawPatch: text.firstRawLine !== undefined }
-}
 
 /** Each path's entry after the commit as git records it: mode and id, or null for a deletion. */
 function expectedEntries(
@@ -401,12 +371,4 @@ async function gitBlob(blobs: BlobReader, id: string): Promise<Uint8Array | Edit
 
 function splitForReport(bytes: Uint8Array): string[] {
   return new TextDecoder().decode(bytes).split('\n')
-}
-
-function blobId(bytes: Uint8Array): string {
-  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
-}
-
-function inflate(deflated: Uint8Array): Uint8Array {
-  return new Uint8Array(inflateSync(deflated, { maxOutputLength: DEFAULT_LIMITS.maxFileBytes }))
 }
