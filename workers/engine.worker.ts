@@ -9,7 +9,9 @@ import type { VerifyJob, VerifyReply, WorkerReply } from '../src/coordinator/job
 import { runVerifyJob } from '../src/coordinator/verify-job.js'
 import type { OpOutcome, VerifySettings } from '../src/coordinator/verify.js'
 import { ok } from '../src/result.js'
-import { replyToAsync } from './reply.js'
+import { computeCommit, type ReplayJob } from '../src/replay/commit.js'
+import type { AppliedPlan } from '../src/replay/tree.js'
+import { replyTo, replyToAsync } from './reply.js'
 
 // The new bytes of the whole batch travel as one ArrayBuffer (packOutcomes): cloning one buffer is
 // a single copy, where thousands of small arrays each cost a clone (#9). Transferring it instead
@@ -18,4 +20,9 @@ export async function verify(
   job: VerifyJob<VerifySettings>,
 ): Promise<WorkerReply<VerifyReply<OpOutcome>>> {
   return replyToAsync<VerifyReply<OpOutcome>>(job.protocol, async () => ok(await runVerifyJob(job)))
+}
+
+/** History replay (#10): one commit's diff applied to the entries it reads (src/replay/commit.ts). */
+export function replay(job: ReplayJob): WorkerReply<AppliedPlan> {
+  return replyTo<AppliedPlan>(job.protocol, () => ok(computeCommit(job.sources, job.work)))
 }

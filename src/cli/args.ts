@@ -100,8 +100,8 @@ Usage:
   patchloom log [--root DIR] [--json] [-n N | --limit N]
   patchloom recover [--root DIR] [--json]
   patchloom diagnostics FILE... [--root DIR] [--json]
-  patchloom replay REPO [--range A..B] [--first-parent] [--via unified] [--max-commits N]
-                   [--out DIR] [--json]
+  patchloom replay REPO [--range A..B] [--first-parent] [--via unified|codex|search-replace]
+                   [--workers N] [--max-commits N] [--out DIR] [--json]
   patchloom demo
   patchloom help | --help | -h
   patchloom --version
@@ -122,7 +122,9 @@ Commands:
   replay        Re-apply a repository's first-parent history (default: HEAD from its root
                 commit; --range A..B: the commits after A up to B) through the engine, in
                 memory, checking every touched file against git's blob ids and modes. Writes
-                nothing to REPO; --out DIR writes the final tree. Exit 1 if any file differs.
+                nothing to REPO; --out DIR writes the final tree. --via codex|search-replace
+                rewrites each diff in that format first and reports refused and misplaced
+                hunks. Exit 1 if any file differs or any hunk is misplaced.
   demo          Apply one change per format to a scratch workspace in the temp directory.
 
 Options:
@@ -147,6 +149,8 @@ Options:
   TXN           (undo) A transaction id as printed by apply and log.
   -n, --limit N (log) Show at most N transactions (default 20).
   --max-commits N      (replay) Stop after the first N commits of the range.
+  --via V              (replay) unified (default: git's own diff), codex or search-replace.
+  --workers N          (replay) Compute commits on N pool workers (default 0: this thread).
   --out DIR            (replay) Write the tree after the last commit into DIR (new or empty).
 
 Exit status: 0 applied (or would apply; undone; recovered), 1 rejected (or a recover conflict

@@ -1,4 +1,5 @@
-// `patchloom replay REPO [--range A..B] [--first-parent] [--via unified|codex|search-replace] [--max-commits N]
+// `patchloom replay REPO [--range A..B] [--first-parent] [--via unified|codex|search-replace]
+// [--workers N] [--max-commits N]
 // [--out DIR] [--json]` (#10): its own flags, parsed apart from apply's. args.ts hands over the
 // whole argv without the word `replay`, so flags may come before or after it. Never throws.
 import { errorData } from '../errors.js'
@@ -13,12 +14,14 @@ export interface ReplayCommand {
   readonly range: string | null
   readonly via: ReplayVia
   readonly maxCommits: number | null
+  /** Pool workers computing commits; 0 for the calling thread. */
+  readonly workers: number
   /** Where to write the final tree; null for nowhere. */
   readonly out: string | null
   readonly json: boolean
 }
 
-const VALUE_FLAGS = new Set(['--range', '--via', '--max-commits', '--out'])
+const VALUE_FLAGS = new Set(['--range', '--via', '--max-commits', '--out', '--workers'])
 const VIAS: readonly ReplayVia[] = ['unified', 'codex', 'search-replace']
 
 export function parseReplayArgs(
@@ -30,6 +33,7 @@ export function parseReplayArgs(
   let out: string | null = null
   let json = false
   let via: ReplayVia = 'unified'
+  let workers = 0
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index] ?? ''
     if (!arg.startsWith('-') || arg === '-') {
@@ -75,6 +79,13 @@ export function parseReplayArgs(
         maxCommits = n
         break
       }
+      case '--workers': {
+        const n = /^[0-9]{1,2}$/.test(value ?? '') ? Number(value) : null
+        if (n === null || n > 64)
+          return usage(`Flag --workers needs a whole number from 0 to 64; got '${value ?? ''}'.`)
+        workers = n
+        break
+      }
       case '--out':
         if (value === '' || value === null) return usage('Flag --out needs a directory.')
         out = value
@@ -84,7 +95,7 @@ export function parseReplayArgs(
     }
   }
   if (repo === null) return usage('replay needs a REPO: a directory inside a git repository.')
-  return ok({ kind: 'replay', repo, range, via, maxCommits, out, json })
+  return ok({ kind: 'replay', repo, range, via, maxCommits, workers, out, json })
 }
 
 function usage(message: string): Result<never> {

@@ -13,6 +13,8 @@ import { unwrap, type Result } from '../result.js'
 import { abortError } from './abort.js'
 import type { VerifyJob, VerifyReply, WorkerReply } from './jobs.js'
 import type { OpOutcome, VerifySettings } from './verify.js'
+import type { ReplayJob } from '../replay/commit.js'
+import type { AppliedPlan } from '../replay/tree.js'
 
 export interface JobPoolOptions {
   readonly minThreads?: number
@@ -71,6 +73,11 @@ export class JobPool {
     return unwrap(await this.#run<VerifyReply<OpOutcome>>('verify', job, signal))
   }
 
+  /** One commit of a history replay in a worker (src/replay/commit.ts). */
+  async replay(job: ReplayJob, signal?: AbortSignal): Promise<AppliedPlan> {
+    return unwrap(await this.#run<AppliedPlan>('replay', job, signal))
+  }
+
   /** Threads the pool runs at most (it starts lazily; this does not start it). */
   get maxThreads(): number {
     return this.#options.maxThreads ?? defaultMaxThreads()
@@ -83,8 +90,8 @@ export class JobPool {
   }
 
   async #run<T>(
-    name: 'verify',
-    job: VerifyJob<VerifySettings>,
+    name: 'verify' | 'replay',
+    job: VerifyJob<VerifySettings> | ReplayJob,
     signal: AbortSignal | undefined,
   ): Promise<Result<T>> {
     const pool = await this.#ensure()
@@ -99,7 +106,7 @@ export class JobPool {
       if (signal?.aborted === true) throw abortError(signal, error)
       throw new EditError(
         'WORKER_CRASHED',
-        `A verification worker failed during ${name}: ${(error as Error).message}`,
+        `A ${name === 'replay' ? 'replay' : 'verification'} worker failed during ${name}: ${(error as Error).message}`,
         { cause: error },
       )
     }

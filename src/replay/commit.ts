@@ -23,6 +23,14 @@ export interface CommitWork {
   readonly via: ReplayVia
 }
 
+/** A commit's compute sent to a pool worker (workers/engine.worker.ts `replay`). */
+export interface ReplayJob {
+  /** JOB_PROTOCOL of the sender (src/coordinator/jobs.ts). */
+  readonly protocol: number
+  readonly sources: Tree
+  readonly work: CommitWork
+}
+
 /**
  * The commit's ops applied to `sources` (at least every path git's record names, as it was
  * before the commit). Submodule pointers are left to the caller (`skip`).

@@ -16,7 +16,9 @@
 //
 // Not done yet: splitting the work by file over the worker pool.
 import { EditError, isEditError } from '../errors.js'
-import { computeCommit, gitlinksOf, GITLINK, type ReplayVia } from './commit.js'
+import { JobPool } from '../coordinator/job-pool.js'
+import { JOB_PROTOCOL } from '../coordinator/jobs.js'
+import { computeCommit, gitlinksOf, GITLINK, pathsOf, type ReplayVia } from './commit.js'
 import { createBlobReader, readHistory, readTree, startOf, type BlobReader } from './git-history.js'
 import type { HistoryCommit, RawChange } from './history-parse.js'
 import type { FallbackReason } from './convert.js'
@@ -34,6 +36,11 @@ export interface ReplayOptions {
   readonly via?: ReplayVia
   /** Stop after this many commits (the oldest first). */
   readonly maxCommits?: number
+  /**
+   * Compute commits on this many pool workers (0, the default: the calling thread). Commits whose
+   * files no earlier pending commit touches run at once; results are checked and yielded in order.
+   */
+  readonly workers?: number
   readonly signal?: AbortSignal
 }
 
@@ -126,6 +133,13 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
   const { repo, signal } = options
   const range = options.range ?? 'HEAD'
   const maxCommits = options.maxCommits ?? Infinity
+  const workers = options.workers ?? 0
+  if (!Number.isInteger(workers) || workers < 0 || workers > MAX_WORKERS) {
+    throw new EditError(
+      'CONFIG_INVALID',
+      `Invalid option: workers must be a whole number from 0 to ${MAX_WORKERS}; got ${String(workers)}.`,
+    )
+  }
   // One tree, changed in place commit by commit (a copy per commit would cost the tree's size
   // times the history's length).
   const tree = new Map<string, TreeFile>(await readTree(repo, await startOf(repo, range)))
@@ -144,23 +158,15 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
   const misplaced: ReplayMisplaced[] = []
   const refusals: Record<string, number> = {}
   const fallbackReasons: Record<string, number> = {}
+  const pool = workers > 0 ? new JobPool({ minThreads: workers, maxThreads: workers }) : null
   try {
     if (maxCommits > 0) {
-      for await (const commit of readHistory({
-        repo,
-        range,
-        ...(signal === undefined ? {} : { signal }),
-      })) {
-        const applied = computeCommit(tree, { patch: commit.patch, changes: commit.changes, via })
-        const settled = await settleCommit(
-          (p) => tree.get(p),
-          commit,
-          totals.commits,
-          applied,
-          blobs,
-        )
-        applyOverlay(tree, settled.overlay)
-        const done: ReplayCommit = { ...settled.done, tree }
+      const history = readHistory({ repo, range, ...(signal === undefined ? {} : { signal }) })
+      const steps =
+        pool === null
+          ? inOrder(history, tree, blobs, via)
+          : onPool(history, tree, blobs, via, pool, workers)
+      for await (const done of steps) {
         totals.commits++
         if (done.exact) totals.exactCommits++
         totals.files += done.files
@@ -178,6 +184,7 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
       }
     }
   } finally {
+    await pool?.close()
     await blobs.close()
   }
   return {
@@ -191,6 +198,107 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
     fallbackReasons,
     mismatches,
     wallMs: performance.now() - started,
+  }
+}
+
+const MAX_WORKERS = 64
+
+/** Commits read ahead of the one being yielded, per worker (each holds its diff). */
+const AHEAD_PER_WORKER = 16
+
+/** Each commit computed and checked in the calling thread, against the one tree. */
+async function* inOrder(
+  history: AsyncIterable<HistoryCommit>,
+  tree: Map<string, TreeFile>,
+  blobs: BlobReader,
+  via: ReplayVia,
+): AsyncGenerator<ReplayCommit> {
+  let index = 0
+  for await (const commit of history) {
+    const applied = computeCommit(tree, { patch: commit.patch, changes: commit.changes, via })
+    const settled = await settleCommit((p) => tree.get(p), commit, index++, applied, blobs)
+    applyOverlay(tree, settled.overlay)
+    yield { ...settled.done, tree }
+  }
+}
+
+/** A commit on its way through the pool: settled once its compute is checked. */
+interface Slot {
+  readonly paths: readonly string[]
+  /** The commit's result, and each of its paths' entries after it (undefined: absent). */
+  readonly settled: Promise<Settled & { readonly after: ReadonlyMap<string, TreeFile | undefined> }>
+}
+
+/**
+ * Commits computed on the pool (#10): a commit waits only for the earlier pending commits that
+ * touch one of its paths (a file's changes form a chain; different files' chains run at once),
+ * reads its entries from them or the tree, is computed by a worker and checked here. Results are
+ * laid over the tree and yielded in commit order, so every yielded tree is exactly that commit's.
+ */
+async function* onPool(
+  history: AsyncIterable<HistoryCommit>,
+  tree: Map<string, TreeFile>,
+  blobs: BlobReader,
+  via: ReplayVia,
+  pool: JobPool,
+  workers: number,
+): AsyncGenerator<ReplayCommit> {
+  const window: Slot[] = []
+  // The latest slot not yet laid over the tree that touches each path.
+  const writer = new Map<string, Slot>()
+  let index = 0
+  const run = async (
+    commit: HistoryCommit,
+    at: number,
+    deps: ReadonlyMap<string, Slot>,
+    paths: readonly string[],
+  ) => {
+    const sources = new Map<string, TreeFile>()
+    for (const path of paths) {
+      const dep = deps.get(path)
+      // With no pending writer, the tree holds the entry: every earlier writer is laid over it.
+      const entry = dep === undefined ? tree.get(path) : (await dep.settled).after.get(path)
+      if (entry !== undefined) sources.set(path, entry)
+    }
+    const work = { patch: commit.patch, changes: commit.changes, via }
+    const applied =
+      commit.patch.length === 0
+        ? computeCommit(sources, work)
+        : await pool.replay({ protocol: JOB_PROTOCOL, sources, work })
+    const settled = await settleCommit((p) => sources.get(p), commit, at, applied, blobs)
+    const after = new Map<string, TreeFile | undefined>()
+    for (const path of paths) {
+      const o = settled.overlay
+      after.set(path, o.has(path) ? (o.get(path) ?? undefined) : sources.get(path))
+    }
+    return { ...settled, after }
+  }
+  const flush = async (): Promise<ReplayCommit> => {
+    const slot = window.shift() as Slot
+    const settled = await slot.settled
+    applyOverlay(tree, settled.overlay)
+    for (const path of slot.paths) if (writer.get(path) === slot) writer.delete(path)
+    return { ...settled.done, tree }
+  }
+  try {
+    for await (const commit of history) {
+      const paths = pathsOf(commit.changes)
+      const deps = new Map<string, Slot>()
+      for (const path of paths) {
+        const w = writer.get(path)
+        if (w !== undefined) deps.set(path, w)
+      }
+      const slot: Slot = { paths, settled: run(commit, index++, deps, paths) }
+      // A rejection is thrown in order, by flush; until then it must not count as unhandled.
+      slot.settled.catch(() => undefined)
+      for (const path of paths) writer.set(path, slot)
+      window.push(slot)
+      while (window.length >= workers * AHEAD_PER_WORKER) yield await flush()
+    }
+    while (window.length > 0) yield await flush()
+  } finally {
+    // Stopped early (maxCommits, an error): the computes in flight end before the pool closes.
+    await Promise.allSettled(window.map((s) => s.settled))
   }
 }
 
@@ -252,9 +360,9 @@ async function settleCommit(
   }
   for (const path of changed) {
     if (expected.has(path)) continue
-    // The engine changed a file git's record does not name: reported, and put back.
+    // The engine changed a file git's record does not name: reported, and left as it was.
     mismatches.push(await describe(commit.sha, path, base(path) ?? null, after(path), blobs))
-    overlay.set(path, base(path) ?? null)
+    overlay.delete(path)
   }
   const submodules = [...gitlinks].filter((p) => expected.has(p)).map(() => 'submodule' as const)
   const fallbackReasons = [...submodules, ...applied.fallbacks]

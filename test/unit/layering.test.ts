@@ -23,6 +23,9 @@ const WORKER_EFFECTS = new Set([
   'src/coordinator/verify',
   'src/coordinator/verify-job',
   'src/coordinator/read-fs',
+  // A history replay's commit compute (#10): the engine's compute on entries it is sent.
+  'src/replay/commit',
+  'src/replay/tree',
 ])
 // Leaves: imported by everyone, importing only each other. src/lsp/types holds the diagnostics
 // report shapes that an ApplyResult carries, so types.ts may reference it.
@@ -71,7 +74,9 @@ function violations(file: string, source: string): string[] {
       WORKER_EFFECTS.has(target) ||
       target.startsWith('workers/')
     if (worker && rel !== null && !allowedForWorker) {
-      bad('workers import only pure modules, coordinator/jobs and the verification module')
+      bad(
+        'workers import only pure modules, coordinator/jobs, the verification module and the replay compute',
+      )
     }
   }
   for (const m of source.matchAll(HASH_IMPORT_RE)) {

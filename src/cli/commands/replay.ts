@@ -41,6 +41,7 @@ async function replayAndReport(cmd: ReplayCommand, io: CliIo): Promise<number> {
   const run = replay({
     repo,
     via: cmd.via,
+    workers: cmd.workers,
     ...(cmd.range === null ? {} : { range: cmd.range }),
     ...(cmd.maxCommits === null ? {} : { maxCommits: cmd.maxCommits }),
   })

@@ -16,6 +16,7 @@ describe('replay arguments', () => {
       range: null,
       via: 'unified',
       maxCommits: null,
+      workers: 0,
       out: null,
       json: false,
     })
@@ -39,12 +40,16 @@ describe('replay arguments', () => {
       range: 'a..b',
       via: 'unified',
       maxCommits: 5,
+      workers: 0,
       out: 'o',
       json: true,
     })
     expect(parsed('replay', '--help')).toEqual({ kind: 'help' })
     for (const via of ['codex', 'search-replace'])
       expect(parsed('replay', 'r', `--via=${via}`)).toMatchObject({ kind: 'replay', via })
+    expect(parsed('replay', 'r', '--workers', '2')).toMatchObject({ workers: 2 })
+    expect(parsed('replay', 'r', '--workers', '65')).toMatch(/--workers needs a whole number/)
+    expect(parsed('replay', 'r', '--workers=x')).toMatch(/--workers needs a whole number/)
   })
 
   it('refuses what it cannot do, with a usage error that says why', () => {
