@@ -8,7 +8,7 @@
 // there prints `> mismatch` and is marked, and replay must report every commit exact and no hunk
 // misplaced. Prints medians and ratios against the one-process `git apply`, with the repository,
 // commits, hunks and machine, then each mode's fidelity: refused share, misplaced, fallbacks.
-// Does not (yet): time 2 workers (not built).
+// The unified route is timed in this thread and on two pool workers (--workers 2).
 // Run: npm run build && node dist/bench/replay.bench.js [--repo DIR]... [--samples K]
 //   --repo DIR   a repository to replay from its root (repeatable; default: a generated one)
 //   --commits N  commits in the generated history (default 400)
@@ -199,6 +199,12 @@ interface ReplayJson {
 
 const VIAS = ['unified', 'codex', 'search-replace'] as const
 
+/** The replay rows: each mode in this thread, then the unified route on two pool workers. */
+const REPLAY_ROWS: ReadonlyArray<{ via: (typeof VIAS)[number]; workers: number }> = [
+  ...VIAS.map((via) => ({ via, workers: 0 })),
+  { via: 'unified', workers: 2 },
+]
+
 function rows(
   repo: string,
   scratch: string,
@@ -245,23 +251,21 @@ function rows(
         check: treeCheck,
       },
     )
-  for (const via of VIAS)
+  for (const { via, workers } of REPLAY_ROWS) {
+    const key = workers === 0 ? via : `${via} --workers ${workers}`
     list.push({
-      name: `patchloom replay --via ${via} (blob ids checked)`,
+      name: `patchloom replay --via ${key} (blob ids checked)`,
       time: () =>
         timed(() => {
           // Exit 1 is a mismatch or a misplaced hunk: the report says which, check() fails it.
-          const r = spawnSync(NODE, [CLI, 'replay', repo, '--via', via, '--json'], {
-            cwd: scratch,
-            env: ENV,
-            maxBuffer: 1 << 30,
-          })
+          const args = [CLI, 'replay', repo, '--via', via, '--workers', String(workers), '--json']
+          const r = spawnSync(NODE, args, { cwd: scratch, env: ENV, maxBuffer: 1 << 30 })
           if (r.status !== 0 && r.status !== 1)
-            throw new Error(`replay --via ${via} exited ${String(r.status)}: ${String(r.stderr)}`)
-          reports.set(via, JSON.parse(r.stdout.toString('utf8')) as ReplayJson)
+            throw new Error(`replay --via ${key} exited ${String(r.status)}: ${String(r.stderr)}`)
+          reports.set(key, JSON.parse(r.stdout.toString('utf8')) as ReplayJson)
         }),
       check: () => {
-        const r = reports.get(via)
+        const r = reports.get(key)
         if (r === undefined) return 'no report'
         if (r.misplacedHunks > 0) return `${r.misplacedHunks} hunks misplaced`
         return r.exactCommits === r.commits
@@ -269,6 +273,7 @@ function rows(
           : `${r.commits - r.exactCommits} commits not exact`
       },
     })
+  }
   return list
 }
 

@@ -23,6 +23,7 @@ describe('replay.bench --quick', () => {
       '| patchloom replay --via unified (blob ids checked) | ',
       '| patchloom replay --via codex (blob ids checked) | ',
       '| patchloom replay --via search-replace (blob ids checked) | ',
+      '| patchloom replay --via unified --workers 2 (blob ids checked) | ',
     ])
       expect(child.stdout).toContain(row)
     // The fidelity table: every mode exact, nothing misplaced.
