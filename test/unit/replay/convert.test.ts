@@ -2,29 +2,15 @@
 // SEARCH/REPLACE blocks (convert.ts), what each format cannot state (fallbacks, with reasons), and
 // applyPlan's judging of every hunk through the format's own parser and the matcher: placed where
 // git has it, refused (counted, the file left for git's bytes), or misplaced (reported).
-import { inflateSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { parsePatch } from '../../../src/parse/index.js'
 import { convertOp, type ContextFormat } from '../../../src/replay/convert.js'
 import { applyPlan, type Tree, type TreeFile } from '../../../src/replay/tree.js'
-import { gitBlobId } from '../../../src/text/blob-id.js'
-import type { EditPlan, FileOp } from '../../../src/types.js'
+import type { FileOp } from '../../../src/types.js'
+import { ctx, file, plan, text } from '../../helpers/replay-tree.js'
 
-const text = (s: string) => new TextEncoder().encode(s)
-const file = (s: string, mode = '100644'): TreeFile => ({
-  mode,
-  id: gitBlobId(text(s)),
-  bytes: text(s),
-})
-const ctx = { blobId: gitBlobId, inflate: (d: Uint8Array) => new Uint8Array(inflateSync(d)) }
 const decode = (f: TreeFile | null | undefined) =>
   f === null || f === undefined || f.bytes === null ? f : new TextDecoder().decode(f.bytes)
-
-function plan(diff: string): EditPlan {
-  const parsed = parsePatch(diff, 'unified')
-  if (!parsed.ok) throw new Error(parsed.error.message)
-  return parsed.value
-}
 
 function onlyOp(diff: string): FileOp {
   return plan(diff).ops[0] as FileOp

@@ -1,25 +1,9 @@
 // applyPlan (#10): a commit's ops read the tree as it was before the commit, deletions come
 // before additions, and a failure names the file without touching the tree.
-import { inflateSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
-import { parsePatch } from '../../../src/parse/index.js'
 import { applyPlan, type Tree, type TreeFile } from '../../../src/replay/tree.js'
 import { gitBlobId } from '../../../src/text/blob-id.js'
-import type { EditPlan } from '../../../src/types.js'
-
-const text = (s: string) => new TextEncoder().encode(s)
-const file = (s: string, mode = '100644'): TreeFile => ({
-  mode,
-  id: gitBlobId(text(s)),
-  bytes: text(s),
-})
-const ctx = { blobId: gitBlobId, inflate: (d: Uint8Array) => new Uint8Array(inflateSync(d)) }
-
-function plan(diff: string): EditPlan {
-  const parsed = parsePatch(diff, 'unified')
-  if (!parsed.ok) throw new Error(parsed.error.message)
-  return parsed.value
-}
+import { ctx, file, plan, text } from '../../helpers/replay-tree.js'
 
 /** `tree` with `changes` laid over it, as replay.ts lays them over its own tree. */
 function withChanges(tree: Tree, changes: ReadonlyMap<string, TreeFile | null>): Tree {
