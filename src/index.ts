@@ -32,13 +32,15 @@ export type {
 export { parsePatch, detectFormat } from './parse/index.js'
 export { replay } from './replay/replay.js'
 export type {
+  FallbackReason,
   ReplayCommit,
+  ReplayMisplaced,
   ReplayMismatch,
   ReplayOptions,
   ReplayReport,
   ReplayVia,
 } from './replay/replay.js'
-export type { Tree, TreeFile } from './replay/tree.js'
+export type { HunkRefusal, Tree, TreeFile } from './replay/tree.js'
 export { EditError, ERROR_CODES, isEditError } from './errors.js'
 export type { Candidate, EditErrorData, ErrorCode } from './errors.js'
 export type {
