@@ -5,7 +5,6 @@
 // so both routes make the same checks in the same order. Each op ends in an outcome, never a
 // throw: the engine orders the failures of all batches by phase and plan position (settle.ts), so
 // the error a request gets never depends on how it was split or on thread timing.
-import { isUtf8 } from 'node:buffer'
 import { inflateSync } from 'node:zlib'
 import { computeFile } from '../apply/compute.js'
 import { EditError, type EditErrorData } from '../errors.js'
@@ -13,6 +12,7 @@ import { hashBytes } from '../hash.js'
 import { opHasRawBytes } from '../parse/raw-bytes.js'
 import type { ComputedFile, ComputeInput, FileOp, PatchFormat } from '../types.js'
 import { compileGlobs } from './glob.js'
+import { plainness } from './plainness.js'
 import type { PathContext } from './paths.js'
 import {
   checkState,
@@ -205,14 +205,6 @@ function computeInput(p: PreparedOp, settings: VerifySettings): ComputeInput {
     // Native checks are cheap next to decoding; only the count-only splice uses them.
     ...(!settings.diffs && read.snap.bytes !== null ? plainness(read.snap.bytes) : {}),
   }
-}
-
-/** What the exact splice may take as checked (src/apply/exact-splice.ts): UTF-8, no CR or NUL. */
-function plainness(bytes: Uint8Array): Pick<ComputeInput, 'sourceIsUtf8' | 'sourceHasNoCrOrNul'> {
-  if (!isUtf8(bytes)) return {}
-  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
-  const plain = view.indexOf(0x0d) === -1 && view.indexOf(0x00) === -1
-  return plain ? { sourceIsUtf8: true, sourceHasNoCrOrNul: true } : { sourceIsUtf8: true }
 }
 
 function inflate(op: FileOp, deflated: Uint8Array, maxFileBytes: number): Uint8Array {

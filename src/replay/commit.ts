@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto'
 import { inflateSync } from 'node:zlib'
 import { DEFAULT_LIMITS } from '../config.js'
 import { patchTextOf } from '../coordinator/patch-input.js'
+import { plainness } from '../coordinator/plainness.js'
 import type { EditErrorData } from '../errors.js'
 import { parsePatch } from '../parse/index.js'
 import type { EditPlan } from '../types.js'
@@ -47,6 +48,7 @@ export function computeCommit(sources: Tree, work: CommitWork): AppliedPlan {
     skip: gitlinksOf(work.changes),
     rawPatch: plan.rawPatch,
     via: work.via,
+    plainness,
   })
 }
 

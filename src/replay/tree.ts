@@ -42,6 +42,13 @@ export interface ApplyContext {
   readonly rawPatch?: boolean
   /** Apply git's diff as it is (the default), or converted to a context-only format. */
   readonly via?: 'unified' | ContextFormat
+  /**
+   * What the caller vouches for about a source's bytes (UTF-8, no CR or NUL), which lets an
+   * exactly placed unified hunk be spliced into the bytes without decoding them.
+   */
+  readonly plainness?: (
+    bytes: Uint8Array,
+  ) => Pick<ComputeInput, 'sourceIsUtf8' | 'sourceHasNoCrOrNul'>
 }
 
 /** A hunk the matcher would not place in exactly one place (an error code of MATCH_*). */
@@ -252,6 +259,12 @@ function applyOp(
     countOnly: true,
     bytesOnly: true,
     ...(placements ? { placements: true as const, noCandidates: true as const } : {}),
+    ...(plan.format === 'unified' &&
+    source !== undefined &&
+    source.bytes !== null &&
+    ctx.plainness !== undefined
+      ? ctx.plainness(source.bytes)
+      : {}),
     ...(ctx.rawPatch === true && opHasRawBytes(op) ? { rawBytes: true as const } : {}),
   }
   if (op.kind === 'add' && op.overwrite === false && source !== undefined && !replaces(plan, op)) {
