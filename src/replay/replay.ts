@@ -14,7 +14,8 @@
 // src/replay/tree.ts): refused hunks are counted and the file continues from git's post-image;
 // misplaced hunks (placed anywhere but git's place) fail the commit like a mismatch.
 //
-// Not done yet: splitting the work by file over the worker pool.
+// `workers: N` computes commits on the pool (D-086, onPool below): a commit waits only for the
+// earlier pending commits that touch its paths, and results are checked and yielded in order.
 import { EditError, isEditError } from '../errors.js'
 import { JobPool } from '../coordinator/job-pool.js'
 import { JOB_PROTOCOL } from '../coordinator/jobs.js'

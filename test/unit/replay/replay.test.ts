@@ -264,6 +264,16 @@ describe('patchloom replay', () => {
     expect(json).toMatchObject({ ok: true, commits: repo.commits.length, mismatches: [] })
   })
 
+  it('reports a context-only mode: its hunks, refused share and fallbacks by reason', async () => {
+    const { io: cli, out } = io(scratch)
+    expect(await main(['replay', 'repo', '--via', 'search-replace'], cli)).toBe(0)
+    const text = out.join('')
+    expect(text).toMatch(/\(HEAD, via search-replace\)/)
+    expect(text).toMatch(/^ {2}search-replace: \d+ hunks through the format, 0 refused \(0\.0%\)$/m)
+    expect(text).toMatch(/^ {2}fallbacks by reason: .*\bbinary 2\b.*\bsubmodule 2\b/m)
+    expect(text).toMatch(/misplaced hunks 0, fallbacks 12, mismatches 0/)
+  })
+
   it('writes the final tree with --out, and refuses bad input with a usage error', async () => {
     const { io: cli, out } = io(scratch)
     const dest = path.join(scratch, 'out')
