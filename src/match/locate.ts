@@ -409,34 +409,52 @@ function changesWithin(lines: readonly HunkLine[], start: number, end: number): 
 }
 
 /**
+ * What one hint reading's scope holds of a hunk: its fits, and its spills (starts in the scope
+ * where the lines match but would change lines past its end) from the first pass with any start.
+ */
+type ScopeSearch =
+  | {
+      readonly kind: 'found'
+      readonly pass: MatchPass
+      readonly starts: number[]
+      readonly spills: readonly number[]
+    }
+  | { readonly kind: 'none'; readonly spills: readonly number[] }
+  | { readonly kind: 'not-text'; readonly pass: MatchPass }
+
+/**
  * Every place inside one hint reading's scope where the hunk fits, in the first ladder pass with
  * any, climbing the ladder for this scope alone (D-025): a fit starts in [hint, end) and changes
  * nothing past the scope. Two fits in one scope are ambiguous (D-079): the hint does not say
- * which, and taking the first landed a real commit's hunk 31 lines early.
+ * which, and taking the first landed a real commit's hunk 31 lines early. Spills come back too:
+ * beside a fit elsewhere, they make the hunk ambiguous (D-087).
  */
 function searchScope(
   ctx: LocateContext,
   lines: readonly HunkLine[],
   old: readonly string[],
   reading: Reading,
-): Search {
+): ScopeSearch {
   const total = ctx.index.lines.length
   // A start before `end` cannot reach past end - 1 + old.length, which bounds the scan.
   const to = Math.min(total, reading.end - 1 + old.length)
-  const fitsIn = (pass: MatchPass): number[] =>
-    findStartsInPass(ctx.index, old, reading.hint, to, pass).filter(
-      (s) => s < reading.end && changesWithin(lines, s, reading.end),
-    )
+  const startsIn = (pass: MatchPass): number[] =>
+    findStartsInPass(ctx.index, old, reading.hint, to, pass).filter((s) => s < reading.end)
+  let spills: readonly number[] | null = null
   for (const pass of ctx.exactOnly ? (['exact'] as const) : MATCH_PASSES) {
-    const starts = fitsIn(pass)
-    if (starts.length > 0) return { kind: 'found', pass, starts }
+    const all = startsIn(pass)
+    if (all.length > 0) spills ??= all.filter((s) => !changesWithin(lines, s, reading.end))
+    const starts = all.filter((s) => changesWithin(lines, s, reading.end))
+    if (starts.length > 0) return { kind: 'found', pass, starts, spills: spills ?? [] }
   }
   if (ctx.exactOnly) {
     for (const pass of MATCH_PASSES.slice(1)) {
-      if (fitsIn(pass).length > 0) return { kind: 'not-text', pass }
+      if (startsIn(pass).some((s) => changesWithin(lines, s, reading.end))) {
+        return { kind: 'not-text', pass }
+      }
     }
   }
-  return { kind: 'none' }
+  return { kind: 'none', spills: spills ?? [] }
 }
 
 /**
@@ -518,6 +536,7 @@ function locateCursorOnce(
       return ok(located(ctx, hunk, lines, (readings[0] as Reading).hint + 1, null))
     }
     const byStart = new Map<number, MatchPass>()
+    const spilled = new Set<number>()
     let inOneScope = false
     for (const r of readings) {
       // From the hint line itself: models often repeat the hint as the chunk's first context
@@ -525,6 +544,7 @@ function locateCursorOnce(
       // runs per scope (D-025): an exact match outside the scope never beats a lenient one in it.
       const found = searchScope(ctx, lines, old, r)
       if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
+      for (const s of found.spills) spilled.add(s)
       if (found.kind !== 'found') continue
       if (found.starts.length > 1) inOneScope = true
       for (const s of found.starts) byStart.set(s, found.pass)
@@ -535,6 +555,17 @@ function locateCursorOnce(
       const why = inOneScope
         ? 'matches more than once inside the scope of its @@ hint'
         : 'matches inside the scope of each reading of its @@ hints'
+      return ambiguousError(ctx, hunk, starts, old.length, why)
+    }
+    // One fit, but the lines also start inside a hinted scope elsewhere and run past its end
+    // (D-087): the hint may name the block before the change, as git's function context does, and
+    // then the fit is a copy in another block of that name. Which one is meant, nothing says.
+    const [fit] = [...byStart.keys()] as [number]
+    const others = [...spilled].filter((s) => s !== fit)
+    if (others.length > 0) {
+      const starts = [fit, ...others].sort((a, b) => a - b)
+      const why =
+        'fits one scope of its @@ hint, and its lines also start inside another and run past its end,'
       return ambiguousError(ctx, hunk, starts, old.length, why)
     }
     const [[start, pass]] = [...byStart] as [[number, MatchPass]]

@@ -14,6 +14,7 @@
 // Where each hunk must land is known from git's header: `expected` is the 0-based first line (or
 // insertion index) the matcher reports for it (ComputedFile.placements), in the file as it was
 // for Codex, and in the text the earlier blocks left for SEARCH/REPLACE.
+import { hintScopeEnd } from '../match/scope.js'
 import { nameFromLine } from '../parse/search-replace.js'
 import { decodeText } from '../text/decode.js'
 import { dominantEol, splitLines } from '../text/lines.js'
@@ -262,7 +263,8 @@ function gitSpan(hunk: LineHunk): { start: number; oldCount: number; newCount: n
  * the hunk that looks like a definition and cuts to 80 bytes with trailing blanks dropped. A
  * Codex author writes the whole line, so the hint is the nearest line above the hunk that starts
  * with git's text (or holds it, for a diff driver that reports part of a line). None when that
- * line is above `cursor`, the end of the previous chunk.
+ * line is above `cursor`, the end of the previous chunk, or when its block does not hold the
+ * hunk's changes.
  */
 function hintFor(
   hunk: LineHunk,
@@ -276,7 +278,28 @@ function hintFor(
   let at = -1
   for (let i = from; i >= 0 && at < 0; i--) if ((fileLines[i] as string).startsWith(section)) at = i
   for (let i = from; i >= 0 && at < 0; i--) if ((fileLines[i] as string).includes(section)) at = i
-  return at < cursor ? null : (fileLines[at] as string).trimEnd()
+  if (at < cursor) return null
+  // A Codex hint names the block a change is in (D-025). Git's line is the nearest one above
+  // that looks like a definition, which after a block's end is the block before the change: as
+  // a hint it would point at another block of that name, so it is written only when it holds
+  // the change (D-078).
+  if (!changesWithin(hunk, start, hintScopeEnd(fileLines, at))) return null
+  return (fileLines[at] as string).trimEnd()
+}
+
+/** Whether the hunk, placed at `start`, changes only lines before `end` (locate.ts's rule). */
+function changesWithin(hunk: LineHunk, start: number, end: number): boolean {
+  if (start >= end) return false
+  let fileIndex = start
+  for (const line of hunk.lines) {
+    if (line.op === '+') {
+      if (fileIndex > end) return false
+    } else {
+      if (line.op === '-' && fileIndex >= end) return false
+      fileIndex++
+    }
+  }
+  return true
 }
 
 function codexPatch(body: readonly string[]): Built {
