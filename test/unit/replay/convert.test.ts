@@ -104,6 +104,23 @@ describe('convertOp', () => {
     expect(built.expected).toEqual([1, 8])
   })
 
+  it("writes no hint when git's line is the block before the change, not the one holding it", () => {
+    // git takes the nearest line above that looks like a definition: here `function a() {`,
+    // whose block ends before the change. As a hint it would name the wrong block (D-078).
+    const source = ['function a() {', '  return 1', '}', '', 'a()', 'a()', 'a()', ''].join('\n')
+    const diff = [
+      '--- a/s.js',
+      '+++ b/s.js',
+      '@@ -4,3 +4,3 @@ function a() {',
+      ' ',
+      ' a()',
+      '-a()',
+      '+b()',
+      '',
+    ].join('\n')
+    expect(converted(onlyOp(diff), source, 'codex').text.split('\n')[2]).toBe('@@')
+  })
+
   it('writes SEARCH/REPLACE blocks, each expected where the blocks before it left it', () => {
     const diff = [
       '--- a/t.txt',
