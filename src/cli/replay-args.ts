@@ -1,11 +1,10 @@
 // `patchloom replay REPO [--range A..B] [--first-parent] [--via unified|codex|search-replace]
-// [--workers N] [--max-commits N]
-// [--out DIR] [--json]` (#10): its own flags, parsed apart from apply's. args.ts hands over the
-// whole argv without the word `replay`, so flags may come before or after it. Never throws.
+// [--workers N] [--max-commits N] [--out DIR] [--json]` (#10): its own flags, parsed apart from
+// apply's. args.ts hands over the whole argv without the word `replay`, so flags may come before
+// or after it. Never throws.
 import { errorData } from '../errors.js'
+import { MAX_REPLAY_WORKERS, REPLAY_VIAS, type ReplayVia } from '../replay/commit.js'
 import { fail, ok, type Result } from '../result.js'
-
-export type ReplayVia = 'unified' | 'codex' | 'search-replace'
 
 export interface ReplayCommand {
   readonly kind: 'replay'
@@ -22,7 +21,6 @@ export interface ReplayCommand {
 }
 
 const VALUE_FLAGS = new Set(['--range', '--via', '--max-commits', '--out', '--workers'])
-const VIAS: readonly ReplayVia[] = ['unified', 'codex', 'search-replace']
 
 export function parseReplayArgs(
   argv: readonly string[],
@@ -66,7 +64,7 @@ export function parseReplayArgs(
         range = value
         break
       case '--via': {
-        const chosen = VIAS.find((v) => v === value)
+        const chosen = REPLAY_VIAS.find((v) => v === value)
         if (chosen === undefined)
           return usage(`Unknown --via '${value ?? ''}'; use unified, codex or search-replace.`)
         via = chosen
@@ -81,8 +79,10 @@ export function parseReplayArgs(
       }
       case '--workers': {
         const n = /^[0-9]{1,2}$/.test(value ?? '') ? Number(value) : null
-        if (n === null || n > 64)
-          return usage(`Flag --workers needs a whole number from 0 to 64; got '${value ?? ''}'.`)
+        if (n === null || n > MAX_REPLAY_WORKERS)
+          return usage(
+            `Flag --workers needs a whole number from 0 to ${MAX_REPLAY_WORKERS}; got '${value ?? ''}'.`,
+          )
         workers = n
         break
       }

@@ -395,7 +395,7 @@ function resolveHints(ctx: LocateContext, hunk: LineHunk, cursor: number): Resul
  * before `end` and its added lines go in at `end` at the latest. Context may run past the
  * scope's end (models often quote the next function's first line as trailing context).
  */
-function changesWithin(lines: readonly HunkLine[], start: number, end: number): boolean {
+export function changesWithin(lines: readonly HunkLine[], start: number, end: number): boolean {
   let fileIndex = start
   for (const line of lines) {
     if (line.op === '+') {

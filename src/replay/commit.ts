@@ -2,7 +2,6 @@
 // It needs no git and no tree beyond those entries, so the calling thread and a pool worker run
 // the same function (workers/engine.worker.ts `replay`); everything in and out is plain,
 // structured-clone data. Checking the result against git's record is replay.ts's (settleCommit).
-import { createHash } from 'node:crypto'
 import { inflateSync } from 'node:zlib'
 import { DEFAULT_LIMITS } from '../config.js'
 import { patchTextOf } from '../coordinator/patch-input.js'
@@ -10,10 +9,15 @@ import { plainness } from '../coordinator/plainness.js'
 import type { EditErrorData } from '../errors.js'
 import { parsePatch } from '../parse/index.js'
 import type { EditPlan } from '../types.js'
+import { blobId } from './blob-id.js'
 import type { RawChange } from './history-parse.js'
 import { applyPlan, type AppliedPlan, type Tree, type TreeFile } from './tree.js'
 
 export type ReplayVia = 'unified' | 'codex' | 'search-replace'
+export const REPLAY_VIAS: readonly ReplayVia[] = ['unified', 'codex', 'search-replace']
+
+/** The most pool workers a replay takes (`workers`, `--workers`). */
+export const MAX_REPLAY_WORKERS = 64
 
 export const GITLINK = '160000'
 
@@ -93,10 +97,6 @@ function planOf(
   const parsed = parsePatch(text.text, 'unified')
   if (!parsed.ok) return { error: parsed.error }
   return { plan: parsed.value, rawPatch: text.firstRawLine !== undefined }
-}
-
-export function blobId(bytes: Uint8Array): string {
-  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
 }
 
 function inflate(deflated: Uint8Array): Uint8Array {

@@ -14,6 +14,7 @@
 // Where each hunk must land is known from git's header: `expected` is the 0-based first line (or
 // insertion index) the matcher reports for it (ComputedFile.placements), in the file as it was
 // for Codex, and in the text the earlier blocks left for SEARCH/REPLACE.
+import { changesWithin } from '../match/locate.js'
 import { hintScopeEnd } from '../match/scope.js'
 import { nameFromLine } from '../parse/search-replace.js'
 import { decodeText } from '../text/decode.js'
@@ -283,23 +284,9 @@ function hintFor(
   // that looks like a definition, which after a block's end is the block before the change: as
   // a hint it would point at another block of that name, so it is written only when it holds
   // the change (D-078).
-  if (!changesWithin(hunk, start, hintScopeEnd(fileLines, at))) return null
+  const end = hintScopeEnd(fileLines, at)
+  if (start >= end || !changesWithin(hunk.lines, start, end)) return null
   return (fileLines[at] as string).trimEnd()
-}
-
-/** Whether the hunk, placed at `start`, changes only lines before `end` (locate.ts's rule). */
-function changesWithin(hunk: LineHunk, start: number, end: number): boolean {
-  if (start >= end) return false
-  let fileIndex = start
-  for (const line of hunk.lines) {
-    if (line.op === '+') {
-      if (fileIndex > end) return false
-    } else {
-      if (line.op === '-' && fileIndex >= end) return false
-      fileIndex++
-    }
-  }
-  return true
 }
 
 function codexPatch(body: readonly string[]): Built {

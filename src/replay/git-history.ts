@@ -12,8 +12,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { devNull } from 'node:os'
 import { EditError } from '../errors.js'
-import { gitBlobId } from '../text/blob-id.js'
 import { decodePatchBytes } from '../text/patch-bytes.js'
+import { blobId } from './blob-id.js'
 import { HISTORY_LOG_FORMAT, HistoryStreamParser, type HistoryCommit } from './history-parse.js'
 
 export interface HistoryOptions {
@@ -542,7 +542,7 @@ function checkedBlob(answer: CatFileAnswer, id: string, path: string | undefined
       details,
     )
   }
-  const actual = gitBlobId(answer.bytes)
+  const actual = blobId(answer.bytes)
   if (actual !== id) {
     throw new EditError(
       'REPLAY_OBJECT_CORRUPT',

@@ -19,14 +19,22 @@
 import { EditError, isEditError } from '../errors.js'
 import { JobPool } from '../coordinator/job-pool.js'
 import { JOB_PROTOCOL } from '../coordinator/jobs.js'
-import { computeCommit, gitlinksOf, GITLINK, pathsOf, type ReplayVia } from './commit.js'
+import {
+  computeCommit,
+  gitlinksOf,
+  GITLINK,
+  MAX_REPLAY_WORKERS,
+  pathsOf,
+  REPLAY_VIAS,
+  type ReplayVia,
+} from './commit.js'
 import { createBlobReader, readHistory, readTree, startOf, type BlobReader } from './git-history.js'
 import type { HistoryCommit, RawChange } from './history-parse.js'
 import type { FallbackReason } from './convert.js'
 import type { AppliedPlan, HunkMisplaced, HunkRefusal, Tree, TreeFile } from './tree.js'
 
 export type { ReplayVia }
-export const REPLAY_VIAS: readonly ReplayVia[] = ['unified', 'codex', 'search-replace']
+export { REPLAY_VIAS }
 export type { FallbackReason }
 
 export interface ReplayOptions {
@@ -135,10 +143,10 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
   const range = options.range ?? 'HEAD'
   const maxCommits = options.maxCommits ?? Infinity
   const workers = options.workers ?? 0
-  if (!Number.isInteger(workers) || workers < 0 || workers > MAX_WORKERS) {
+  if (!Number.isInteger(workers) || workers < 0 || workers > MAX_REPLAY_WORKERS) {
     throw new EditError(
       'CONFIG_INVALID',
-      `Invalid option: workers must be a whole number from 0 to ${MAX_WORKERS}; got ${String(workers)}.`,
+      `Invalid option: workers must be a whole number from 0 to ${MAX_REPLAY_WORKERS}; got ${String(workers)}.`,
     )
   }
   // One tree, changed in place commit by commit (a copy per commit would cost the tree's size
@@ -201,8 +209,6 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
     wallMs: performance.now() - started,
   }
 }
-
-const MAX_WORKERS = 64
 
 /** Commits read ahead of the one being yielded, per worker (each holds its diff). */
 const AHEAD_PER_WORKER = 16
