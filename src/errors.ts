@@ -136,6 +136,13 @@ export const ERROR_CODES = {
     hint: 'Re-read the file (its current hash is in currentHash), then regenerate the edit against it.',
     retryable: false,
   },
+  // Read-before-write (#11): what counts is content hashes, never timestamps.
+  FILE_STALE_READ: {
+    meaning:
+      'The agent is editing or overwriting a file it has never read (read-before-write is on): nothing was written.',
+    hint: 'Read the file first (read_file), or send its current hash (in currentHash) as expected_hash.',
+    retryable: false,
+  },
   MATCH_NOT_FOUND: {
     meaning:
       'A hunk, SEARCH block or old_string was not found in the file, even after whitespace and punctuation folding.',
@@ -167,6 +174,30 @@ export const ERROR_CODES = {
     meaning:
       "The patch's lines for a file hold bytes that are not UTF-8, so only a byte-exact match is allowed, and the change needs more (a lenient match).",
     hint: "Give context lines that match the file byte for byte, or send the patch in the file's own encoding.",
+    retryable: false,
+  },
+  MATCH_REGEX_TIMEOUT: {
+    meaning:
+      'A regex edit took longer than its time bound to search the file (a pattern that backtracks without end); nothing was written.',
+    hint: 'Simplify the pattern (avoid nested quantifiers such as (a+)+), or use old_string.',
+    retryable: false,
+  },
+  // Edit-level refusals (#11): the edit is well formed and found its place, but is not applied.
+  EDIT_NO_OP: {
+    meaning: "An edit's new text equals the text it replaces, so it would change nothing.",
+    hint: 'Check that the edit says what you meant to change; drop it if nothing needs changing.',
+    retryable: false,
+  },
+  EDIT_REWRITE_BLOCKED: {
+    meaning:
+      'A small old_string is replaced by a new_string that rewrites most of the file: the rewrite guard refused it.',
+    hint: 'To replace the whole file, use write_file (mode "write") or set allow_rewrite: true.',
+    retryable: false,
+  },
+  EDIT_NOTEBOOK_INVALID: {
+    meaning:
+      'A Jupyter notebook (.ipynb) edited as text would no longer be valid JSON; nothing was written.',
+    hint: "Keep the notebook's JSON structure intact: escape quotes and newlines inside cell sources.",
     retryable: false,
   },
   LIMIT_PATCH_TOO_LARGE: {
@@ -334,6 +365,24 @@ export const ERROR_CODES = {
     meaning:
       'A git object the replay needs is missing, is not a blob, or its bytes do not hash to its id (the message names the path and id).',
     hint: 'Run `git fsck` on the repository; the named object is damaged or missing.',
+    retryable: false,
+  },
+  // The MCP/HTTP server (#11).
+  SERVER_BUSY: {
+    meaning:
+      "The server's queue for this workspace (or in total) is full; the request was not started.",
+    hint: 'Retry after a short, growing delay.',
+    retryable: true,
+  },
+  SERVER_CLOSING: {
+    meaning: 'The server is shutting down and takes no new requests; nothing was written.',
+    hint: 'Retry once the server is back.',
+    retryable: true,
+  },
+  SERVER_WORKSPACE_UNKNOWN: {
+    meaning:
+      'The request names a workspace this server does not serve (or the token is not allowed to use).',
+    hint: 'Name one of the workspaces the server was started with (see its workspaces list).',
     retryable: false,
   },
   CONFIG_INVALID: {

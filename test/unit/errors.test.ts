@@ -5,7 +5,7 @@ const CODES = Object.keys(ERROR_CODES) as ErrorCode[]
 
 // Areas from the house style's catalogue, plus APPROVAL (library approve callback), USAGE (CLI)
 // LIMIT (request-size limits) and UNDO (journal undo), both issue #4, and REPLAY (history
-// replay, #10).
+// replay, #10), EDIT (edit-level refusals) and SERVER (the MCP/HTTP server), both #11.
 const AREAS = [
   'PARSE',
   'PATH',
@@ -21,6 +21,8 @@ const AREAS = [
   'LIMIT',
   'UNDO',
   'REPLAY',
+  'EDIT',
+  'SERVER',
 ]
 
 // "Resending the same request, unchanged, may succeed": only these conditions pass by themselves.
@@ -36,6 +38,8 @@ const TRANSIENT = new Set<string>([
   'LSP_START_FAILED',
   'LSP_TIMEOUT',
   'LSP_CRASHED',
+  'SERVER_BUSY',
+  'SERVER_CLOSING',
 ])
 
 describe('ERROR_CODES', () => {
