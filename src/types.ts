@@ -159,6 +159,18 @@ export type StringEdit =
       readonly newString: string
       readonly replaceAll: boolean
       readonly expectedMatches?: number
+      /** Which match to replace: 1 = first, 2 = second, -1 = last; never 0. */
+      readonly occurrence?: number
+      /** old_string is a JavaScript regular expression; new_string may use $1, $<name>, $&, $$. */
+      readonly regex?: boolean
+      /** RegExp flags for a regex edit, from "imsuv" ('g' is implied). */
+      readonly flags?: string
+      /** Only an exact match counts: no lenient ladder. */
+      readonly strict?: boolean
+      /** A tab in leading indentation counts as four spaces when matching whole lines. */
+      readonly tolerantWhitespace?: boolean
+      /** Lets a small old_string be replaced by a new_string that restates most of the file. */
+      readonly allowRewrite?: boolean
       readonly expectedHash?: string
     }
   | {
@@ -167,6 +179,10 @@ export type StringEdit =
       readonly anchor: string
       readonly position: 'before' | 'after'
       readonly newString: string
+      /** Which match of the anchor to insert at: 1 = first, -1 = last; never 0. */
+      readonly occurrence?: number
+      readonly strict?: boolean
+      readonly tolerantWhitespace?: boolean
       readonly expectedHash?: string
     }
   | {

@@ -23,6 +23,7 @@ import { applyBinaryPatch, checkPreimage } from './git-binary.js'
 import { renderDiff, type DiffHeader, type LineRegion, type RenderedDiff } from './render-diff.js'
 import { spliceExact, splicePacked, type SplicedFile } from './exact-splice.js'
 import { unpackHunks } from '../parse/plain-section.js'
+import type { RegexSearcher } from './regex.js'
 import { applyStringEditsWithLines } from './string-edits.js'
 
 /** Lines for the diff: git shows a BOM as part of the first line and NUL files as binary. */
@@ -45,8 +46,17 @@ interface Content {
   readonly placements?: readonly number[]
 }
 
-export function computeFile(job: ComputeInput): Result<ComputedFile> {
-  const content = newContent(job)
+/**
+ * What the effectful caller lends the pure compute: functions, so never part of the plain-data
+ * ComputeInput (it crosses threads; these are made again on each side).
+ */
+export interface ComputeServices {
+  /** Runs regex edits' patterns within a time bound (D-091). */
+  readonly searchRegex?: RegexSearcher
+}
+
+export function computeFile(job: ComputeInput, services: ComputeServices = {}): Result<ComputedFile> {
+  const content = newContent(job, services)
   if (!content.ok) return content
   const after = content.value === null ? null : content.value.bytes
   const warnings = content.value === null ? [] : content.value.warnings
@@ -61,7 +71,7 @@ export function computeFile(job: ComputeInput): Result<ComputedFile> {
 }
 
 /** The new bytes for the op's target, or null when the op deletes it. */
-function newContent(job: ComputeInput): Result<Content | null> {
+function newContent(job: ComputeInput, services: ComputeServices): Result<Content | null> {
   const { op, source } = job
   switch (op.kind) {
     case 'add':
@@ -106,7 +116,7 @@ function newContent(job: ComputeInput): Result<Content | null> {
             : null
         if (spliced !== null) return ok(splicedContent(spliced))
         // Anything the exact splice does not take gets the general path's hunks and answer.
-        return newContent({ ...job, op: unpackHunks(op) })
+        return newContent({ ...job, op: unpackHunks(op) }, services)
       }
       const readPath = op.kind === 'copy' ? op.from : op.path
       if (op.binary !== undefined) return binaryContent(job, source)
@@ -134,6 +144,7 @@ function newContent(job: ComputeInput): Result<Content | null> {
         edits,
         path: op.path,
         exactOnly: decoded.mode === 'bytes',
+        ...(services.searchRegex === undefined ? {} : { searchRegex: services.searchRegex }),
       })
       if (!applied.ok) return applied
       const { text, warnings, lines } = applied.value

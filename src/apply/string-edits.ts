@@ -15,11 +15,18 @@
 // request costs the file's size once plus its edits, and the diff is rendered from the regions
 // the table records (D-071). The result is the same as re-splitting the whole text before every
 // edit, intermediate states included (test/helpers/string-edits-oracle.ts and its property test).
+// Edit modes of #11: `occurrence` picks one match among several; `regex` searches the LF view
+// through an injected RegexSearcher (D-091, src/apply/regex.ts) and replaces exactly; `strict`
+// drops the lenient passes; `tolerant_whitespace` adds a whole-line rung where a tab in leading
+// indentation counts as four spaces (D-092); the rewrite guard (D-093) and the no-op rule (D-094)
+// refuse edits that found their place but would do the wrong thing (src/apply/edit-guards.ts).
 // Only the array differ: importing 'diff' whole loads every module of jsdiff (~20 ms at startup).
 import { diffArrays } from 'diff/lib/diff/array.js'
 import type { Candidate } from '../errors.js'
 import { errorData } from '../errors.js'
 import { findCandidates, MAX_CANDIDATES, previewOf } from '../match/candidates.js'
+import { isRewrite, noOpDetail, rewriteDetail } from './edit-guards.js'
+import { expandReplacement, type RegexMatch, type RegexSearcher } from './regex.js'
 import { surroundingRange } from '../match/locate.js'
 import { deriveRestyle, restyleLine, type Restyle } from '../match/restyle.js'
 import { fail, ok, type Result } from '../result.js'
@@ -47,6 +54,11 @@ export interface StringEditsInput {
   readonly path: string
   /** Bytes-mode file: only byte-exact matches are allowed (FILE_NOT_TEXT otherwise). */
   readonly exactOnly: boolean
+  /**
+   * Runs a regex edit's pattern (D-091): src/coordinator/regex-search.ts bounds it in time. A
+   * regex edit without one is a programmer error.
+   */
+  readonly searchRegex?: RegexSearcher
 }
 
 export interface StringEditsOutput {
@@ -72,11 +84,15 @@ export interface StringEditsDetail extends StringEditsOutput {
 /** Line numbers listed in one error message before it says "and N more". */
 const MAX_LISTED_LINES = 20
 
-const PASS_WORDS: Readonly<Record<MatchPass, string>> = {
+/** A ladder pass, or the tolerant_whitespace rung: a leading tab counts as four spaces. */
+type Pass = MatchPass | 'tabs'
+
+const PASS_WORDS: Readonly<Record<Pass, string>> = {
   exact: 'matching exactly',
   'trim-end': 'ignoring trailing whitespace',
   trim: 'ignoring leading and trailing whitespace',
   fold: 'folding Unicode punctuation and spaces',
+  tabs: 'counting a tab in the indentation as four spaces',
 }
 
 interface Context {
@@ -84,6 +100,7 @@ interface Context {
   /** 1-based number of the edit in the request. */
   readonly editNumber: number
   readonly exactOnly: boolean
+  readonly searchRegex: RegexSearcher | undefined
 }
 
 /** What one edit reports; it changes the document in place. */
@@ -138,6 +155,7 @@ export function applyStringEditsWithLines(input: StringEditsInput): Result<Strin
       path: input.path,
       editNumber: edit.index + 1,
       exactOnly: input.exactOnly,
+      searchRegex: input.searchRegex,
     }
     if (edit.mode === 'write') {
       doc = new EditDoc(edit.content)
@@ -298,41 +316,68 @@ function applyReplace(
     const detail = `old_string is empty; use mode write or insert to change ${ctx.path}`
     return failAt(ctx, 'PARSE_BAD_EDIT', detail)
   }
+  if (edit.regex === true) return applyRegexReplace(doc, edit, ctx)
   const oldLf = toLf(edit.oldString)
+  const newLf = toLf(edit.newString)
+  if (oldLf === newLf) return noOp(ctx, 'new_string equals old_string')
   const exact = doc.occurrences(oldLf)
   if (exact.length > 0) {
     const fileLines = exact.map((o) => o.line + 1)
     const chosen = chooseMatches(doc, fileLines, edit, ctx, 'old_string')
     if (!chosen.ok) return chosen
-    replaceExact(doc, exact, oldLf, toLf(edit.newString))
+    const picked = chosen.value.map((k) => exact[k] as Occurrence)
+    const guard = guardRewrite(doc, edit, picked.map(occurrenceSpan), ctx)
+    if (!guard.ok) return guard
+    const olds = picked.map(() => oldLf)
+    replaceExact(
+      doc,
+      picked,
+      olds,
+      picked.map(() => newLf),
+    )
     return ok({ warnings: [] })
   }
 
   const wanted = wholeLines(oldLf)
-  const found = ladder(doc, wanted, ctx, 'old_string')
+  const found = findReplaceLines(doc, wanted, edit, ctx)
   if (!found.ok) return found
   const { pass } = found.value
-  const starts = disjointStarts(found.value.starts, wanted.length)
-  const fileLines = starts.map((s) => s + 1)
-  const chosen = chooseMatches(doc, fileLines, edit, ctx, 'old_string')
+  const allStarts = disjointStarts(found.value.starts, wanted.length)
+  const chosen = chooseMatches(
+    doc,
+    allStarts.map((s) => s + 1),
+    edit,
+    ctx,
+    'old_string',
+  )
   if (!chosen.ok) return chosen
+  const starts = chosen.value.map((k) => allStarts[k] as number)
+  const spans = starts.map((s): Span => [s, s + wanted.length - 1])
+  const guard = guardRewrite(doc, edit, spans, ctx)
+  if (!guard.ok) return guard
 
   const newLines = wholeLines(edit.newString)
   const pairs = commonPairs(wanted, newLines)
   const dominant = doc.table.dominant()
+  let unchanged = true
   // Every restyle is learned from the text as this edit found it, before any start is rewritten.
   const rewritten = starts.map((s) => {
     const { slice: fileSlice, surrounding } = viewOf(doc, s, s + wanted.length)
-    const restyle = deriveRestyle(fileSlice, wanted, pass, {
+    const restyle = deriveRestyle(fileSlice, wanted, restylePass(pass), {
       added: newLines.filter((_, k) => !pairs.has(k)),
       surrounding,
     })
-    return newLines.map((line, k) => {
+    const lines = newLines.map((line, k) => {
       const j = pairs.get(k)
       // Unchanged lines keep the file's own text, not the edit's lenient spelling of it.
       return j === undefined ? restyleLine(line, restyle) : (fileSlice[j] as string)
     })
+    if (lines.length !== fileSlice.length || lines.some((l, k) => l !== fileSlice[k])) {
+      unchanged = false
+    }
+    return lines
   })
+  if (unchanged) return noOp(ctx, 'new_string, fitted to the file, equals the lines it matched')
   // Bottom-up, each against the lines as the later ones left them: deleting an unterminated
   // last line takes the break off the line before it, which may end the previous match.
   const state: SpliceState = { phantom: false }
@@ -344,6 +389,182 @@ function applyReplace(
 }
 
 /**
+ * A regex replace (D-091): the pattern runs over the LF view of the current text, through the
+ * injected searcher; each chosen match is replaced by new_string with its $-patterns expanded,
+ * and line breaks are written as for an exact old_string (replaceExact).
+ */
+function applyRegexReplace(
+  doc: EditDoc,
+  edit: Extract<StringEdit, { mode: 'replace' }>,
+  ctx: Context,
+): Result<Step> {
+  const search = ctx.searchRegex
+  if (search === undefined) {
+    throw new Error('string-edits: cannot run a regex edit without a searcher (see D-091)')
+  }
+  const view = lfView(doc)
+  const result = search(view.text, edit.oldString, edit.flags ?? '')
+  if (!result.ok) {
+    const detail = `the regex old_string did not finish searching ${ctx.path} within ${result.timeoutMs} ms`
+    return failAt(ctx, 'MATCH_REGEX_TIMEOUT', detail)
+  }
+  const matches = result.matches
+  if (matches.length === 0) {
+    return failAt(ctx, 'MATCH_NOT_FOUND', `the regex old_string was not found in ${ctx.path}`)
+  }
+  const found = matches.map((m) => toOccurrence(view, m))
+  const empty = matches.findIndex((m) => m.end === m.start)
+  if (empty !== -1) {
+    const line = (found[empty] as Occurrence).line + 1
+    const detail =
+      `the regex old_string matches the empty string (at line ${line} of ${ctx.path}); ` +
+      'a regex edit must match at least one character everywhere it matches'
+    return failAt(ctx, 'PARSE_BAD_EDIT', detail)
+  }
+  const chosen = chooseMatches(
+    doc,
+    found.map((o) => o.line + 1),
+    edit,
+    ctx,
+    'the regex old_string',
+  )
+  if (!chosen.ok) return chosen
+  const picked = chosen.value.map((k) => found[k] as Occurrence)
+  const pickedMatches = chosen.value.map((k) => matches[k] as RegexMatch)
+  const guard = guardRewrite(doc, edit, picked.map(occurrenceSpan), ctx)
+  if (!guard.ok) return guard
+  const template = toLf(edit.newString)
+  const olds = pickedMatches.map((m) => view.text.slice(m.start, m.end))
+  const news = pickedMatches.map((m) => expandReplacement(template, m, view.text))
+  if (olds.every((o, k) => o === news[k])) {
+    return noOp(ctx, 'the replacement equals the text the regex matched')
+  }
+  replaceExact(doc, picked, olds, news)
+  return ok({ warnings: [] })
+}
+
+/** The current text's LF view and the view offset of each line's start (plus its length). */
+interface LfView {
+  readonly text: string
+  readonly starts: readonly number[]
+}
+
+function lfView(doc: EditDoc): LfView {
+  const lines = doc.table.lines(0, doc.table.length)
+  const starts: number[] = []
+  let text = ''
+  for (const line of lines) {
+    starts.push(text.length)
+    text += line.eol === '' ? line.text : line.text + '\n'
+  }
+  starts.push(text.length)
+  return { text, starts }
+}
+
+/** A view offset as (line, column); past a line's break is the next line's column 0. */
+function viewPosition(view: LfView, p: number): [number, number] {
+  let lo = 0
+  let hi = view.starts.length - 2
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1
+    if ((view.starts[mid] as number) <= p) lo = mid
+    else hi = mid - 1
+  }
+  const lineStart = view.starts[lo] ?? 0
+  const next = view.starts[lo + 1] ?? lineStart
+  // Only the end of the view can lie past the last start: after a final break, or at the end
+  // of an unterminated last line.
+  return p === next && p > lineStart && view.text[p - 1] === '\n'
+    ? [lo + 1, 0]
+    : [lo, p - lineStart]
+}
+
+function toOccurrence(view: LfView, m: RegexMatch): Occurrence {
+  const [line, col] = viewPosition(view, m.start)
+  const [endLine, endCol] = viewPosition(view, m.end)
+  return { line, col, endLine, endCol }
+}
+
+/** The 0-based lines an exact occurrence touches (its final line break holds no next line). */
+function occurrenceSpan(o: Occurrence): Span {
+  return [o.line, o.endCol === 0 && o.endLine > o.line ? o.endLine - 1 : o.endLine]
+}
+
+/**
+ * Whole-line search for a replace after the exact substring search failed: the tabs rung when
+ * tolerant_whitespace is set, then the ladder (only its exact pass when strict is set).
+ */
+function findReplaceLines(
+  doc: EditDoc,
+  wanted: readonly string[],
+  edit: { readonly strict?: boolean; readonly tolerantWhitespace?: boolean },
+  ctx: Context,
+): Result<{ pass: Pass; starts: number[] }> {
+  if (edit.tolerantWhitespace === true && wanted.length > 0) {
+    const starts = findTabLines(doc, wanted)
+    if (starts.length > 0) {
+      if (ctx.exactOnly) return notText(ctx, 'old_string', 'tabs')
+      return ok({ pass: 'tabs', starts })
+    }
+  }
+  if (edit.strict === true) {
+    const found = findWholeLinesIn(doc, wanted)
+    if (found === null || found.pass !== 'exact') return notFoundStrict(doc, wanted, ctx, 'old_string')
+    return ok(found)
+  }
+  return ladder(doc, wanted, ctx, 'old_string')
+}
+
+/** A line with each tab of its leading indentation written as four spaces (D-092). */
+function tabKey(text: string): string {
+  return text.replace(/^[ \t]+/, (indent) => indent.replace(/\t/g, '    '))
+}
+
+/** 0-based starts where `wanted` matches whole lines with leading tabs as four spaces. */
+function findTabLines(doc: EditDoc, wanted: readonly string[]): number[] {
+  const keys = wanted.map(tabKey)
+  const texts = textsOf(doc)
+  const starts: number[] = []
+  for (let i = 0; i + keys.length <= texts.length; i++) {
+    let all = true
+    for (let j = 0; j < keys.length && all; j++) all = tabKey(texts[i + j] as string) === keys[j]
+    if (all) starts.push(i)
+  }
+  return starts
+}
+
+/** The restyle pass for new lines: the tabs rung re-indents like 'trim'. */
+function restylePass(pass: Pass): MatchPass {
+  return pass === 'tabs' ? 'trim' : pass
+}
+
+/** The rewrite guard (D-093) over the lines the chosen matches span. */
+function guardRewrite(
+  doc: EditDoc,
+  edit: { readonly newString: string; readonly allowRewrite?: boolean },
+  spans: readonly Span[],
+  ctx: Context,
+): Result<true> {
+  if (edit.allowRewrite === true) return ok(true)
+  const length = doc.table.length
+  const matched = new Set<number>()
+  for (const [first, last] of spans) for (let i = first; i <= last; i++) matched.add(i)
+  const rewrite = isRewrite(
+    length,
+    matched.size,
+    wholeLines(edit.newString),
+    (i) => doc.table.line(i).text,
+    (i) => matched.has(i),
+  )
+  if (!rewrite) return ok(true)
+  return failAt(ctx, 'EDIT_REWRITE_BLOCKED', rewriteDetail(ctx.path, length, matched.size))
+}
+
+function noOp(ctx: Context, what: string): Result<never> {
+  return failAt(ctx, 'EDIT_NO_OP', noOpDetail(ctx.path, what))
+}
+
+/**
  * Rewrites the exact occurrences. The replacement text (its line breaks) is decided from the
  * text as the edit found it. Occurrences that share a line are rewritten as one piece of text,
  * as a text-wide replacement would (re-splitting between them could pair a CR left by one with a
@@ -352,14 +573,17 @@ function applyReplace(
 function replaceExact(
   doc: EditDoc,
   found: readonly Occurrence[],
-  oldLf: string,
-  newLf: string,
+  oldTexts: readonly string[],
+  newTexts: readonly string[],
 ): void {
-  const oldParts = oldLf.split('\n')
-  const newParts = newLf.split('\n')
   const table = doc.table
   const dominant = table.dominant()
-  const replacements = found.map((o) => {
+  let oldParts: string[] = []
+  let newParts: string[] = []
+  const replacements = found.map((o, k) => {
+    // A plain edit passes one string for every match: split it once.
+    if (k === 0 || oldTexts[k] !== oldTexts[k - 1]) oldParts = (oldTexts[k] as string).split('\n')
+    if (k === 0 || newTexts[k] !== newTexts[k - 1]) newParts = (newTexts[k] as string).split('\n')
     const eols = table.lines(o.line, o.endLine).map((line) => line.eol)
     return withEols(oldParts, eols, newParts, dominant)
   })
@@ -413,17 +637,36 @@ function textBetween(
   return c2 === 0 ? text : text + table.line(l2).text.slice(0, c2)
 }
 
-/** Applies replace_all / expected_matches / uniqueness to the matches found (1-based lines). */
+/**
+ * Applies occurrence / replace_all / expected_matches / uniqueness to the matches found (1-based
+ * lines, in order): the indices of the matches to change.
+ */
 function chooseMatches(
   doc: EditDoc,
   fileLines: readonly number[],
-  edit: Extract<StringEdit, { mode: 'replace' }>,
+  edit: {
+    readonly replaceAll?: boolean
+    readonly expectedMatches?: number
+    readonly occurrence?: number
+  },
   ctx: Context,
   what: string,
-): Result<true> {
+): Result<number[]> {
   const count = fileLines.length
+  if (edit.occurrence !== undefined) {
+    const k = edit.occurrence > 0 ? edit.occurrence - 1 : count + edit.occurrence
+    if (k >= 0 && k < count) return ok([k])
+    return failAt(
+      ctx,
+      'MATCH_COUNT_MISMATCH',
+      `occurrence ${edit.occurrence} of ${what} was asked for in ${ctx.path} but it matches ` +
+        `${count} ${plural(count, 'place', 'places')} (${listLines(fileLines)})`,
+      lineCandidates(doc, fileLines),
+    )
+  }
+  const all = fileLines.map((_, k) => k)
   if (edit.expectedMatches !== undefined) {
-    if (count === edit.expectedMatches) return ok(true)
+    if (count === edit.expectedMatches) return ok(all)
     return failAt(
       ctx,
       'MATCH_COUNT_MISMATCH',
@@ -432,7 +675,7 @@ function chooseMatches(
       lineCandidates(doc, fileLines),
     )
   }
-  if (count === 1 || edit.replaceAll) return ok(true)
+  if (count === 1 || edit.replaceAll === true) return ok(all)
   return ambiguous(doc, fileLines, ctx, what)
 }
 
@@ -448,21 +691,25 @@ function applyInsert(
   if (anchorLf === '') {
     return failAt(ctx, 'PARSE_BAD_EDIT', `the anchor for ${ctx.path} is empty or only line breaks`)
   }
-  let spans = exactSpans(doc, anchorLf)
-  let pass: MatchPass = 'exact'
-  if (spans.length === 0) {
-    const lenient = lenientSpans(doc, anchorLf, ctx)
-    if (!lenient.ok) return lenient
-    ;({ pass, spans } = lenient.value)
-  }
-  if (spans.length > 1) {
-    const fileLines = spans.map(([first]) => first + 1)
-    return ambiguous(doc, fileLines, ctx, 'anchor')
-  }
-  const [first, last] = spans[0] as [number, number]
-
   const inserted = wholeLines(edit.newString)
-  if (inserted.length === 0) return ok({ warnings: [] })
+  if (inserted.length === 0) return noOp(ctx, 'new_string is empty')
+  let spans = exactSpans(doc, anchorLf)
+  let pass: Pass = 'exact'
+  if (spans.length === 0) {
+    const other = otherAnchorSpans(doc, anchorLf, edit, ctx)
+    if (!other.ok) return other
+    ;({ pass, spans } = other.value)
+  }
+  const chosen = chooseMatches(
+    doc,
+    spans.map(([first]) => first + 1),
+    edit,
+    ctx,
+    'anchor',
+  )
+  if (!chosen.ok) return chosen
+  const [first, last] = spans[chosen.value[0] as number] as [number, number]
+
   const dominant = doc.table.dominant()
   // A leniently matched anchor tells how the edit's indentation maps onto the file's; the new
   // lines were written with the same view of the file, so they are re-indented the same way.
@@ -485,6 +732,43 @@ function applyInsert(
   }
   const warnings = pass === 'exact' ? [] : lenientWarnings(pass, [first], ctx, 'anchor')
   return ok({ warnings })
+}
+
+/**
+ * Anchor search after the exact one failed: the tabs rung when tolerant_whitespace is set (a
+ * one-line anchor may be part of a line, a longer one matches whole lines), then the ladder
+ * unless strict is set (strict keeps only the ladder's exact line-by-line pass).
+ */
+function otherAnchorSpans(
+  doc: EditDoc,
+  anchorLf: string,
+  edit: { readonly strict?: boolean; readonly tolerantWhitespace?: boolean },
+  ctx: Context,
+): Result<{ pass: Pass; spans: Span[] }> {
+  const wanted = anchorLf.split('\n')
+  if (edit.tolerantWhitespace === true) {
+    let spans: Span[]
+    if (wanted.length > 1) {
+      spans = findTabLines(doc, wanted).map((s): Span => [s, s + wanted.length - 1])
+    } else {
+      const key = tabKey(anchorLf)
+      spans = []
+      const texts = textsOf(doc)
+      texts.forEach((text, i) => {
+        if (tabKey(text).includes(key)) spans.push([i, i])
+      })
+    }
+    if (spans.length > 0) {
+      if (ctx.exactOnly) return notText(ctx, 'anchor', 'tabs')
+      return ok({ pass: 'tabs', spans })
+    }
+  }
+  if (edit.strict === true) {
+    const found = wanted.length > 1 ? findWholeLinesIn(doc, wanted) : null
+    if (found === null || found.pass !== 'exact') return notFoundStrict(doc, wanted, ctx, 'anchor')
+    return ok({ pass: 'exact', spans: found.starts.map((s): Span => [s, s + wanted.length - 1]) })
+  }
+  return lenientSpans(doc, anchorLf, ctx)
 }
 
 /** Distinct line spans of the exact occurrences of `needle` (see exactSpans in text-search.ts). */
@@ -510,17 +794,18 @@ function anchorRestyle(
   anchorLf: string,
   first: number,
   last: number,
-  pass: MatchPass,
+  pass: Pass,
   inserted: readonly string[],
 ): Restyle | null {
   if (pass === 'exact') return null
   const wanted = anchorLf.split('\n')
   const { slice: fileSlice, surrounding } = viewOf(doc, first, last + 1)
   if (wanted.length === 1) {
-    const key = normalizeLine(wanted[0] as string, pass)
-    if (!normalizeLine(fileSlice[0] ?? '', pass).startsWith(key)) return null
+    const norm = (text: string): string =>
+      pass === 'tabs' ? tabKey(text) : normalizeLine(text, pass)
+    if (!norm(fileSlice[0] ?? '').startsWith(norm(wanted[0] as string))) return null
   }
-  return deriveRestyle(fileSlice, wanted, pass, { added: inserted, surrounding })
+  return deriveRestyle(fileSlice, wanted, restylePass(pass), { added: inserted, surrounding })
 }
 
 /**
@@ -569,7 +854,11 @@ function applyRange(
   const start = startLine - 1
   const span = endLine - startLine + 1
   const newLines = wholeLines(newString)
-  const pairs = commonPairs(doc.table.texts(start, start + span), newLines)
+  const oldTexts = doc.table.texts(start, start + span)
+  if (newLines.length === span && newLines.every((text, k) => text === oldTexts[k])) {
+    return noOp(ctx, `new_string equals lines ${startLine}-${endLine}`)
+  }
+  const pairs = commonPairs(oldTexts, newLines)
   const dominant = doc.table.dominant()
   spliceWholeLines(doc, start, span, newLines, pairs, dominant, { phantom: false })
   return ok({ warnings: [] })
@@ -601,7 +890,19 @@ function notFound(
   return failAt(ctx, 'MATCH_NOT_FOUND', `${what} was not found in ${ctx.path}`, candidates)
 }
 
-function notText(ctx: Context, what: string, pass: MatchPass): Result<never> {
+/** MATCH_NOT_FOUND for a strict edit: the message says lenient matches were not looked at. */
+function notFoundStrict(
+  doc: EditDoc,
+  wanted: readonly string[],
+  ctx: Context,
+  what: string,
+): Result<never> {
+  const candidates = findCandidates(textsOf(doc), wanted)
+  const detail = `${what} was not found exactly in ${ctx.path} (strict: lenient matches are off)`
+  return failAt(ctx, 'MATCH_NOT_FOUND', detail, candidates)
+}
+
+function notText(ctx: Context, what: string, pass: Pass): Result<never> {
   return failAt(
     ctx,
     'FILE_NOT_TEXT',
@@ -635,7 +936,7 @@ function lineCandidates(doc: EditDoc, fileLines: readonly number[]): Candidate[]
 }
 
 function lenientWarnings(
-  pass: MatchPass,
+  pass: Pass,
   starts: readonly number[],
   ctx: Context,
   what = '',

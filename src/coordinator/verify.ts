@@ -7,6 +7,7 @@
 // the error a request gets never depends on how it was split or on thread timing.
 import { inflateSync } from 'node:zlib'
 import { computeFile } from '../apply/compute.js'
+import { checkNotebook, isNotebookPath } from '../apply/notebook.js'
 import { EditError, type EditErrorData } from '../errors.js'
 import { hashBytes } from '../hash.js'
 import { opHasRawBytes } from '../parse/raw-bytes.js'
@@ -25,6 +26,7 @@ import {
   type ResolvedOp,
 } from './prepare.js'
 import type { ReadFs } from './read-fs.js'
+import { searchRegex } from './regex-search.js'
 
 /** What a verification needs besides the ops; plain data, so it crosses to a worker. */
 export interface VerifySettings {
@@ -145,8 +147,9 @@ export async function verifyOps(
       return
     }
     try {
-      const computed = unwrapCompute(computeFile(computeInput(p, settings)))
+      const computed = unwrapCompute(computeFile(computeInput(p, settings), { searchRegex }))
       const after = computed.after
+      if (after !== null) checkNotebookOp(p, after)
       const before = p.target.snap.bytes
       const keepAfter = settings.keepAfter || after === null || writesLink(p)
       outcomes[i] = {
@@ -179,6 +182,16 @@ function denyRulesFor(globs: readonly string[]): (rel: string) => string | undef
     compiledRules.set(key, rules)
   }
   return rules
+}
+
+/** A notebook must stay JSON whatever the format that edits it (src/apply/notebook.ts). */
+function checkNotebookOp(p: PreparedOp, after: Uint8Array): void {
+  const { op } = p
+  const written = op.kind === 'update' && op.moveTo !== undefined ? op.moveTo : op.path
+  if (!isNotebookPath(written)) return
+  const read = op.kind === 'copy' && p.from !== undefined ? p.from : p.target
+  const invalid = checkNotebook(written, op.patchLine, read.snap.bytes, after)
+  if (invalid !== null) throw EditError.fromData(invalid)
 }
 
 function unwrapCompute(result: ReturnType<typeof computeFile>): ComputedFile {

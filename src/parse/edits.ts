@@ -3,12 +3,22 @@
 // file for an empty old_string are checked later (src/apply/string-edits.ts and the engine).
 //
 //   request := { "edits": [edit, ...] } | [edit, ...]
-//   edit    := { path, mode?: "replace", old_string, new_string, replace_all?, expected_matches? }
-//            | { path, mode: "insert", anchor, position: "before"|"after", new_string }
+//   edit    := { path, mode?: "replace", old_string, new_string, replace_all?, expected_matches?,
+//                occurrence?, regex?, flags?, strict?, tolerant_whitespace?, allow_rewrite? }
+//            | { path, mode: "insert", anchor, position: "before"|"after", new_string,
+//                occurrence?, strict?, tolerant_whitespace? }
 //            | { path, mode: "replace_range", start_line, end_line, new_string }
 //            | { path, mode: "delete_range", start_line, end_line }
 //            | { path, mode: "write", content }          every edit: expected_hash?
-// camelCase spellings (oldString, startLine, ...) are accepted; unknown fields are refused.
+//   occurrence := non-zero integer: 1 first match, 2 second, -1 last, -2 second to last; not with
+//                 replace_all: true or expected_matches
+//   regex      := true: old_string is a JavaScript RegExp source (non-empty, must compile with
+//                 `flags`, a subset of "imsuv"; 'g' is implied, so without 'm' ^ and $ mean the
+//                 start and end of the file); not with tolerant_whitespace
+//   strict, tolerant_whitespace, allow_rewrite := true | false (default false)
+// camelCase spellings (oldString, startLine, tolerantWhitespace, ...) are accepted; unknown
+// fields are refused. Matching, occurrence ranges, the rewrite guard and no-op refusals are
+// src/apply/string-edits.ts (D-091..D-094).
 import { errorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import type { EditPlan, EditsOp, StringEdit } from '../types.js'
@@ -25,11 +35,24 @@ const CAMEL_TO_SNAKE: Readonly<Record<string, string>> = {
   startLine: 'start_line',
   endLine: 'end_line',
   expectedHash: 'expected_hash',
+  tolerantWhitespace: 'tolerant_whitespace',
+  allowRewrite: 'allow_rewrite',
 }
 
 const FIELDS_BY_MODE: Readonly<Record<Mode, readonly string[]>> = {
-  replace: ['old_string', 'new_string', 'replace_all', 'expected_matches'],
-  insert: ['anchor', 'position', 'new_string'],
+  replace: [
+    'old_string',
+    'new_string',
+    'replace_all',
+    'expected_matches',
+    'occurrence',
+    'regex',
+    'flags',
+    'strict',
+    'tolerant_whitespace',
+    'allow_rewrite',
+  ],
+  insert: ['anchor', 'position', 'new_string', 'occurrence', 'strict', 'tolerant_whitespace'],
   replace_range: ['start_line', 'end_line', 'new_string'],
   delete_range: ['start_line', 'end_line'],
   write: ['content'],
@@ -38,6 +61,8 @@ const FIELDS_BY_MODE: Readonly<Record<Mode, readonly string[]>> = {
 const COMMON_FIELDS = ['path', 'mode', 'expected_hash']
 const KNOWN_FIELDS = new Set([...COMMON_FIELDS, ...Object.values(FIELDS_BY_MODE).flat()])
 const HASH_RE = /^sha256:[0-9a-f]{64}$/i
+/** RegExp flags a regex edit may set: 'g' is always on, 'y' and 'd' mean nothing here. */
+const REGEX_FLAGS = 'imsuv'
 
 /**
  * A validation failure inside one edit. Thrown only within this module (the checks nest deeply)
@@ -156,13 +181,31 @@ function parseEdit(raw: unknown, index: number): { path: string; edit: StringEdi
         if (replaceAll && expectedMatches !== undefined) {
           throw new FieldError('fields "replace_all" and "expected_matches" conflict; give one')
         }
+        const occurrence = optional(fields, 'occurrence', expectOccurrence)
+        if (occurrence !== undefined && (replaceAll || expectedMatches !== undefined)) {
+          const other = replaceAll ? 'replace_all' : 'expected_matches'
+          throw new FieldError(`fields "occurrence" and "${other}" conflict; give one`)
+        }
+        const oldString = required(fields, 'old_string', expectString)
+        const newString = required(fields, 'new_string', expectString)
+        const regex = optional(fields, 'regex', expectBoolean) ?? false
+        const flags = optional(fields, 'flags', expectString)
+        const matching = matchingFlags(fields)
+        if (regex) checkRegex(oldString, flags ?? '', matching.tolerantWhitespace === true)
+        else if (flags !== undefined) throw new FieldError('field "flags" needs "regex": true')
+        const allowRewrite = optional(fields, 'allow_rewrite', expectBoolean) ?? false
         return {
           mode,
           index,
-          oldString: required(fields, 'old_string', expectString),
-          newString: required(fields, 'new_string', expectString),
+          oldString,
+          newString,
           replaceAll,
           ...(expectedMatches === undefined ? {} : { expectedMatches }),
+          ...(occurrence === undefined ? {} : { occurrence }),
+          ...(regex ? { regex } : {}),
+          ...(regex && flags !== undefined && flags !== '' ? { flags } : {}),
+          ...matching,
+          ...(allowRewrite ? { allowRewrite } : {}),
           ...extra,
         }
       }
@@ -174,7 +217,17 @@ function parseEdit(raw: unknown, index: number): { path: string; edit: StringEdi
           throw new FieldError('field "position" must be "before" or "after"')
         }
         const newString = required(fields, 'new_string', expectString)
-        return { mode, index, anchor, position, newString, ...extra }
+        const occurrence = optional(fields, 'occurrence', expectOccurrence)
+        return {
+          mode,
+          index,
+          anchor,
+          position,
+          newString,
+          ...(occurrence === undefined ? {} : { occurrence }),
+          ...matchingFlags(fields),
+          ...extra,
+        }
       }
       case 'replace_range':
       case 'delete_range': {
@@ -192,6 +245,41 @@ function parseEdit(raw: unknown, index: number): { path: string; edit: StringEdi
     }
   })()
   return { path, edit }
+}
+
+/** strict and tolerant_whitespace, present only when true (the edit stays minimal plain data). */
+function matchingFlags(fields: ReadonlyMap<string, unknown>): {
+  strict?: boolean
+  tolerantWhitespace?: boolean
+} {
+  const strict = optional(fields, 'strict', expectBoolean) ?? false
+  const tolerant = optional(fields, 'tolerant_whitespace', expectBoolean) ?? false
+  return { ...(strict ? { strict } : {}), ...(tolerant ? { tolerantWhitespace: tolerant } : {}) }
+}
+
+/**
+ * A regex edit's pattern must compile here, so a typo fails before any file is read; compiling
+ * is linear in the pattern, only running it can take unbounded time (that is bounded by the
+ * searcher, src/coordinator/regex-search.ts).
+ */
+function checkRegex(source: string, flags: string, tolerant: boolean): void {
+  if (tolerant) {
+    throw new FieldError('fields "regex" and "tolerant_whitespace" conflict: a regex matches exactly')
+  }
+  if (source === '') throw new FieldError('field "old_string" must not be empty for a regex edit')
+  for (const [i, flag] of [...flags].entries()) {
+    if (!REGEX_FLAGS.includes(flag) || flags.indexOf(flag) !== i) {
+      throw new FieldError(
+        `field "flags" may hold each of "${REGEX_FLAGS}" once (got "${flags}"; 'g' is implied)`,
+      )
+    }
+  }
+  try {
+    new RegExp(source, flags + 'g')
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error)
+    throw new FieldError(`old_string is not a valid regular expression: ${detail}`)
+  }
 }
 
 /** Renames camelCase keys to snake_case; giving both spellings of one field is a conflict. */
@@ -245,6 +333,15 @@ const expectBoolean: Check<boolean> = (value, name) => {
 const expectPositiveInteger: Check<number> = (value, name) => {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
     throw new FieldError(`field "${name}" must be a positive integer`)
+  }
+  return value
+}
+
+const expectOccurrence: Check<number> = (value, name) => {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value === 0) {
+    throw new FieldError(
+      `field "${name}" must be a non-zero integer (1 first, 2 second, -1 last, -2 second to last)`,
+    )
   }
   return value
 }

@@ -1,0 +1,62 @@
+// Refusals of JSON edits that found their place but would do the wrong thing (#11): the rewrite
+// guard (D-093) and the no-op rule (D-094) share their wording here, so the line-table
+// implementation (string-edits.ts) and its oracle (test/helpers/string-edits-oracle.ts) agree.
+// Pure; the callers decide which spans an edit matched.
+
+/** The rewrite guard looks only at files of at least this many lines. */
+export const REWRITE_MIN_FILE_LINES = 20
+/** ... and only at edits whose matched lines are under this share of the file (percent). */
+export const REWRITE_MAX_MATCHED_PERCENT = 10
+/** ... and trips when new_string restates at least this share of the other lines (percent). */
+export const REWRITE_RESTATED_PERCENT = 50
+
+/**
+ * Whether a replace looks like "old_string: one line, new_string: the whole new file" (D-093):
+ * the file has at least REWRITE_MIN_FILE_LINES lines, the matched lines (`matchedLines`, summed
+ * over the matches replaced) are under REWRITE_MAX_MATCHED_PERCENT of them, and at least
+ * REWRITE_RESTATED_PERCENT of the file's other lines reappear in new_string (compared trimmed,
+ * each new line standing for one file line), so the result would hold most of the file twice.
+ * `isMatched(i)` tells whether 0-based line i is one of the matched lines.
+ */
+export function isRewrite(
+  fileLines: number,
+  matchedLines: number,
+  newLines: readonly string[],
+  textAt: (i: number) => string,
+  isMatched: (i: number) => boolean,
+): boolean {
+  if (fileLines < REWRITE_MIN_FILE_LINES) return false
+  if (matchedLines * 100 >= fileLines * REWRITE_MAX_MATCHED_PERCENT) return false
+  const others = fileLines - matchedLines
+  // PERF: ordinary edits stop here; new_string cannot restate more lines than it has.
+  if (newLines.length * 100 < others * REWRITE_RESTATED_PERCENT) return false
+  const offered = new Map<string, number>()
+  for (const line of newLines) {
+    const key = line.trim()
+    offered.set(key, (offered.get(key) ?? 0) + 1)
+  }
+  let restated = 0
+  for (let i = 0; i < fileLines; i++) {
+    if (isMatched(i)) continue
+    const key = textAt(i).trim()
+    const left = offered.get(key) ?? 0
+    if (left === 0) continue
+    offered.set(key, left - 1)
+    restated++
+  }
+  return restated * 100 >= others * REWRITE_RESTATED_PERCENT
+}
+
+/** The EDIT_REWRITE_BLOCKED message's detail (after "Edit N: "). */
+export function rewriteDetail(path: string, fileLines: number, matchedLines: number): string {
+  return (
+    `old_string matches ${matchedLines} of the ${fileLines} lines of ${path}, but new_string ` +
+    'restates most of the rest of the file, so the result would hold it twice; use mode ' +
+    '"write" to replace the whole file, or set allow_rewrite: true if this is meant'
+  )
+}
+
+/** The EDIT_NO_OP message's detail: `what` says which text equals which. */
+export function noOpDetail(path: string, what: string): string {
+  return `${what}, so the edit would leave ${path} unchanged`
+}
