@@ -55,7 +55,10 @@ export interface ComputeServices {
   readonly searchRegex?: RegexSearcher
 }
 
-export function computeFile(job: ComputeInput, services: ComputeServices = {}): Result<ComputedFile> {
+export function computeFile(
+  job: ComputeInput,
+  services: ComputeServices = {},
+): Result<ComputedFile> {
   const content = newContent(job, services)
   if (!content.ok) return content
   const after = content.value === null ? null : content.value.bytes

@@ -509,7 +509,8 @@ function findReplaceLines(
   }
   if (edit.strict === true) {
     const found = findWholeLinesIn(doc, wanted)
-    if (found === null || found.pass !== 'exact') return notFoundStrict(doc, wanted, ctx, 'old_string')
+    if (found === null || found.pass !== 'exact')
+      return notFoundStrict(doc, wanted, ctx, 'old_string')
     return ok(found)
   }
   return ladder(doc, wanted, ctx, 'old_string')

@@ -54,7 +54,9 @@ export function boundedSearcher(timeoutMs: number): RegexSearcher {
         return { ok: false, timeoutMs }
       }
       // The parser compiled the pattern already (src/parse/edits.ts): any other throw is a bug.
-      throw new Error(`regex-search: cannot search after a compiled pattern threw: ${String(error)}`)
+      throw new Error(
+        `regex-search: cannot search after a compiled pattern threw: ${String(error)}`,
+      )
     } finally {
       // Do not keep a large file alive in the context between searches.
       sandbox['$text'] = ''

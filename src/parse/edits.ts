@@ -264,7 +264,9 @@ function matchingFlags(fields: ReadonlyMap<string, unknown>): {
  */
 function checkRegex(source: string, flags: string, tolerant: boolean): void {
   if (tolerant) {
-    throw new FieldError('fields "regex" and "tolerant_whitespace" conflict: a regex matches exactly')
+    throw new FieldError(
+      'fields "regex" and "tolerant_whitespace" conflict: a regex matches exactly',
+    )
   }
   if (source === '') throw new FieldError('field "old_string" must not be empty for a regex edit')
   for (const [i, flag] of [...flags].entries()) {

@@ -3,6 +3,8 @@
 // the whole text (toDoc) and searches its LF view with indexOf. Slow on large files, simple enough
 // to trust; the line-table implementation must agree with it on every input, failures included.
 // Do not optimise this file.
+// Since #11 it also refuses no-ops its own way (EDIT_NO_OP when an edit leaves the whole text as
+// it was, D-094), with the implementation's wording from src/apply/edit-guards.ts.
 // Applies JSON string edits (replace, insert, replace_range, delete_range, write) to one file's
 // decoded text. Pure: reading, expected_hash checks, BOM and byte conversion are the caller's
 // (in bytes mode the caller has already passed every edit string through toModeText).
@@ -22,6 +24,7 @@ import { errorData } from '../../src/errors.js'
 import { findCandidates, MAX_CANDIDATES, previewOf } from '../../src/match/candidates.js'
 import { surroundingLines } from '../../src/match/locate.js'
 import { deriveRestyle, restyleLine, type Restyle } from '../../src/match/restyle.js'
+import { noOpDetail } from '../../src/apply/edit-guards.js'
 import { fail, ok, type Result } from '../../src/result.js'
 import { joinLines, type Eol, type Line } from '../../src/text/lines.js'
 import { normalizeLine, type MatchPass } from '../../src/text/normalize.js'
@@ -120,12 +123,42 @@ export function applyStringEditsOracle(input: StringEditsInput): Result<StringEd
         `${ctx.path} does not exist; ` + 'only a write edit or an empty old_string can create it'
       return failAt(ctx, 'FILE_NOT_FOUND', detail)
     }
+    const obvious = obviousNoOp(edit)
+    if (obvious !== null) return failAt(ctx, 'EDIT_NO_OP', noOpDetail(ctx.path, obvious))
     const step = applyOne(text, edit, ctx)
     if (!step.ok) return step
+    if (step.value.text === text) {
+      const what =
+        edit.mode === 'replace'
+          ? 'new_string, fitted to the file, equals the lines it matched'
+          : edit.mode === 'insert'
+            ? 'new_string is empty'
+            : `new_string equals lines ${edit.startLine}-${edit.endLine}`
+      return failAt(ctx, 'EDIT_NO_OP', noOpDetail(ctx.path, what))
+    }
     text = step.value.text
     warnings.push(...step.value.warnings)
   }
   return ok({ text, warnings })
+}
+
+/** A no-op visible in the edit itself, refused before any search. */
+function obviousNoOp(edit: Exclude<StringEdit, { mode: 'write' }>): string | null {
+  if (
+    edit.mode === 'replace' &&
+    edit.oldString !== '' &&
+    toLf(edit.oldString) === toLf(edit.newString)
+  ) {
+    return 'new_string equals old_string'
+  }
+  if (
+    edit.mode === 'insert' &&
+    toLf(edit.anchor).replace(/\n+$/, '') !== '' &&
+    edit.newString === ''
+  ) {
+    return 'new_string is empty'
+  }
+  return null
 }
 
 function applyOne(

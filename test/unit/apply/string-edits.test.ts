@@ -308,8 +308,11 @@ describe('applyStringEdits insert', () => {
     expect(error.message).toBe('Edit 1: anchor was not found in src/f.txt.')
   })
 
-  it('leaves the text unchanged for an empty new_string', () => {
-    expect(applied('a\n', [insert('a', 'after', '')])).toBe('a\n')
+  it('refuses an empty new_string with EDIT_NO_OP (#11)', () => {
+    expect(failure('a\n', [insert('a', 'after', '')])).toMatchObject({
+      code: 'EDIT_NO_OP',
+      message: 'Edit 1: new_string is empty, so the edit would leave src/f.txt unchanged.',
+    })
   })
 })
 
@@ -424,7 +427,7 @@ describe('applyStringEdits line-ending properties', () => {
     })
     .filter((text) => text !== '')
 
-  it('leaves any file unchanged when a whole-line range is replaced by its own lines', () => {
+  it('refuses, as a no-op, a whole-line range replaced by its own lines, whatever their breaks (#11)', () => {
     fc.assert(
       fc.property(file, fc.nat(), fc.nat(), (text, a, b) => {
         const lines = splitLines(text)
@@ -434,12 +437,12 @@ describe('applyStringEdits line-ending properties', () => {
         // as a deletion. It is CRLF so that a last line ending in a lone CR keeps it (#8).
         const raw = joinLines(lines.slice(start - 1, end))
         const same = raw.endsWith('\n') ? raw : `${raw}\r\n`
-        expect(applied(text, [range(start, end, same)])).toBe(text)
+        expect(failure(text, [range(start, end, same)]).code).toBe('EDIT_NO_OP')
       }),
     )
   })
 
-  it('leaves any file unchanged when old_string is replaced by itself with replace_all', () => {
+  it('refuses, as a no-op, old_string replaced by itself with replace_all (#11)', () => {
     fc.assert(
       // A CR before a CRLF ("x\r\r\n") reads as "x\r\n" in the LF view, which an old_string
       // means as a CRLF break; that file's own spelling is "x\r\r\n", not a view substring.
@@ -451,7 +454,7 @@ describe('applyStringEdits line-ending properties', () => {
           const view = text.replace(/\r\n/g, '\n')
           const start = a % view.length
           const old = view.slice(start, start + 1 + (b % (view.length - start)))
-          expect(applied(text, [replace(old, old, { replaceAll: true })])).toBe(text)
+          expect(failure(text, [replace(old, old, { replaceAll: true })]).code).toBe('EDIT_NO_OP')
         },
       ),
     )
