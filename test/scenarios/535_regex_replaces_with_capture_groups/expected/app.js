@@ -1,0 +1,2 @@
+import a from "a"
+import bee from "b"

@@ -1,0 +1,2 @@
+const a = require("a")
+const bee = require("b")

@@ -1,0 +1,6 @@
+func f() {
+	if x {
+		log()
+		return 2
+	}
+}

@@ -1,0 +1,5 @@
+func f() {
+	if x {
+		return 1
+	}
+}
