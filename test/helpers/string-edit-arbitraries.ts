@@ -35,7 +35,7 @@ export const fileText = fc
 
 /** How a cut of the file is changed before it is sent, so lenient passes get exercised. */
 export type Distortion =
-  'none' | 'crlf' | 'lf' | 'indent' | 'trim' | 'curly' | 'trailing' | 'garble'
+  'none' | 'crlf' | 'lf' | 'indent' | 'trim' | 'curly' | 'trailing' | 'garble' | 'spaces'
 export const distortion = fc.constantFrom<Distortion>(
   'none',
   'none',
@@ -47,6 +47,7 @@ export const distortion = fc.constantFrom<Distortion>(
   'curly',
   'trailing',
   'garble',
+  'spaces',
 )
 
 export function distort(text: string, how: Distortion): string {
@@ -67,6 +68,9 @@ export function distort(text: string, how: Distortion): string {
       return text.replace(/\n/g, '  \n')
     case 'garble':
       return text.replace(/a/g, 'z')
+    case 'spaces':
+      // Leading tabs as four spaces: what tolerant_whitespace forgives (#11).
+      return text.replace(/^\t+/gm, (tabs) => '    '.repeat(tabs.length))
   }
 }
 
@@ -84,6 +88,10 @@ export type EditSpec =
       newString: string
       replaceAll: boolean
       expect: number | null
+      /** occurrence (#11), used when neither replaceAll nor expect is. */
+      occurrence: number | null
+      strict: boolean
+      tolerant: boolean
     }
   | {
       mode: 'insert'
@@ -92,10 +100,20 @@ export type EditSpec =
       how: Distortion
       before: boolean
       newString: string
+      occurrence: number | null
+      strict: boolean
+      tolerant: boolean
     }
   | { mode: 'range'; start: number; count: number; newString: string | null }
   | { mode: 'write'; content: string }
   | { mode: 'literal'; oldString: string; newString: string }
+
+/** The #11 matching fields, each set now and then so the plain edits stay the common case. */
+const matchingModes = {
+  occurrence: fc.option(fc.constantFrom(1, 2, 3, -1, -2, -3), { freq: 3 }),
+  strict: fc.boolean(),
+  tolerant: fc.boolean(),
+}
 
 export const editSpec: fc.Arbitrary<EditSpec> = fc.oneof(
   {
@@ -108,6 +126,7 @@ export const editSpec: fc.Arbitrary<EditSpec> = fc.oneof(
       newString: newText,
       replaceAll: fc.boolean(),
       expect: fc.option(fc.integer({ min: 0, max: 4 })),
+      ...matchingModes,
     }),
   },
   {
@@ -119,6 +138,7 @@ export const editSpec: fc.Arbitrary<EditSpec> = fc.oneof(
       how: distortion,
       before: fc.boolean(),
       newString: newText,
+      ...matchingModes,
     }),
   },
   {
@@ -141,6 +161,17 @@ export const editSpec: fc.Arbitrary<EditSpec> = fc.oneof(
   },
 )
 
+function modeFields(
+  spec: { occurrence: number | null; strict: boolean; tolerant: boolean },
+  occurrenceAllowed: boolean,
+): { occurrence?: number; strict?: boolean; tolerantWhitespace?: boolean } {
+  return {
+    ...(occurrenceAllowed && spec.occurrence !== null ? { occurrence: spec.occurrence } : {}),
+    ...(spec.strict ? { strict: true } : {}),
+    ...(spec.tolerant ? { tolerantWhitespace: true } : {}),
+  }
+}
+
 export function cut(text: string, at: number, length: number): string {
   if (text === '') return 'a'
   const start = at % text.length
@@ -159,6 +190,7 @@ export function realise(text: string, specs: readonly EditSpec[]): StringEdit[] 
           newString: spec.newString,
           replaceAll: spec.replaceAll && spec.expect === null,
           ...(spec.expect === null ? {} : { expectedMatches: spec.expect }),
+          ...modeFields(spec, !spec.replaceAll && spec.expect === null),
         }
       case 'insert':
         return {
@@ -167,6 +199,7 @@ export function realise(text: string, specs: readonly EditSpec[]): StringEdit[] 
           anchor: distort(cut(text, spec.at, spec.length), spec.how),
           position: spec.before ? 'before' : 'after',
           newString: spec.newString,
+          ...modeFields(spec, true),
         }
       case 'range':
         return spec.newString === null

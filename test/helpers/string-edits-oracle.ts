@@ -4,7 +4,10 @@
 // to trust; the line-table implementation must agree with it on every input, failures included.
 // Do not optimise this file.
 // Since #11 it also refuses no-ops its own way (EDIT_NO_OP when an edit leaves the whole text as
-// it was, D-094), with the implementation's wording from src/apply/edit-guards.ts.
+// it was, D-094), with the implementation's wording from src/apply/edit-guards.ts, and takes
+// occurrence, strict and tolerant_whitespace (D-092: its own tab expansion, a rung before the
+// ladder). Regex edits and the rewrite guard (files of 20+ lines) are not drawn here; unit tests
+// and scenarios cover them.
 // Applies JSON string edits (replace, insert, replace_range, delete_range, write) to one file's
 // decoded text. Pure: reading, expected_hash checks, BOM and byte conversion are the caller's
 // (in bytes mode the caller has already passed every edit string through toModeText).
@@ -64,11 +67,70 @@ export interface StringEditsOutput {
 /** Line numbers listed in one error message before it says "and N more". */
 const MAX_LISTED_LINES = 20
 
-const PASS_WORDS: Readonly<Record<MatchPass, string>> = {
+type Pass = MatchPass | 'tabs'
+
+const PASS_WORDS: Readonly<Record<Pass, string>> = {
   exact: 'matching exactly',
   'trim-end': 'ignoring trailing whitespace',
   trim: 'ignoring leading and trailing whitespace',
   fold: 'folding Unicode punctuation and spaces',
+  tabs: 'counting a tab in the indentation as four spaces',
+}
+
+/** A line's leading blanks with every tab as four spaces, then the rest as it is. */
+function tabsAsSpaces(text: string): string {
+  let i = 0
+  let indent = ''
+  for (; i < text.length; i++) {
+    if (text[i] === '\t') indent += '    '
+    else if (text[i] === ' ') indent += ' '
+    else break
+  }
+  return indent + text.slice(i)
+}
+
+/** Whole-line matches of `wanted` with tabsAsSpaces on both sides. */
+function tabLineStarts(doc: Doc, wanted: readonly string[]): number[] {
+  const starts: number[] = []
+  for (let i = 0; i + wanted.length <= doc.texts.length; i++) {
+    const hit = wanted.every((w, j) => tabsAsSpaces(doc.texts[i + j] as string) === tabsAsSpaces(w))
+    if (hit) starts.push(i)
+  }
+  return starts
+}
+
+/** The tabs rung, then the ladder (its exact pass only under strict). */
+function matchLines(
+  doc: Doc,
+  wanted: readonly string[],
+  edit: { readonly strict?: boolean; readonly tolerantWhitespace?: boolean },
+  ctx: Context,
+  what: string,
+): Result<{ pass: Pass; starts: number[] }> {
+  if (edit.tolerantWhitespace === true && wanted.length > 0) {
+    const starts = tabLineStarts(doc, wanted)
+    if (starts.length > 0) {
+      if (ctx.exactOnly) return notText(ctx, what, 'tabs')
+      return ok({ pass: 'tabs', starts })
+    }
+  }
+  if (edit.strict === true) {
+    const found = findWholeLines(doc, wanted)
+    if (found === null || found.pass !== 'exact') return notFoundStrict(doc, wanted, ctx, what)
+    return ok(found)
+  }
+  return ladder(doc, wanted, ctx, what)
+}
+
+function notFoundStrict(
+  doc: Doc,
+  wanted: readonly string[],
+  ctx: Context,
+  what: string,
+): Result<never> {
+  const candidates = findCandidates(doc.texts, wanted)
+  const detail = `${what} was not found exactly in ${ctx.path} (strict: lenient matches are off)`
+  return failAt(ctx, 'MATCH_NOT_FOUND', detail, candidates)
 }
 
 interface Context {
@@ -276,17 +338,24 @@ function applyReplace(
     const fileLines = exact.map((at) => lineAt(doc, at) + 1)
     const chosen = chooseMatches(doc, fileLines, edit, ctx, 'old_string')
     if (!chosen.ok) return chosen
-    return ok({ text: replaceExact(doc, exact, oldLf, toLf(edit.newString)), warnings: [] })
+    const picked = exact.filter((_, k) => chosen.value.includes(k))
+    return ok({ text: replaceExact(doc, picked, oldLf, toLf(edit.newString)), warnings: [] })
   }
 
   const wanted = wholeLines(oldLf)
-  const found = ladder(doc, wanted, ctx, 'old_string')
+  const found = matchLines(doc, wanted, edit, ctx, 'old_string')
   if (!found.ok) return found
   const { pass } = found.value
-  const starts = disjointStarts(found.value.starts, wanted.length)
-  const fileLines = starts.map((s) => s + 1)
-  const chosen = chooseMatches(doc, fileLines, edit, ctx, 'old_string')
+  const all = disjointStarts(found.value.starts, wanted.length)
+  const chosen = chooseMatches(
+    doc,
+    all.map((s) => s + 1),
+    edit,
+    ctx,
+    'old_string',
+  )
   if (!chosen.ok) return chosen
+  const starts = all.filter((_, k) => chosen.value.includes(k))
 
   const newLines = wholeLines(edit.newString)
   const pairs = commonPairs(wanted, newLines)
@@ -294,7 +363,7 @@ function applyReplace(
   // Bottom-up, so earlier starts stay valid while later ones are rewritten.
   for (const s of [...starts].reverse()) {
     const fileSlice = doc.texts.slice(s, s + wanted.length)
-    const restyle = deriveRestyle(fileSlice, wanted, pass, {
+    const restyle = deriveRestyle(fileSlice, wanted, pass === 'tabs' ? 'trim' : pass, {
       added: newLines.filter((_, k) => !pairs.has(k)),
       surrounding: surroundingLines(doc.texts, s, s + wanted.length),
     })
@@ -320,17 +389,33 @@ function replaceExact(doc: Doc, starts: readonly number[], oldLf: string, newLf:
   return text
 }
 
-/** Applies replace_all / expected_matches / uniqueness to the matches found (1-based lines). */
+/** Applies occurrence / replace_all / expected_matches / uniqueness: the chosen indices. */
 function chooseMatches(
   doc: Doc,
   fileLines: readonly number[],
-  edit: Extract<StringEdit, { mode: 'replace' }>,
+  edit: {
+    readonly replaceAll?: boolean
+    readonly expectedMatches?: number
+    readonly occurrence?: number
+  },
   ctx: Context,
   what: string,
-): Result<true> {
+): Result<number[]> {
   const count = fileLines.length
+  const all = fileLines.map((_, k) => k)
+  if (edit.occurrence !== undefined) {
+    const wantedIndex = edit.occurrence < 0 ? count + edit.occurrence : edit.occurrence - 1
+    if (all.includes(wantedIndex)) return ok([wantedIndex])
+    return failAt(
+      ctx,
+      'MATCH_COUNT_MISMATCH',
+      `occurrence ${edit.occurrence} of ${what} was asked for in ${ctx.path} but it matches ` +
+        `${count} ${plural(count, 'place', 'places')} (${listLines(fileLines)})`,
+      lineCandidates(doc, fileLines),
+    )
+  }
   if (edit.expectedMatches !== undefined) {
-    if (count === edit.expectedMatches) return ok(true)
+    if (count === edit.expectedMatches) return ok(all)
     return failAt(
       ctx,
       'MATCH_COUNT_MISMATCH',
@@ -339,7 +424,7 @@ function chooseMatches(
       lineCandidates(doc, fileLines),
     )
   }
-  if (count === 1 || edit.replaceAll) return ok(true)
+  if (count === 1 || edit.replaceAll === true) return ok(all)
   return ambiguous(doc, fileLines, ctx, what)
 }
 
@@ -356,17 +441,21 @@ function applyInsert(
     return failAt(ctx, 'PARSE_BAD_EDIT', `the anchor for ${ctx.path} is empty or only line breaks`)
   }
   let spans = exactSpans(doc, anchorLf)
-  let pass: MatchPass = 'exact'
+  let pass: Pass = 'exact'
   if (spans.length === 0) {
-    const lenient = lenientSpans(doc, anchorLf, ctx)
+    const lenient = otherSpans(doc, anchorLf, edit, ctx)
     if (!lenient.ok) return lenient
     ;({ pass, spans } = lenient.value)
   }
-  if (spans.length > 1) {
-    const fileLines = spans.map(([first]) => first + 1)
-    return ambiguous(doc, fileLines, ctx, 'anchor')
-  }
-  const [first, last] = spans[0] as [number, number]
+  const chosen = chooseMatches(
+    doc,
+    spans.map(([first]) => first + 1),
+    edit,
+    ctx,
+    'anchor',
+  )
+  if (!chosen.ok) return chosen
+  const [first, last] = spans[chosen.value[0] as number] as [number, number]
 
   const inserted = wholeLines(edit.newString)
   if (inserted.length === 0) return ok({ text: doc.text, warnings: [] })
@@ -403,17 +492,17 @@ function anchorRestyle(
   anchorLf: string,
   first: number,
   last: number,
-  pass: MatchPass,
+  pass: Pass,
   inserted: readonly string[],
 ): Restyle | null {
   if (pass === 'exact') return null
   const wanted = anchorLf.split('\n')
   const fileSlice = doc.texts.slice(first, last + 1)
   if (wanted.length === 1) {
-    const key = normalizeLine(wanted[0] as string, pass)
-    if (!normalizeLine(fileSlice[0] ?? '', pass).startsWith(key)) return null
+    const norm = (t: string) => (pass === 'tabs' ? tabsAsSpaces(t) : normalizeLine(t, pass))
+    if (!norm(fileSlice[0] ?? '').startsWith(norm(wanted[0] as string))) return null
   }
-  return deriveRestyle(fileSlice, wanted, pass, {
+  return deriveRestyle(fileSlice, wanted, pass === 'tabs' ? 'trim' : pass, {
     added: inserted,
     surrounding: surroundingLines(doc.texts, first, last + 1),
   })
@@ -423,6 +512,34 @@ function anchorRestyle(
  * Lenient anchor search. A one-line anchor may still be part of a line (compared after the
  * pass's normalisation); a multi-line anchor must match whole lines.
  */
+/** The tabs rung and strict for an anchor, then lenientSpans. */
+function otherSpans(
+  doc: Doc,
+  anchorLf: string,
+  edit: { readonly strict?: boolean; readonly tolerantWhitespace?: boolean },
+  ctx: Context,
+): Result<{ pass: Pass; spans: Span[] }> {
+  const wanted = anchorLf.split('\n')
+  if (edit.tolerantWhitespace === true) {
+    const spans: Span[] =
+      wanted.length > 1
+        ? tabLineStarts(doc, wanted).map((s): Span => [s, s + wanted.length - 1])
+        : doc.texts.flatMap((t, i): Span[] =>
+            tabsAsSpaces(t).includes(tabsAsSpaces(anchorLf)) ? [[i, i]] : [],
+          )
+    if (spans.length > 0) {
+      if (ctx.exactOnly) return notText(ctx, 'anchor', 'tabs')
+      return ok({ pass: 'tabs', spans })
+    }
+  }
+  if (edit.strict === true) {
+    const found = wanted.length > 1 ? findWholeLines(doc, wanted) : null
+    if (found === null || found.pass !== 'exact') return notFoundStrict(doc, wanted, ctx, 'anchor')
+    return ok({ pass: 'exact', spans: found.starts.map((s): Span => [s, s + wanted.length - 1]) })
+  }
+  return lenientSpans(doc, anchorLf, ctx)
+}
+
 function lenientSpans(
   doc: Doc,
   anchorLf: string,
@@ -487,7 +604,7 @@ function notFound(doc: Doc, wanted: readonly string[], ctx: Context, what: strin
   return failAt(ctx, 'MATCH_NOT_FOUND', `${what} was not found in ${ctx.path}`, candidates)
 }
 
-function notText(ctx: Context, what: string, pass: MatchPass): Result<never> {
+function notText(ctx: Context, what: string, pass: Pass): Result<never> {
   return failAt(
     ctx,
     'FILE_NOT_TEXT',
@@ -517,7 +634,7 @@ function lineCandidates(doc: Doc, fileLines: readonly number[]): Candidate[] {
 }
 
 function lenientWarnings(
-  pass: MatchPass,
+  pass: Pass,
   starts: readonly number[],
   ctx: Context,
   what = '',
