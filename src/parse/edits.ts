@@ -277,7 +277,8 @@ function checkRegex(source: string, flags: string, tolerant: boolean): void {
     }
   }
   try {
-    new RegExp(source, flags + 'g')
+    // Without the implied 'g', so V8's message shows the flags the edit gave.
+    new RegExp(source, flags)
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error)
     throw new FieldError(`old_string is not a valid regular expression: ${detail}`)
