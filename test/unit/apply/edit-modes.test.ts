@@ -1,5 +1,6 @@
 // The edit modes of #11 applied by src/apply/string-edits.ts: occurrence, regex (through the
 // real bounded searcher), strict, tolerant_whitespace, the rewrite guard and the no-op rule.
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { REWRITE_MIN_FILE_LINES } from '../../../src/apply/edit-guards.js'
 import type { RegexSearcher } from '../../../src/apply/regex.js'
@@ -8,6 +9,8 @@ import { boundedSearcher, searchRegex } from '../../../src/coordinator/regex-sea
 import type { EditErrorData } from '../../../src/errors.js'
 import type { Result } from '../../../src/result.js'
 import type { StringEdit, Warning } from '../../../src/types.js'
+import { fileText, newText } from '../../helpers/string-edit-arbitraries.js'
+import { fuzzRuns } from '../../helpers/test-mode.js'
 
 type Replace = Omit<Extract<StringEdit, { mode: 'replace' }>, 'mode' | 'index' | 'replaceAll'> & {
   replaceAll?: boolean
@@ -444,5 +447,53 @@ describe('no-op refusals (#11)', () => {
 
   it('lets a write of the same content through (a write states the content; not a no-op)', () => {
     expect(applied('a\n', [{ mode: 'write', index: 0, content: 'a\n' }])).toBe('a\n')
+  })
+})
+
+describe('regex against plain old_string (#11)', () => {
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+  it('an escaped literal pattern edits exactly as the plain old_string does when that matches exactly', () => {
+    fc.assert(
+      fc.property(
+        fileText,
+        fc.nat(),
+        fc.integer({ min: 1, max: 12 }),
+        newText,
+        fc.constantFrom<Partial<Replace>>(
+          {},
+          { replaceAll: true },
+          { occurrence: 2 },
+          { occurrence: -1 },
+        ),
+        (text, at, length, newString, extra) => {
+          if (text === '') return
+          const start = at % text.length
+          const oldString = text.slice(start, start + length)
+          // What the plain search looks for: old_string with CRLF as LF (a lone CR stays).
+          const lf = oldString.replace(/\r\n/g, '\n')
+          // Only where the plain search takes its exact path (the regex has no lenient ladder),
+          // and not a plain no-op, which is refused before any search.
+          if (lf === '' || !text.replace(/\r\n/g, '\n').includes(lf)) return
+          if (lf === newString.replace(/\r\n/g, '\n')) return
+          const plain = run(text, [replace({ oldString, newString, ...extra })])
+          const regex = run(text, [
+            replace({
+              oldString: escape(lf),
+              newString: newString.replace(/\$/g, '$$$$'),
+              regex: true,
+              ...extra,
+            }),
+          ])
+          if (plain.ok) {
+            expect(regex).toEqual(plain)
+          } else {
+            expect(regex.ok).toBe(false)
+            if (!regex.ok) expect(regex.error.code).toBe(plain.error.code)
+          }
+        },
+      ),
+      { numRuns: fuzzRuns(500) },
+    )
   })
 })
