@@ -25,8 +25,6 @@ import { diffArrays } from 'diff/lib/diff/array.js'
 import type { Candidate } from '../errors.js'
 import { errorData } from '../errors.js'
 import { findCandidates, MAX_CANDIDATES, previewOf } from '../match/candidates.js'
-import { isRewrite, noOpDetail, rewriteDetail } from './edit-guards.js'
-import { expandReplacement, type RegexMatch, type RegexSearcher } from './regex.js'
 import { surroundingRange } from '../match/locate.js'
 import { deriveRestyle, restyleLine, type Restyle } from '../match/restyle.js'
 import { fail, ok, type Result } from '../result.js'
@@ -45,6 +43,8 @@ import {
   type Occurrence,
   type Span,
 } from './text-search.js'
+import { isRewrite, noOpDetail, rewriteDetail } from './edit-guards.js'
+import { expandReplacement, type RegexMatch, type RegexSearcher } from './regex.js'
 
 export interface StringEditsInput {
   /** Decoded content without BOM; ignored when `exists` is false. */
@@ -328,11 +328,10 @@ function applyReplace(
     const picked = chosen.value.map((k) => exact[k] as Occurrence)
     const guard = guardRewrite(doc, edit, picked.map(occurrenceSpan), ctx)
     if (!guard.ok) return guard
-    const olds = picked.map(() => oldLf)
     replaceExact(
       doc,
       picked,
-      olds,
+      picked.map(() => oldLf),
       picked.map(() => newLf),
     )
     return ok({ warnings: [] })
