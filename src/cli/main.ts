@@ -27,6 +27,9 @@ import type { CliDeps, CliIo } from './types.js'
 
 const DEFAULT_DEPS: CliDeps = { createEngine }
 
+/** The long-running server commands (src/server/cli.ts, #11). */
+const SERVER_COMMANDS = new Set(['mcp', 'serve', 'tools'])
+
 /**
  * Runs the CLI with `argv` (without node and script path) and resolves to the exit status.
  * Never rejects: internal failures become exit 70.
@@ -47,6 +50,18 @@ export async function main(
     return exitCodeFor(error)
   }
 
+  if (SERVER_COMMANDS.has(argv[0] ?? '')) {
+    try {
+      // Loaded only here: one-shot commands never load the MCP SDK (#11).
+      const { runServerCommand } = await import('../server/cli.js')
+      const version = (await findPackageRoot())?.version ?? 'unknown'
+      return await runServerCommand(argv, { ...io, env: process.env }, version)
+    } catch (err) {
+      if (isEditError(err)) return report(err.toData())
+      io.stderr(`${err instanceof Error && err.stack !== undefined ? err.stack : String(err)}\n`)
+      return report(internalErrorData(err))
+    }
+  }
   const parsed = parseArgs(argv)
   if (!parsed.ok) return report(parsed.error)
   const command = parsed.value

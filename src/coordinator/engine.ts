@@ -39,6 +39,11 @@ export interface EngineInternals {
   readonly lspClientFactory?: LspClientFactory
   /** Where the per-user journal key lives (default: $PATCHLOOM_STATE_DIR or the user's state dir). */
   readonly journalStateDir?: string
+  /**
+   * A worker pool shared with other engines (the server's workspaces, #11): used instead of one of
+   * the engine's own, and left running by close(). Ignored when the pool option is false.
+   */
+  readonly sharedPool?: JobPool
 }
 
 /** Recovery and undo never write into .git or .patchloom, whatever denyGlobs says (#8). */
@@ -68,6 +73,7 @@ class EditEngine implements Engine {
   readonly #options: EngineOptions
   readonly #internals: EngineInternals
   readonly #pool: JobPool | undefined
+  readonly #ownsPool: boolean
   readonly #isDenied: (rel: string) => string | undefined
   readonly #diagnostics: EngineDiagnostics
   #rootReal: Promise<string> | undefined
@@ -85,13 +91,15 @@ class EditEngine implements Engine {
       diagnostics,
       internals.lspClientFactory ?? startLspClientLazily,
     )
+    this.#ownsPool = internals.sharedPool === undefined
     this.#pool =
       config.pool === false
         ? undefined
-        : new JobPool({
+        : (internals.sharedPool ??
+          new JobPool({
             ...(config.pool.minThreads === undefined ? {} : { minThreads: config.pool.minThreads }),
             ...(config.pool.maxThreads === undefined ? {} : { maxThreads: config.pool.maxThreads }),
-          })
+          }))
   }
 
   get root(): string {
@@ -189,7 +197,7 @@ class EditEngine implements Engine {
 
   async close(): Promise<void> {
     this.#closed = true
-    await Promise.all([this.#pool?.close(), this.#diagnostics.close()])
+    await Promise.all([this.#ownsPool ? this.#pool?.close() : undefined, this.#diagnostics.close()])
   }
 
   async #run(
