@@ -212,7 +212,7 @@ export async function runServerCommand(
       throw error
     })
     stopped = new Promise(() => undefined)
-    stop = () => running.close()
+    stop = () => running.close(() => service.close())
     // The URL on its own line, so scripts (and tests) can read where the server is.
     io.stdout(`${running.url}\n`)
     log(

@@ -32,7 +32,8 @@ export interface HttpOptions {
 export interface RunningHttp {
   readonly url: string
   readonly server: Server
-  close(): Promise<void>
+  /** Stops accepting, awaits `drain` (the service finishing its requests), then closes. */
+  close(drain: () => Promise<void>): Promise<void>
 }
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1']
@@ -133,11 +134,13 @@ export async function startHttp(options: HttpOptions): Promise<RunningHttp> {
   return {
     url: `http://${shown}:${address.port}/mcp`,
     server,
-    close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeIdleConnections()
-      })
+    close: async (drain) => {
+      // Stop accepting, let the requests in flight finish, then drop the kept-alive sockets.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeIdleConnections()
+      await drain()
+      server.closeAllConnections()
+      await closed
       await handler.close()
     },
   }

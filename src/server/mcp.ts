@@ -6,6 +6,7 @@ import { McpServer, type CallToolResult, type ServerContext } from '@modelcontex
 import type { Caller, EditService } from './service.js'
 import { TOOLS, type ToolName } from './tools.js'
 import type { ToolOutcome } from './format.js'
+import { mcpSchema } from './tool-json.js'
 
 export const SERVER_NAME = 'patchloom'
 
@@ -56,8 +57,7 @@ const outputSchemas = new Map<string, Record<string, unknown>>()
 function outputSchemaJson(tool: (typeof TOOLS)[number]): Record<string, unknown> {
   let json = outputSchemas.get(tool.name)
   if (json === undefined) {
-    // Object-shaped, so the SDK's conversion is exactly this (its standardSchemaToJsonSchema).
-    json = tool.output['~standard'].jsonSchema.output({ target: 'draft-2020-12' })
+    json = mcpSchema(tool.output, 'output')
     outputSchemas.set(tool.name, json)
   }
   return json

@@ -63,6 +63,7 @@ export class EditService {
   readonly #perAgent = new Map<string, number>()
   #total = 0
   #closing = false
+  #closed: Promise<void> | undefined
 
   private constructor(
     workspaces: ReadonlyMap<string, Workspace>,
@@ -133,11 +134,14 @@ export class EditService {
   }
 
   /** Stops taking requests, waits for those in flight, then stops engines and language servers. */
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.#closing = true
-    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight])
-    await Promise.all([...this.#workspaces.values()].map((w) => w.close()))
-    await this.#pool?.close()
+    this.#closed ??= (async () => {
+      while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight])
+      await Promise.all([...this.#workspaces.values()].map((w) => w.close()))
+      await this.#pool?.close()
+    })()
+    return this.#closed
   }
 
   async #dispatch(

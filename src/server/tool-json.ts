@@ -1,7 +1,7 @@
 // `patchloom tools --json` (#11): the tool definitions as JSON Schema, in the shapes the common
 // function-calling APIs take, for harnesses that do not speak MCP. The schemas are the ones the
 // MCP server registers (tools.ts), converted by zod.
-import * as z from 'zod'
+import type * as z from 'zod'
 import { TOOLS } from './tools.js'
 
 export interface ToolJson {
@@ -16,16 +16,16 @@ export interface ToolJson {
 export function toolJson(): ToolJson {
   const defs = TOOLS.map((tool) => ({
     tool,
-    input: schemaOf(tool.input),
-    output: schemaOf(tool.output),
+    input: withoutDialect(mcpSchema(tool.input, 'input')),
   }))
   return {
-    mcp: defs.map(({ tool, input, output }) => ({
+    // Exactly as tools/list gives them ($schema included), converted the way the SDK converts.
+    mcp: defs.map(({ tool }) => ({
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: input,
-      outputSchema: output,
+      inputSchema: mcpSchema(tool.input, 'input'),
+      outputSchema: mcpSchema(tool.output, 'output'),
       annotations: { title: tool.title, ...tool.annotations },
     })),
     openai: defs.map(({ tool, input }) => ({
@@ -40,10 +40,13 @@ export function toolJson(): ToolJson {
   }
 }
 
-function schemaOf(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<
-    string,
-    unknown
-  >
+/** The SDK's conversion (its standardSchemaToJsonSchema) for object-shaped schemas. */
+export function mcpSchema(schema: z.ZodObject, io: 'input' | 'output'): Record<string, unknown> {
+  return schema['~standard'].jsonSchema[io]({ target: 'draft-2020-12' })
+}
+
+/** Function-calling APIs take the schema without its dialect line. */
+function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = schema
   return rest
 }
