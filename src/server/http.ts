@@ -70,6 +70,8 @@ export async function startHttp(options: HttpOptions): Promise<RunningHttp> {
     ...(options.onError === undefined ? {} : { onerror: options.onError }),
   })
   const inFlight = new Map<string, number>()
+  /** Requests being served, until their response is written (what a shutdown waits for). */
+  const pending = new Set<Promise<void>>()
 
   const server = createServer((req, res) => {
     void (async () => {
@@ -110,7 +112,12 @@ export async function startHttp(options: HttpOptions): Promise<RunningHttp> {
             ...(caller.workspace === undefined ? {} : { workspace: caller.workspace }),
           },
         }
-        await serve(Object.assign(req, { auth }) as unknown as NodeIncomingMessageLike, res)
+        const served = serve(
+          Object.assign(req, { auth }) as unknown as NodeIncomingMessageLike,
+          res,
+        )
+        pending.add(served)
+        await served.finally(() => pending.delete(served))
       } finally {
         const left = (inFlight.get(client) ?? 1) - 1
         if (left === 0) inFlight.delete(client)
@@ -138,6 +145,7 @@ export async function startHttp(options: HttpOptions): Promise<RunningHttp> {
       // Stop accepting, let the requests in flight finish, then drop the kept-alive sockets.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
+      while (pending.size > 0) await Promise.allSettled([...pending])
       await drain()
       server.closeAllConnections()
       await closed
