@@ -197,6 +197,38 @@ describe.skipIf(!BUILT)('MCP over stdio (needs npm run build)', () => {
     }
   })
 
+  it("reports the errors a write introduced, and a file's diagnostics, from the real tsc server", async () => {
+    const dir = await workspace('diagnostics')
+    await writeFile(join(dir, 'package.json'), '{ "type": "module" }\n')
+    await writeFile(
+      join(dir, 'tsconfig.json'),
+      '{ "compilerOptions": { "strict": true, "module": "nodenext", "noEmit": true } }\n',
+    )
+    await writeFile(join(dir, 'a.ts'), 'export const value: number = 1\n')
+    const client = await stdioClient(['--root', dir])
+    try {
+      await callTool(client, 'read_file', { path: 'a.ts' })
+      const broke = await callTool(client, 'edit_file', {
+        path: 'a.ts',
+        old_string: '= 1',
+        new_string: "= 'one'",
+        diagnostics: true,
+      })
+      expect(broke.isError, broke.text).toBe(false)
+      expect(broke.structured['diagnostics']).toMatchObject({ settled: true })
+      expect(broke.structured['diagnostics'].introduced).toEqual([
+        expect.objectContaining({ path: 'a.ts', line: 1, severity: 'error', code: '2322' }),
+      ])
+      expect(broke.text).toMatch(/introduced a\.ts:1:\d+ error/)
+      const now = await callTool(client, 'diagnostics', { paths: ['a.ts'] })
+      expect(now.structured['diagnostics']).toEqual([
+        expect.objectContaining({ path: 'a.ts', line: 1, code: '2322' }),
+      ])
+    } finally {
+      await client.close()
+    }
+  })
+
   it('answers the MCP Inspector in its command-line mode', async () => {
     const dir = await workspace('inspector')
     const home = join(root, 'inspector-home')
