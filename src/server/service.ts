@@ -196,8 +196,9 @@ export class EditService {
 
   /**
    * A patch proves what it knows of each file by its context lines, so it needs no earlier read,
-   * except where it replaces a whole existing file (a Codex Add File over one): that needs the
-   * file read at its current hash, as write_file does.
+   * except where it replaces or deletes a whole existing file without stating its content (a
+   * Codex Add File over one, a Codex Delete File): that needs the file read at its current hash,
+   * as write_file does.
    */
   async #patch(workspace: Workspace, agent: string, args: Args): Promise<ToolOutcome> {
     const patch = args['patch'] as string
@@ -206,13 +207,17 @@ export class EditService {
       const plan = parsePatch(patch, format)
       if (!plan.ok) return errorOutcome(plan.error)
       for (const op of plan.value.ops) {
-        if (op.kind !== 'add' || !op.overwrite) continue
+        const whole =
+          (op.kind === 'add' && op.overwrite) ||
+          (op.kind === 'delete' && op.hunks.length === 0 && op.binary === undefined)
+        if (!whole) continue
         const resolved = await workspace.resolve(op.path)
         const now = await workspace.now(resolved)
         if (now !== null && workspace.memory.seen(agent, resolved.rel) !== now.hash) {
+          const what = op.kind === 'add' ? 'replaces' : 'deletes'
           throw new EditError(
             'FILE_STALE_READ',
-            `The patch replaces ${resolved.rel} whole, and this agent has not read it as it is now (${now.hash}).`,
+            `The patch ${what} ${resolved.rel} without stating its content, and this agent has not read it as it is now (${now.hash}).`,
             { path: resolved.rel, currentHash: now.hash },
           )
         }

@@ -311,7 +311,7 @@ describe('transactions', () => {
     expect(codeOf(await call('undo', {}))).toBe('UNDO_NOT_FOUND')
   })
 
-  it('applies a patch without a read, but not a Codex Add File over an unread file', async () => {
+  it('applies a patch without a read, but not a Codex Add File over or Delete File of an unread file', async () => {
     await open()
     const diff = '--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-line 1\n+ONE\n line 2\n'
     const out = await ok('apply_patch', { patch: diff })
@@ -321,6 +321,11 @@ describe('transactions', () => {
     await ok('read_file', { path: 'a.txt' }, B)
     await ok('apply_patch', { patch: codex }, B)
     expect(await disk('a.txt')).toBe('replaced\n')
+    // A Codex deletion states nothing of the file: it needs a read of the version it deletes.
+    const del = '*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n'
+    expect(codeOf(await call('apply_patch', { patch: del }))).toBe('FILE_STALE_READ')
+    await ok('read_file', { path: 'a.txt' })
+    await ok('apply_patch', { patch: del })
   })
 })
 
