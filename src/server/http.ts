@@ -1,14 +1,16 @@
 // Streamable HTTP for the edit service (#11), on node:http. In front of the SDK's handler, which
 // validates neither Host nor Origin: DNS-rebinding protection (both headers checked against the
 // names the server answers to), a bearer token (required unless bound to loopback), a body size
-// limit and a per-client limit on requests in flight. Both protocol eras go to the SDK's
-// createMcpHandler: 2026-07-28 requests and, statelessly, 2025 `initialize` traffic.
+// limit and a per-client limit on requests in flight. Both protocol eras are served through
+// reused McpServer instances (instances.ts): 2026-07-28 requests by the SDK's createMcpHandler,
+// 2025-era traffic (`initialize` and all) statelessly by the SDK's web-standard transport.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createMcpHandler, type McpServer } from '@modelcontextprotocol/server'
+import type { McpServer } from '@modelcontextprotocol/server'
 import { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotocol/node'
 import { EditError } from '../errors.js'
 import { AGENT_NAME, type TokenTable } from './auth.js'
+import { InstancePool, reusingHandler } from './instances.js'
 import type { Caller } from './service.js'
 
 export interface HttpOptions {
@@ -59,9 +61,7 @@ export async function startHttp(options: HttpOptions): Promise<RunningHttp> {
       (h) => h.toLowerCase(),
     ),
   )
-  const handler = createMcpHandler(options.factory, {
-    legacy: 'stateless',
-    responseMode: 'json',
+  const handler = reusingHandler(new InstancePool(options.factory), {
     maxRequestBodySize: maxBody,
     ...(options.onError === undefined ? {} : { onerror: options.onError }),
   })

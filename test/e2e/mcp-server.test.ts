@@ -319,6 +319,29 @@ describe.skipIf(!BUILT)('MCP over Streamable HTTP (needs npm run build)', () => 
     }
   })
 
+  it.each(ERAS)(
+    'answers many requests at once in the %s era, each with its own result',
+    async (era) => {
+      const names = Array.from({ length: 24 }, (_, i) => `par-${i}.txt`)
+      await Promise.all(names.map((n, i) => writeFile(join(dir, n), `file ${i}\n`)))
+      const clients = await Promise.all(
+        [0, 1, 2, 3].map((k) =>
+          httpClient(server.url, era, { 'x-patchloom-agent': `par-${era}-${k}` }),
+        ),
+      )
+      try {
+        const reads = await Promise.all(
+          names.map((n, i) => callTool(clients[i % 4] as Client, 'read_file', { path: n })),
+        )
+        expect(reads.map((r) => r.structured['content'])).toEqual(
+          names.map((_, i) => `1\tfile ${i}`),
+        )
+      } finally {
+        await Promise.all(clients.map((c) => c.close()))
+      }
+    },
+  )
+
   it('refuses a forged Host or Origin (DNS rebinding) and an unknown path', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} })
     const headers = {
