@@ -175,7 +175,7 @@ describe('layering', () => {
     expect(count('src/journal/x.ts', "export { run } from '../../workers/match.worker.js'")).toBe(1)
     expect(count('src/cli/x.ts', "import { ADAPTERS } from '../../lsp-adapters/index.js'")).toBe(0)
     expect(count('workers/m.ts', "import {\n  x,\n} from '../src/journal/journal.js'")).toBe(1)
-    expect(count('workers/m.ts', "import { parsePatch } from '../src/parse/index.js'")).toBe(0)
+    expect(count('workers/m.ts', "import { parsePlan } from '../src/parse/index.js'")).toBe(0)
     expect(count('src/types.ts', "const m = await import('fs')")).toBe(1)
   })
 })

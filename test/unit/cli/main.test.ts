@@ -5,7 +5,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { HELP_TEXT } from '../../../src/cli/args.js'
 import { main } from '../../../src/cli/main.js'
 import type { CliDeps, CliIo } from '../../../src/cli/types.js'
-import type { ApplyOptions, Engine, EngineOptions } from '../../../src/coordinator/engine-types.js'
+import type {
+  InternalApplyOptions,
+  InternalEngine,
+} from '../../../src/coordinator/engine.js'
+import type { EngineOptions } from '../../../src/coordinator/engine-types.js'
 import { EditError } from '../../../src/errors.js'
 import type { RecoveryReport, TransactionInfo, UndoResult } from '../../../src/journal/types.js'
 import type { ApplyResult } from '../../../src/types.js'
@@ -37,7 +41,6 @@ function capture(stdin: string | Uint8Array = '', cwd = '/ws'): Captured {
 }
 
 const RESULT: ApplyResult = {
-  ok: true,
   format: 'codex',
   dryRun: false,
   files: [
@@ -59,7 +62,7 @@ interface FakeEngine {
   calls: {
     method: 'apply' | 'check'
     input: string | Uint8Array
-    options: ApplyOptions | undefined
+    options: InternalApplyOptions | undefined
   }[]
   /** Journal calls: ['undo', id] / ['recover'] / ['transactions']. */
   journalCalls: unknown[][]
@@ -86,7 +89,7 @@ function fakeEngine(
   const deps: CliDeps = {
     createEngine: (options) => {
       created.push(options)
-      const engine: Engine = {
+      const engine: InternalEngine = {
         root: options.root,
         apply: (input, opts) => {
           calls.push({ method: 'apply', input, options: opts })
@@ -212,7 +215,7 @@ describe('main', () => {
     expect(await main(['apply', '--json'], c.io, fake.deps)).toBe(0)
     expect(c.out().endsWith('\n')).toBe(true)
     expect(c.out().trimEnd()).not.toContain('\n')
-    expect(JSON.parse(c.out())).toEqual(RESULT)
+    expect(JSON.parse(c.out())).toEqual({ ok: true, ...RESULT })
     expect(fake.calls[0]?.options).toMatchObject({ diffs: true })
   })
 
@@ -420,6 +423,7 @@ describe('main journal commands', () => {
     const json = capture('P')
     expect(await main(['apply', '--json'], json.io, fake.deps)).toBe(0)
     expect(JSON.parse(json.out())).toEqual({
+      ok: true,
       ...RESULT,
       transaction: TXN,
       undoCommand: `patchloom undo ${TXN}`,
