@@ -2,7 +2,7 @@
 // cost what the same change costs as one Codex patch (issue #9: 200 edits on a 20,000-line file
 // within 2x), whether that cost is linear in file size plus edits, and what one small edit costs
 // in a warm engine (issue #9: a dry run p50 under 0.3 ms, p99 under 1 ms). Every row is a warm
-// in-process engine (`pool: false`) running `check` inline on a seeded generated file
+// in-process engine (`workers: false`) running `check` inline on a seeded generated file
 // (bench/generate.ts); the three formats carry the same change (signatureChanges), and before
 // timing each format's result is compared with the Codex one, so the rows do the same work.
 // The small-edit table (issue #9: a dry run p50 under 0.3 ms, p99 under 1 ms; a `fast` commit

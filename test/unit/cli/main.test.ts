@@ -5,10 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { HELP_TEXT } from '../../../src/cli/args.js'
 import { main } from '../../../src/cli/main.js'
 import type { CliDeps, CliIo } from '../../../src/cli/types.js'
-import type {
-  InternalApplyOptions,
-  InternalEngine,
-} from '../../../src/coordinator/engine.js'
+import type { InternalApplyOptions, InternalEngine } from '../../../src/coordinator/engine.js'
 import type { EngineOptions } from '../../../src/coordinator/engine-types.js'
 import { EditError } from '../../../src/errors.js'
 import type { RecoveryReport, TransactionInfo, UndoResult } from '../../../src/journal/types.js'
@@ -196,7 +193,7 @@ describe('main', () => {
     const fake = fakeEngine()
     await main(['apply', '-', '--no-workers'], capture('P').io, fake.deps)
     expect(fake.created).toEqual([
-      { root: '/ws', pool: false, blockingReads: true, durability: 'full' },
+      { root: '/ws', workers: false, blockingReads: true, durability: 'full' },
     ])
   })
 
@@ -434,7 +431,7 @@ describe('main journal commands', () => {
     const fake = fakeEngine(undefined, { undo: () => UNDONE })
     const c = capture()
     expect(await main(['undo', TXN, '--root', 'sub'], c.io, fake.deps)).toBe(0)
-    expect(fake.created).toEqual([{ root: '/ws/sub', pool: false, durability: 'full' }])
+    expect(fake.created).toEqual([{ root: '/ws/sub', workers: false, durability: 'full' }])
     expect(fake.journalCalls).toEqual([['undo', TXN]])
     expect(c.out()).toBe(
       `undid ${TXN} (as transaction ${UNDO_TXN})\nremoved new.txt\nrestored a.txt\n`,
@@ -491,7 +488,7 @@ describe('main journal commands', () => {
     const fake = fakeEngine(undefined, { transactions: () => infos })
     const c = capture()
     expect(await main(['log', '-n', '2', '--json'], c.io, fake.deps)).toBe(0)
-    expect(fake.created).toEqual([{ root: '/ws', pool: false }])
+    expect(fake.created).toEqual([{ root: '/ws', workers: false }])
     expect(JSON.parse(c.out())).toEqual({ ok: true, transactions: infos.slice(0, 2), omitted: 1 })
     const all = capture()
     expect(await main(['log', '--json'], all.io, fake.deps)).toBe(0)
@@ -515,7 +512,7 @@ describe('main journal commands', () => {
     })
     const c = capture()
     expect(await main(['recover', '--root', '/abs'], c.io, fake.deps)).toBe(0)
-    expect(fake.created).toEqual([{ root: '/abs', pool: false }])
+    expect(fake.created).toEqual([{ root: '/abs', workers: false }])
     expect(c.out()).toBe(
       `rolled back ${TXN}: it was interrupted; its files are as they were before it\n`,
     )

@@ -59,6 +59,7 @@ describe('EditEngine.apply', () => {
     const engine = createEngine({ root, workers: false })
     const result = await engine.apply(TWO_FILES)
     expect(result).toMatchObject({ format: 'codex', dryRun: false, warnings: [] })
+    expect(result).not.toHaveProperty('ok')
     expect(result.files.map((f) => [f.path, f.op, f.additions, f.deletions])).toEqual([
       ['a.txt', 'update', 1, 1],
       ['b.txt', 'update', 1, 1],
