@@ -734,7 +734,10 @@ export async function recoverAndJudge(
   root: string,
 ): Promise<{ outcome: Outcome; problems: string[] }> {
   const problems: string[] = []
-  const engine = createEngineWithInternals({ root, durability: setup.durability, workers: false }, {})
+  const engine = createEngineWithInternals(
+    { root, durability: setup.durability, workers: false },
+    {},
+  )
   let tree: Tree
   try {
     const first = await engine.recover()

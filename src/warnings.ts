@@ -27,7 +27,9 @@ export const WARNING_CODES = {
 
 /** `JOURNAL_UNSAFE_PATH` -> `unsafe-path`, `FILE_CHANGED` -> `file-changed`. */
 type NoticeName<C extends string> = Lowercase<Kebab<C extends `JOURNAL_${infer Rest}` ? Rest : C>>
-type Kebab<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}-${Kebab<Tail>}` : S
+type Kebab<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}-${Kebab<Tail>}`
+  : S
 
 /**
  * A journal transaction that a request, a recovery or an undo did not act on (untrusted, corrupt,
@@ -42,6 +44,9 @@ export type WarningCode = keyof typeof WARNING_CODES | JournalNoticeCode
 
 /** The warning code for a journal transaction refused, or left in conflict, with `code`. */
 export function journalNoticeCode(code: ErrorCode): JournalNoticeCode {
-  const name = code.replace(/^JOURNAL_/, '').toLowerCase().replace(/_/g, '-')
+  const name = code
+    .replace(/^JOURNAL_/, '')
+    .toLowerCase()
+    .replace(/_/g, '-')
   return `journal.${name}` as JournalNoticeCode
 }

@@ -123,7 +123,8 @@ for (const route of TEST_ROUTES) {
     let base = ''
     let root = ''
     let shared: Engine | undefined
-    const workers: EngineOptions['workers'] = route === 'pool' ? { minThreads: 1, maxThreads: 2 } : false
+    const workers: EngineOptions['workers'] =
+      route === 'pool' ? { minThreads: 1, maxThreads: 2 } : false
     // The fast loop skips fsync (seconds of waiting on a virtual disk); `npm test` keeps the
     // default, 'full', so every scenario still commits the way a user's does there (#8).
     const durability: EngineOptions['durability'] = QUICK ? 'fast' : 'full'

@@ -20,7 +20,10 @@ import { patchTextOf } from './patch-input.js'
  * @example
  * const { format, files } = parsePatch(patchText) // format: the one detected
  */
-export function parsePatch(input: string | Uint8Array, format: FormatOption = 'auto'): PatchSummary {
+export function parsePatch(
+  input: string | Uint8Array,
+  format: FormatOption = 'auto',
+): PatchSummary {
   const chosen = checkFormat(format)
   return summarizePatch(patchTextOf(input, DEFAULT_LIMITS.maxPatchBytes), chosen)
 }

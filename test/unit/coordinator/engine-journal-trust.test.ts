@@ -30,7 +30,8 @@ afterEach(async () => {
   await rm(base, { recursive: true, force: true })
 })
 
-const engine = () => createEngineWithInternals({ root, workers: false }, { journalStateDir: stateDir })
+const engine = () =>
+  createEngineWithInternals({ root, workers: false }, { journalStateDir: stateDir })
 const patch = `*** Begin Patch\n*** Update File: a.txt\n@@\n-two\n+TWO\n*** End Patch\n`
 
 /** What a malicious repository ships: a "pending" removal of a git hook, with the hook as backup. */
