@@ -3,7 +3,7 @@
 // conflict remains). Runs in-process against a CliIo so tests need no child process;
 // bin/patchloom.js wires it to the real process.
 // With --json, stdout carries exactly one JSON line whatever happens.
-import { createEngine } from '../coordinator/engine.js'
+import { createEngineWithInternals } from '../coordinator/engine.js'
 import { isEditError, type EditErrorData } from '../errors.js'
 import { HELP_TEXT, parseArgs } from './args.js'
 import { runApply } from './commands/apply.js'
@@ -25,7 +25,7 @@ import {
 } from './render.js'
 import type { CliDeps, CliIo } from './types.js'
 
-const DEFAULT_DEPS: CliDeps = { createEngine }
+const DEFAULT_DEPS: CliDeps = { createEngine: (options) => createEngineWithInternals(options) }
 
 /** The long-running server commands (src/server/cli.ts, #11). */
 const SERVER_COMMANDS = new Set(['mcp', 'serve', 'tools'])

@@ -5,7 +5,7 @@ import { basename } from 'node:path'
 import { JobPool } from '../coordinator/job-pool.js'
 import { EditError, errorData, isEditError } from '../errors.js'
 import type { Durability } from '../journal/types.js'
-import { parsePatch } from '../parse/index.js'
+import { parsePlan } from '../parse/index.js'
 import type { FormatOption } from '../types.js'
 import {
   diagnosticsOutcome,
@@ -204,7 +204,7 @@ export class EditService {
     const patch = args['patch'] as string
     const format = (args['format'] as FormatOption | undefined) ?? 'auto'
     if (this.#readBeforeWrite) {
-      const plan = parsePatch(patch, format)
+      const plan = parsePlan(patch, format)
       if (!plan.ok) return errorOutcome(plan.error)
       for (const op of plan.value.ops) {
         const whole =
