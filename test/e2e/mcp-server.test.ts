@@ -229,6 +229,12 @@ describe.skipIf(!BUILT)('MCP over stdio (needs npm run build)', () => {
     }
   })
 
+  it('prints the tool definitions with tools --json', async () => {
+    const run = await runCli(['tools', '--json'])
+    expect(run.code, run.stderr).toBe(0)
+    expect(JSON.parse(run.stdout)).toEqual(JSON.parse(JSON.stringify(toolJson())))
+  })
+
   it('answers the MCP Inspector in its command-line mode', async () => {
     const dir = await workspace('inspector')
     const home = join(root, 'inspector-home')
