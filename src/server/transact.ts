@@ -109,9 +109,12 @@ async function transact(
     else if (request.readBeforeWrite) await refuseUnread(workspace, file)
   }
   const rebased = new Map<string, string>()
+  /** A rebased file's verified content: written as it is, so nothing unverified lands. */
+  const merged = new Map<string, string>()
   for (let attempt = 1; ; attempt++) {
     try {
-      const result = await workspace.engine.apply(editListText(request.edits, files, bases), {
+      const text = editListText(request.edits, files, bases, merged)
+      const result = await workspace.engine.apply(text, {
         format: 'edits',
         dryRun: request.dryRun,
         ...(request.diagnostics === undefined ? {} : { diagnostics: request.diagnostics }),
@@ -126,9 +129,10 @@ async function transact(
       const base = file === undefined ? undefined : bases.get(file.rel)
       if (file === undefined || base === undefined) throw error
       if (file.expected !== undefined && !request.rebase) throw error
-      const now = await rebaseOnto(workspace, request, file, base, error)
+      const onto = await rebaseOnto(workspace, request, file, base, error)
       if (!rebased.has(file.rel)) rebased.set(file.rel, base)
-      bases.set(file.rel, now)
+      bases.set(file.rel, onto.hash)
+      merged.set(file.rel, onto.text)
     }
   }
 }
@@ -144,19 +148,32 @@ async function refuseUnread(workspace: Workspace, file: EditFile): Promise<void>
   )
 }
 
-/** The core's JSON edit list, each edit carrying its file's base as expected_hash. */
+/**
+ * The core's JSON edit list, each edit carrying its file's base as expected_hash. A rebased
+ * file's edits become one write of the merged content checked by rebaseOnto, against the hash
+ * it was checked on: the engine then writes exactly the bytes that were verified.
+ */
 function editListText(
   edits: readonly JsonEdit[],
   files: readonly EditFile[],
   bases: ReadonlyMap<string, string>,
+  merged: ReadonlyMap<string, string>,
 ): string {
-  const out: Record<string, unknown>[] = edits.map((e) => withoutHash(e))
+  const out: (Record<string, unknown> | undefined)[] = edits.map((e) => withoutHash(e))
   for (const file of files) {
     const base = bases.get(file.rel)
     if (base === undefined) continue
-    for (const index of file.edits) out[index] = { ...out[index], expected_hash: base }
+    const content = merged.get(file.rel)
+    for (const [n, index] of file.edits.entries()) {
+      out[index] =
+        content === undefined
+          ? { ...out[index], expected_hash: base }
+          : n === 0
+            ? { path: file.rel, mode: 'write', content, expected_hash: base }
+            : undefined
+    }
   }
-  return JSON.stringify({ edits: out })
+  return JSON.stringify({ edits: out.filter((e) => e !== undefined) })
 }
 
 function withoutHash(edit: JsonEdit): Record<string, unknown> {
@@ -166,8 +183,8 @@ function withoutHash(edit: JsonEdit): Record<string, unknown> {
 
 /**
  * Checks that the file's edits can land on the file as it is now (see the module comment) and
- * returns the hash they are to be applied against. Throws FILE_HASH_MISMATCH (with the current
- * hash) when they cannot.
+ * returns that version's hash and the merged text to write over it. Throws FILE_HASH_MISMATCH
+ * (with the current hash) when they cannot.
  */
 async function rebaseOnto(
   workspace: Workspace,
@@ -175,7 +192,7 @@ async function rebaseOnto(
   file: EditFile,
   base: string,
   mismatch: EditError,
-): Promise<string> {
+): Promise<{ hash: string; text: string }> {
   const refuse = (why: string): EditError =>
     new EditError(
       'FILE_HASH_MISMATCH',
@@ -219,7 +236,7 @@ async function rebaseOnto(
         : 'applied to the current content, the edit does not give the merge of both changes.',
     )
   }
-  return now.hash
+  return { hash: now.hash, text: ours }
 }
 
 /** Replace and insert edits that name one place by its text (not line numbers, not every match). */
