@@ -238,6 +238,39 @@ describe('concurrent agents on one file', () => {
     )
   })
 
+  it('with expected_hash, lands one of two simultaneous top/bottom edits and refuses the other with the new hash', async () => {
+    await open()
+    const hash = (await ok('read_file', { path: 'a.txt' })).structured['content_hash']
+    const [a, b] = await Promise.all([
+      call('edit_file', {
+        path: 'a.txt',
+        old_string: 'line 2\n',
+        new_string: 'A\n',
+        expected_hash: hash,
+      }),
+      call(
+        'edit_file',
+        { path: 'a.txt', old_string: 'line 29\n', new_string: 'B\n', expected_hash: hash },
+        B,
+      ),
+    ])
+    const [won, lost] = a.ok ? [a, b] : [b, a]
+    expect(won.ok).toBe(true)
+    expect(codeOf(lost)).toBe('FILE_HASH_MISMATCH')
+    expect(lost.structured['error'].current_hash).toBe(won.structured['files'][0].content_hash)
+    // The loser re-reads and lands: both edits are in the file.
+    const caller = won === a ? B : A
+    const fresh = (await ok('read_file', { path: 'a.txt' }, caller)).structured['content_hash']
+    const retry =
+      won === a
+        ? { path: 'a.txt', old_string: 'line 29\n', new_string: 'B\n', expected_hash: fresh }
+        : { path: 'a.txt', old_string: 'line 2\n', new_string: 'A\n', expected_hash: fresh }
+    await ok('edit_file', retry, caller)
+    expect(await disk('a.txt')).toBe(
+      lines(30).replace('line 2\n', 'A\n').replace('line 29\n', 'B\n'),
+    )
+  })
+
   it('lands exactly one of two simultaneous edits to the same line', async () => {
     await open()
     const hash = (await ok('read_file', { path: 'a.txt' })).structured['content_hash']
