@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Bench } from 'tinybench'
-import { createEngine } from '../src/index.js'
-import type { Engine } from '../src/index.js'
+// The internal engine: its requests take `route` (inline vs worker threads), which this bench compares.
+import { createEngineWithInternals, type InternalEngine } from '../src/coordinator/engine.js'
 import { snapshotCli } from './cli-snapshot.js'
 import {
   codexFromChanges,
@@ -79,9 +79,9 @@ interface Setup {
   readonly codexFile: string
   readonly unified: string
   readonly codex: string
-  readonly engine: Engine
+  readonly engine: InternalEngine
   /** The same workspace with durability 'fast' (no fsync). */
-  readonly fastEngine: Engine
+  readonly fastEngine: InternalEngine
   /** Writes every workspace file back to its generated content. */
   readonly reset: () => void
 }
@@ -105,8 +105,8 @@ async function prepare(size: Size, scratch: string, index: number): Promise<Setu
   const reset = () => {
     for (const [file, text] of contents) writeFileSync(file, text)
   }
-  const engine = createEngine({ root, pool: { minThreads: 2, maxThreads: 2 } })
-  const fastEngine = createEngine({ root, pool: false, durability: 'fast' })
+  const engine = createEngineWithInternals({ root, workers: { minThreads: 2, maxThreads: 2 } })
+  const fastEngine = createEngineWithInternals({ root, workers: false, durability: 'fast' })
   // Start the threads before timing, as a long-running engine would have them.
   await engine.check(unified, { route: 'pool' })
   return { size, root, ws, unifiedFile, codexFile, unified, codex, engine, fastEngine, reset }

@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   let startMs = 0
   const since = (): string => (performance.now() - startMs).toFixed(3)
   const engine = createEngineWithInternals(
-    { root: request.root, durability: request.durability, pool: false },
+    { root: request.root, durability: request.durability, workers: false },
     {
       journalFs: countingFs(
         request.root,

@@ -388,7 +388,7 @@ export async function prepareSetup(
   try {
     await writeFiles(root, options.fixture.before)
     const engine = createEngineWithInternals(
-      { root, durability: options.durability, pool: false },
+      { root, durability: options.durability, workers: false },
       {},
     )
     try {
@@ -734,7 +734,10 @@ export async function recoverAndJudge(
   root: string,
 ): Promise<{ outcome: Outcome; problems: string[] }> {
   const problems: string[] = []
-  const engine = createEngineWithInternals({ root, durability: setup.durability, pool: false }, {})
+  const engine = createEngineWithInternals(
+    { root, durability: setup.durability, workers: false },
+    {},
+  )
   let tree: Tree
   try {
     const first = await engine.recover()

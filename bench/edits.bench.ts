@@ -2,7 +2,7 @@
 // cost what the same change costs as one Codex patch (issue #9: 200 edits on a 20,000-line file
 // within 2x), whether that cost is linear in file size plus edits, and what one small edit costs
 // in a warm engine (issue #9: a dry run p50 under 0.3 ms, p99 under 1 ms). Every row is a warm
-// in-process engine (`pool: false`) running `check` inline on a seeded generated file
+// in-process engine (`workers: false`) running `check` inline on a seeded generated file
 // (bench/generate.ts); the three formats carry the same change (signatureChanges), and before
 // timing each format's result is compared with the Codex one, so the rows do the same work.
 // The small-edit table (issue #9: a dry run p50 under 0.3 ms, p99 under 1 ms; a `fast` commit
@@ -25,8 +25,10 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Bench } from 'tinybench'
 import { computeFile } from '../src/apply/compute.js'
-import { createEngine, type Engine } from '../src/index.js'
+// The internal engine: its requests take `route: 'inline'`, which a baseline build's pool needs.
+import { createEngineWithInternals, type InternalEngine } from '../src/coordinator/engine.js'
 import { parseEditsJson } from '../src/parse/edits.js'
+import type { EngineOptions } from '../src/coordinator/engine-types.js'
 import type { FormatOption } from '../src/types.js'
 import {
   codexFromChanges,
@@ -69,7 +71,7 @@ const FORMAT_NAMES: Readonly<Record<Format, string>> = {
 
 interface Workload {
   readonly root: string
-  readonly engine: Engine
+  readonly engine: InternalEngine
   readonly inputs: Readonly<Record<Format, string>>
 }
 
@@ -100,7 +102,7 @@ async function workload(
     'search-replace': searchReplaceFromChanges(changes),
     codex: codexFromChanges(changes),
   }
-  return { root, engine: createEngine({ root, pool: false }), inputs }
+  return { root, engine: createEngineWithInternals({ root, workers: false }), inputs }
 }
 
 /** Checks every format once and says (as a `>` line) when one differs from the Codex result. */
@@ -234,12 +236,21 @@ async function smallTable(scratch: string): Promise<void> {
 
 /** The parts of an engine build the small-edit comparison drives: this one or a baseline's. */
 interface Build {
-  readonly createEngine: typeof createEngine
+  /**
+   * This build's createEngineWithInternals, or a baseline build's createEngine (whose engines
+   * honour `route` at run time too; before #11 it was public, and still took `pool`, not `workers`:
+   * with `route: 'inline'` its unused worker pool never starts).
+   */
+  readonly createEngine: (options: EngineOptions) => InternalEngine
   readonly computeFile: typeof computeFile
   readonly parseEditsJson: typeof parseEditsJson
 }
 
-const THIS_BUILD: Build = { createEngine, computeFile, parseEditsJson }
+const THIS_BUILD: Build = {
+  createEngine: (options) => createEngineWithInternals(options),
+  computeFile,
+  parseEditsJson,
+}
 
 async function loadBuild(dir: string): Promise<Build> {
   const at = (rel: string) => pathToFileURL(path.join(dir, 'dist', 'src', rel)).href
@@ -280,7 +291,7 @@ async function smallRows(
   const warm = async (name: string) => {
     const root = path.join(scratch, `${label}-${name}`)
     await writeWorkspace(root, ws)
-    const engine = build.createEngine({ root, pool: false, durability: 'fast' })
+    const engine = build.createEngine({ root, workers: false, durability: 'fast' })
     let flip = false
     const flipOnce = async () => {
       flip = !flip
@@ -295,7 +306,7 @@ async function smallRows(
   }
   const forCheck = await warm('check')
   const forApply = await warm('apply')
-  const checkEngine = build.createEngine({ root: forCheck.root, pool: false })
+  const checkEngine = build.createEngine({ root: forCheck.root, workers: false })
   const source = new Uint8Array(await readFile(path.join(forCheck.root, file.path)))
   const parsed = build.parseEditsJson(forward)
   const op = parsed.ok ? parsed.value.ops[0] : undefined

@@ -114,7 +114,7 @@ console.log(
     `${((elapsed * 1000) / pass.files).toFixed(1)} us per file (${elapsed.toFixed(0)} ms)`,
 )
 if (flags.includes('--verify')) {
-  const engine = createEngine({ root: process.cwd(), pool: false, blockingReads: true })
+  const engine = createEngine({ root: process.cwd(), workers: false, blockingReads: true })
   try {
     const result = await engine.check(readFileSync(file), { format: 'unified', diffs: false })
     const same = result.files.filter(

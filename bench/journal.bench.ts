@@ -359,7 +359,7 @@ async function smallTable(): Promise<void> {
     const random = prng(7)
     const lines = Array.from({ length: 2_000 }, (_, i) => `line ${i} ${random().toString(36)}`)
     await writeFile(path.join(root, 'big.txt'), lines.join('\n') + '\n')
-    const engine = createEngine({ root, durability, pool: false })
+    const engine = createEngine({ root, durability, workers: false })
     const edit = (toB: boolean): string =>
       JSON.stringify({
         edits: [
@@ -373,8 +373,8 @@ async function smallTable(): Promise<void> {
     const dry = await timeFlips(
       iterations,
       async () => {
-        const r = await engine.apply(edit(true), { dryRun: true })
-        if (!r.ok) throw new Error('journal bench: dry run failed')
+        // apply rejects on failure; a result means the dry run verified.
+        await engine.apply(edit(true), { dryRun: true })
       },
       { toB: true },
     )
@@ -382,7 +382,8 @@ async function smallTable(): Promise<void> {
       iterations,
       async (toB) => {
         const r = await engine.apply(edit(toB))
-        if (!r.ok) throw new Error(`journal bench: apply failed: ${JSON.stringify(r)}`)
+        if (r.transaction === undefined)
+          throw new Error(`journal bench: apply committed nothing: ${JSON.stringify(r)}`)
       },
       { toB: true },
     )

@@ -23,8 +23,13 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { DEFAULT_LIMITS } from '../src/config.js'
-import { createEngine } from '../src/index.js'
-import type { ApplyOptions, ApplyResult, Engine, LimitOptions, Logger } from '../src/index.js'
+// The internal engine: its requests take `route`, whose choices this bench times.
+import {
+  createEngineWithInternals,
+  type InternalApplyOptions,
+  type InternalEngine,
+} from '../src/coordinator/engine.js'
+import type { ApplyResult, LimitOptions, Logger } from '../src/index.js'
 import {
   changedTexts,
   codexFromChanges,
@@ -505,9 +510,9 @@ async function engineRows(
   samples: number,
 ): Promise<{ results: Map<string, Measured>; auto: Map<string, string | null> }> {
   const logged: (string | null)[] = []
-  const engine = createEngine({
+  const engine = createEngineWithInternals({
     root: s.root,
-    pool: { minThreads: 2, maxThreads: 2 },
+    workers: { minThreads: 2, maxThreads: 2 },
     durability: 'fast',
     journal: { keep: 1 },
     limits: s.limits,
@@ -516,7 +521,7 @@ async function engineRows(
   const errors = new Map<string, string>()
   const auto = new Map<string, string | null>()
   const call = (op: 'check' | 'apply', route: EngineRoute): Promise<ApplyResult> => {
-    const options: ApplyOptions = { format: 'unified', route }
+    const options: InternalApplyOptions = { format: 'unified', route }
     return op === 'check' ? engine.check(s.unified, options) : engine.apply(s.unified, options)
   }
   try {
@@ -578,10 +583,10 @@ async function workerScaling(s: Setup, samples: number): Promise<WorkerScaling> 
   // The engine's debug event carries the verify phase's wall time (verifyMs): every op resolved,
   // read and computed on the pool, without parsing the request or assembling its result.
   const verifyTimes: [number[], number[]] = [[], []]
-  const engines: [Engine, Engine] = [1, 2].map((threads, i) =>
-    createEngine({
+  const engines: [InternalEngine, InternalEngine] = [1, 2].map((threads, i) =>
+    createEngineWithInternals({
       root: s.root,
-      pool: { minThreads: threads, maxThreads: threads },
+      workers: { minThreads: threads, maxThreads: threads },
       limits: s.limits,
       logger: {
         debug: (_event, fields) => {
@@ -591,10 +596,10 @@ async function workerScaling(s: Setup, samples: number): Promise<WorkerScaling> 
         warn: () => undefined,
       },
     }),
-  ) as [Engine, Engine]
+  ) as [InternalEngine, InternalEngine]
   const times: [number[], number[]] = [[], []]
   const errors: [string | null, string | null] = [null, null]
-  const check = (e: Engine) => e.check(s.unified, { format: 'unified', route: 'pool' })
+  const check = (e: InternalEngine) => e.check(s.unified, { format: 'unified', route: 'pool' })
   try {
     for (const [i, engine] of engines.entries()) {
       try {
@@ -797,7 +802,7 @@ function printTables(results: readonly SizeResult[], flags: Flags): void {
   else
     for (const line of chosen) if (line !== null) console.log(`\n> route chosen by auto: ${line}`)
   console.log(
-    '\nEngine: `createEngine({ pool: { minThreads: 2, maxThreads: 2 }, durability: "fast", ' +
+    '\nEngine: `createEngine({ workers: { minThreads: 2, maxThreads: 2 }, durability: "fast", ' +
       'journal: { keep: 1 } })`, warmed up by one run per row; apply rows reset the tree with ' +
       '`git reset --hard` before each run (untimed).',
   )

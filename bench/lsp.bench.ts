@@ -270,8 +270,8 @@ async function engineApply(engine: Engine, state: ProjectState, edit: Edit): Pro
 function newEngine(root: string, adapter: LspAdapter): Engine {
   return createEngine({
     root,
-    pool: false,
-    diagnostics: { deadlineMs: DEADLINE_MS, pool: { adapters: [adapter.id] } },
+    workers: false,
+    diagnostics: { deadlineMs: DEADLINE_MS, servers: { adapters: [adapter.id] } },
   })
 }
 

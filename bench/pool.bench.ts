@@ -6,7 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Bench } from 'tinybench'
-import { createEngine } from '../src/index.js'
+// The internal engine: its requests take `route`, which this bench compares.
+import { createEngineWithInternals } from '../src/coordinator/engine.js'
 import { codexPatch, generateWorkspace, writeWorkspace, type Size } from './generate.js'
 import { loadLine, machineLine } from './report.js'
 
@@ -27,7 +28,7 @@ export async function main(): Promise<void> {
     const ws = generateWorkspace(size.files, size.lines, 7)
     await writeWorkspace(root, ws)
     const patch = codexPatch(ws, size.files, size.hunks)
-    const engine = createEngine({ root, pool: { minThreads: 2, maxThreads: 2 } })
+    const engine = createEngineWithInternals({ root, workers: { minThreads: 2, maxThreads: 2 } })
     // Start the threads before timing, as a long-running engine would have them.
     await engine.check(patch, { route: 'pool' })
     const bytes = size.files * ws.files[0]!.lines.join('\n').length + patch.length

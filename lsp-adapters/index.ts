@@ -20,7 +20,7 @@ export const ADAPTERS: readonly LspAdapter[] = [
 
 /**
  * The adapter that serves `path` (by extension, case-insensitive), limited to `ids` when given
- * (PoolOptions.adapters), or undefined.
+ * (LanguageServerOptions.adapters), or undefined.
  * @example adapterFor('/repo/src/main.ts')?.id // 'typescript'
  */
 export function adapterFor(path: string, ids?: readonly string[]): LspAdapter | undefined {

@@ -5,7 +5,7 @@ import type {
   EngineOptions,
   JournalOptions,
   LimitOptions,
-  PoolOptions,
+  WorkerOptions,
 } from './coordinator/engine-types.js'
 import type { Durability } from './journal/types.js'
 import type { FormatOption } from './types.js'
@@ -56,7 +56,7 @@ export interface ResolvedConfig {
   readonly journal: Required<JournalOptions>
   readonly denyGlobs: readonly string[]
   readonly limits: Required<LimitOptions>
-  readonly pool: (PoolOptions & { readonly inlineMaxBytes: number }) | false
+  readonly workers: (WorkerOptions & { readonly inlineMaxBytes: number }) | false
   readonly blockingReads: boolean
 }
 
@@ -69,15 +69,16 @@ export function resolveConfig(options: EngineOptions): ResolvedConfig {
   if (!Array.isArray(denyGlobs) || !denyGlobs.every((g) => typeof g === 'string' && g !== '')) {
     invalid('denyGlobs must be an array of non-empty strings')
   }
-  const pool = options.pool
-  if (pool !== undefined && pool !== false) {
+  renamed(options, 'pool', 'workers')
+  const workers = options.workers
+  if (workers !== undefined && workers !== false) {
     for (const key of ['minThreads', 'maxThreads', 'inlineMaxBytes'] as const) {
-      const value = pool[key]
+      const value = workers[key]
       if (value !== undefined && (!Number.isInteger(value) || value < 0))
-        invalid(`pool.${key} must be a non-negative integer`)
+        invalid(`workers.${key} must be a non-negative integer`)
     }
-    if (pool.maxThreads === 0)
-      invalid('pool.maxThreads must be at least 1 (use pool: false for inline only)')
+    if (workers.maxThreads === 0)
+      invalid('workers.maxThreads must be at least 1 (use workers: false for inline only)')
   }
   if (options.approve !== undefined && typeof options.approve !== 'function')
     invalid('approve must be a function')
@@ -90,6 +91,7 @@ export function resolveConfig(options: EngineOptions): ResolvedConfig {
     invalid('diagnostics must be true, false or an options object')
   }
   if (typeof diagnostics === 'object') {
+    renamed(diagnostics, 'pool', 'servers', 'diagnostics.')
     const { deadlineMs, maxPerFile, minSeverity } = diagnostics
     if (deadlineMs !== undefined && (!Number.isInteger(deadlineMs) || deadlineMs <= 0))
       invalid('diagnostics.deadlineMs must be a positive integer')
@@ -120,15 +122,23 @@ export function resolveConfig(options: EngineOptions): ResolvedConfig {
     journal: resolveJournal(options.journal),
     denyGlobs,
     limits: resolveLimits(options.limits),
-    pool:
-      pool === false
+    workers:
+      workers === false
         ? false
         : {
-            ...pool,
-            inlineMaxBytes: pool?.inlineMaxBytes ?? DEFAULT_INLINE_MAX_BYTES,
+            ...workers,
+            inlineMaxBytes: workers?.inlineMaxBytes ?? DEFAULT_INLINE_MAX_BYTES,
           },
     blockingReads,
   }
+}
+
+/**
+ * An option renamed by #11 (D-103) is refused rather than ignored: ignoring `pool: false` would
+ * silently start worker threads, and ignoring `diagnostics.pool` would drop its server settings.
+ */
+function renamed(group: object, old: string, now: string, prefix = ''): void {
+  if (Object.hasOwn(group, old)) invalid(`${prefix}${old} was renamed to ${prefix}${now}`)
 }
 
 /** An options group must be a plain object with only the keys its defaults name. */

@@ -1,15 +1,18 @@
-// patchloom's public API. This list is the contract: anything not exported here is internal.
+// patchloom's public API. This list is the contract: anything not exported here is internal
+// (the parser's plan, Result, the route option; #11, D-108).
 export { createEngine } from './coordinator/engine.js'
 export type {
   ApplyOptions,
   ApprovalRequest,
   ApproveFn,
+  CheckOptions,
   Engine,
   EngineDiagnosticsOptions,
   EngineOptions,
   JournalOptions,
+  LanguageServerOptions,
   LimitOptions,
-  PoolOptions,
+  WorkerOptions,
 } from './coordinator/engine-types.js'
 export type {
   Durability,
@@ -29,7 +32,9 @@ export type {
   ServerState,
   SettleSignal,
 } from './lsp/types.js'
-export { parsePatch, detectFormat } from './parse/index.js'
+export { parsePatch } from './coordinator/parse-patch.js'
+export { detectFormat } from './parse/index.js'
+export type { PatchFileSummary, PatchSummary } from './parse/summary.js'
 export { replay } from './replay/replay.js'
 export type {
   FallbackReason,
@@ -43,28 +48,15 @@ export type {
 export type { HunkRefusal, Tree, TreeFile } from './replay/tree.js'
 export { EditError, ERROR_CODES, isEditError } from './errors.js'
 export type { Candidate, EditErrorData, ErrorCode } from './errors.js'
+export { WARNING_CODES } from './warnings.js'
+export type { WarningCode } from './warnings.js'
 export type {
-  AddOp,
   ApplyResult,
-  BinaryHunk,
-  BinaryPatch,
-  CopyOp,
-  DeleteOp,
-  EditPlan,
-  EditsOp,
-  FailedResult,
   FileMode,
-  FileOp,
   FileResult,
   FormatOption,
-  HunkLine,
-  LineHunk,
-  LocateMode,
   PatchFormat,
   ResultOp,
-  StringEdit,
-  UpdateOp,
   Warning,
 } from './types.js'
-export type { Result } from './result.js'
 export type { Logger, LogFields } from './log.js'

@@ -3,8 +3,8 @@
 //
 // Positions: `...Line` is 1-based for humans (patchLine, fileLine, startLine); `start`/`index`
 // are 0-based array positions.
-import type { EditErrorData } from './errors.js'
 import type { DiagnosticsReport } from './lsp/types.js'
+import type { WarningCode } from './warnings.js'
 
 export type PatchFormat = 'codex' | 'unified' | 'search-replace' | 'edits'
 export type FormatOption = PatchFormat | 'auto'
@@ -228,8 +228,8 @@ export type ResultOp = 'add' | 'update' | 'delete' | 'move' | 'copy'
 
 /** Something worth telling the caller that did not stop the change. */
 export interface Warning {
-  /** Stable dotted code, e.g. 'match.lenient', 'match.offset', 'add.overwrote'. */
-  readonly code: string
+  /** Stable dotted code (WARNING_CODES, ERRORS.md), e.g. 'match.lenient', 'journal.recovered'. */
+  readonly code: WarningCode
   readonly message: string
   readonly path?: string
   readonly patchLine?: number
@@ -310,8 +310,8 @@ export interface FileResult {
   readonly diff: string
 }
 
+/** What apply and check resolve with; a failure rejects with EditError instead. */
 export interface ApplyResult {
-  readonly ok: true
   readonly format: PatchFormat
   readonly dryRun: boolean
   readonly files: readonly FileResult[]
@@ -326,9 +326,4 @@ export interface ApplyResult {
    * Absent on dry runs and when no touched file is served by a language server.
    */
   readonly diagnostics?: DiagnosticsReport
-}
-
-export interface FailedResult {
-  readonly ok: false
-  readonly error: EditErrorData
 }

@@ -10,8 +10,7 @@ import { join } from 'node:path'
 import { createTwoFilesPatch, formatPatch, structuredPatch, type StructuredPatchHunk } from 'diff'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createEngine } from '../src/coordinator/engine.js'
-import type { Engine } from '../src/coordinator/engine-types.js'
+import { createEngineWithInternals, type InternalEngine } from '../src/coordinator/engine.js'
 import { isEditError, type ErrorCode } from '../src/errors.js'
 import { makeTempDir } from './helpers/tree.js'
 import { fuzzRuns } from './helpers/test-mode.js'
@@ -32,13 +31,13 @@ const CHANGE = fc.tuple(TEXT, TEXT).filter(([a, b]) => a !== b)
 
 let base = ''
 let root = ''
-let engine: Engine
+let engine: InternalEngine
 
 beforeAll(async () => {
   base = await makeTempDir('patchloom-roundtrip-')
   root = join(base, 'root')
   await mkdir(root)
-  engine = createEngine({ root, pool: false })
+  engine = createEngineWithInternals({ root, workers: false })
 })
 
 afterAll(async () => {

@@ -102,6 +102,10 @@ Usage:
   patchloom diagnostics FILE... [--root DIR] [--json]
   patchloom replay REPO [--range A..B] [--first-parent] [--via unified|codex|search-replace]
                    [--workers N] [--max-commits N] [--out DIR] [--json]
+  patchloom mcp [--root DIR]... [--workspace NAME=DIR]... [--agent NAME] [SERVER FLAGS]
+  patchloom serve --http [HOST:]PORT [--root DIR]... [--workspace NAME=DIR]...
+                  [--token-file FILE] [--allow-host NAME]... [--max-body-bytes N] [SERVER FLAGS]
+  patchloom tools [--json]
   patchloom demo
   patchloom help | --help | -h
   patchloom --version
@@ -125,6 +129,13 @@ Commands:
                 nothing to REPO; --out DIR writes the final tree. --via codex|search-replace
                 rewrites each diff in that format first and reports refused and misplaced
                 hunks. Exit 1 if any file differs or any hunk is misplaced.
+  mcp           Serve the edit tools (read_file, edit_file, multi_edit, apply_patch, write_file,
+                undo, diagnostics) over MCP on stdin/stdout, for the roots given (default: the
+                current directory). See README, "Use it from your agent".
+  serve         The same tools over MCP Streamable HTTP at http://HOST:PORT/mcp (HOST defaults
+                to 127.0.0.1; any other address needs --token-file or PATCHLOOM_TOKEN).
+  tools         List the tools; --json prints their schemas in the MCP, OpenAI and Anthropic
+                function-calling shapes.
   demo          Apply one change per format to a scratch workspace in the temp directory.
 
 Options:
@@ -152,6 +163,14 @@ Options:
   --via V              (replay) unified (default: git's own diff), codex or search-replace.
   --workers N          (replay) Compute commits on N pool workers (default 0: this thread).
   --out DIR            (replay) Write the tree after the last commit into DIR (new or empty).
+  --workspace NAME=DIR (mcp, serve) Serve DIR as workspace NAME (repeatable; --root DIR names it
+                       after its directory).
+  --agent NAME         (mcp) This client's agent name (default stdio).
+  --token-file FILE    (serve) Bearer tokens, one per line: TOKEN [agent=NAME] [workspace=NAME].
+  --allow-host NAME    (serve) Also accept this Host / Origin name (DNS rebinding protection
+                       accepts only loopback names and the bound address otherwise).
+  --max-body-bytes N   (serve) Refuse request bodies over N bytes (default 4194304, 4 MiB).
+  --no-read-before-write (mcp, serve) Let agents change files they have not read.
 
 Exit status: 0 applied (or would apply; undone; recovered), 1 rejected (or a recover conflict
 remains), 64 usage, 70 internal error, 75 retryable (resend unchanged).
@@ -168,7 +187,8 @@ const COMMANDS = new Set([
   'help',
   'replay',
 ])
-const COMMAND_LIST = 'apply, check, undo, log, recover, diagnostics, replay, demo or help'
+const COMMAND_LIST =
+  'apply, check, undo, log, recover, diagnostics, replay, mcp, serve, tools, demo or help'
 
 /** Flags each journal command accepts; any other flag is a usage error there. */
 const JOURNAL_FLAGS: Readonly<Record<string, ReadonlySet<string>>> = {

@@ -3,7 +3,7 @@
 // conflict remains). Runs in-process against a CliIo so tests need no child process;
 // bin/patchloom.js wires it to the real process.
 // With --json, stdout carries exactly one JSON line whatever happens.
-import { createEngine } from '../coordinator/engine.js'
+import { createEngineWithInternals } from '../coordinator/engine.js'
 import { isEditError, type EditErrorData } from '../errors.js'
 import { HELP_TEXT, parseArgs } from './args.js'
 import { runApply } from './commands/apply.js'
@@ -25,7 +25,10 @@ import {
 } from './render.js'
 import type { CliDeps, CliIo } from './types.js'
 
-const DEFAULT_DEPS: CliDeps = { createEngine }
+const DEFAULT_DEPS: CliDeps = { createEngine: (options) => createEngineWithInternals(options) }
+
+/** The long-running server commands (src/server/cli.ts, #11). */
+const SERVER_COMMANDS = new Set(['mcp', 'serve', 'tools'])
 
 /**
  * Runs the CLI with `argv` (without node and script path) and resolves to the exit status.
@@ -47,6 +50,18 @@ export async function main(
     return exitCodeFor(error)
   }
 
+  if (SERVER_COMMANDS.has(argv[0] ?? '')) {
+    try {
+      // Loaded only here: one-shot commands never load the MCP SDK (#11).
+      const { runServerCommand } = await import('../server/cli.js')
+      const version = (await findPackageRoot())?.version ?? 'unknown'
+      return await runServerCommand(argv, { ...io, env: process.env }, version)
+    } catch (err) {
+      if (isEditError(err)) return report(err.toData())
+      io.stderr(`${err instanceof Error && err.stack !== undefined ? err.stack : String(err)}\n`)
+      return report(internalErrorData(err))
+    }
+  }
   const parsed = parseArgs(argv)
   if (!parsed.ok) return report(parsed.error)
   const command = parsed.value

@@ -9,9 +9,9 @@ import type {
   TransactionInfo,
   UndoResult,
 } from '../journal/types.js'
-import type { PlanFileSummary } from '../parse/summary.js'
+import type { PatchFileSummary } from '../parse/summary.js'
 import type { DiagnosticsReport, FileDiagnostic } from '../lsp/types.js'
-import type { ApplyResult, FailedResult, FileMode, PatchFormat, ResultOp } from '../types.js'
+import type { ApplyResult, FileMode, PatchFormat, ResultOp } from '../types.js'
 
 /** Exit statuses (sysexits.h where one fits). */
 export const EXIT = {
@@ -41,12 +41,23 @@ export interface ParseOnlyResult {
   readonly ok: true
   readonly format: PatchFormat
   readonly parseOnly: true
-  readonly files: readonly PlanFileSummary[]
+  readonly files: readonly PatchFileSummary[]
 }
 
-/** An ApplyResult as the CLI prints it: with the command that undoes its transaction, if any. */
+/**
+ * An ApplyResult as the CLI prints it: `ok: true` first, as every success line starts, and the
+ * command that undoes its transaction, if any. (ApplyResult itself has no `ok` since #11: the
+ * engine rejects on failure, so only a wire with both outcomes needs it.)
+ */
 export interface CliApplyResult extends ApplyResult {
+  readonly ok: true
   readonly undoCommand?: string
+}
+
+/** A failure on the CLI's JSON wire: `{"ok":false,"error":{...}}` (ERRORS.md). */
+export interface FailedResult {
+  readonly ok: false
+  readonly error: EditErrorData
 }
 
 /** `patchloom recover --json`: the engine's RecoveryReport, flat. */
@@ -80,12 +91,12 @@ export function failedResult(error: EditErrorData): FailedResult {
 
 export function parseOnlyResult(
   format: PatchFormat,
-  files: readonly PlanFileSummary[],
+  files: readonly PatchFileSummary[],
 ): ParseOnlyResult {
   return { ok: true, format, parseOnly: true, files }
 }
 
-/** What a file line needs; FileResult and PlanFileSummary both fit. */
+/** What a file line needs; FileResult and PatchFileSummary both fit. */
 interface FileLineFacts {
   readonly path: string
   readonly op: ResultOp
@@ -142,14 +153,14 @@ export function undoCommandFor(transaction: string, root: string | null): string
   return `patchloom undo ${transaction}${rootFlag}`
 }
 
-/** Adds undoCommand to a result whose change committed as a transaction. */
+/** The CLI line for a result: `ok: true`, and undoCommand when the change committed as a transaction. */
 export function withUndoCommand(result: ApplyResult, root: string | null): CliApplyResult {
-  if (result.transaction === undefined) return result
-  return { ...result, undoCommand: undoCommandFor(result.transaction, root) }
+  if (result.transaction === undefined) return { ok: true, ...result }
+  return { ok: true, ...result, undoCommand: undoCommandFor(result.transaction, root) }
 }
 
 /** Human report of an apply or dry run, for stdout. */
-export function renderApplyHuman(result: CliApplyResult): string {
+export function renderApplyHuman(result: ApplyResult & { readonly undoCommand?: string }): string {
   const lines = result.files.map((file) => renderFileLine(file))
   // Warning messages name their path and patch line themselves (house style), so no suffix.
   for (const warning of result.warnings) lines.push(`warning ${warning.code}: ${warning.message}`)

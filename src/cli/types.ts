@@ -1,7 +1,8 @@
 // Shapes shared by the CLI's composition root (main.ts) and its commands: where the CLI reads
 // and writes, and the seams tests replace. Types only, so commands never import main.ts and
 // the root stays at the top of the import graph (#8).
-import type { Engine, EngineOptions } from '../coordinator/engine-types.js'
+import type { InternalEngine } from '../coordinator/engine.js'
+import type { EngineOptions } from '../coordinator/engine-types.js'
 
 /** Where the CLI reads and writes; the real process or a test's buffers. */
 export interface CliIo {
@@ -18,7 +19,10 @@ export interface CliIo {
   readonly stderrIsTTY?: boolean
 }
 
-/** Seams for tests: the engine factory. */
+/**
+ * Seams for tests: the engine factory. The CLI is a composition root and takes the internal
+ * engine, whose requests accept `route` (`--workers` forces the worker threads, #11).
+ */
 export interface CliDeps {
-  readonly createEngine: (options: EngineOptions) => Engine
+  readonly createEngine: (options: EngineOptions) => InternalEngine
 }

@@ -4,11 +4,11 @@
 import type { EngineDiagnosticsOptions } from './engine-types.js'
 import { writesLink, type PreparedPath } from './prepare.js'
 import type { VerifiedOp } from './verify.js'
-import type { Baseline, LspClient, PoolOptions } from '../lsp/client-types.js'
+import type { Baseline, LspClient, SidecarPoolOptions } from '../lsp/client-types.js'
 import type { DiagnosticsOptions, DiagnosticsReport, FileChange } from '../lsp/types.js'
 import type { Warning } from '../types.js'
 
-export type LspClientFactory = (options: PoolOptions) => LspClient | Promise<LspClient>
+export type LspClientFactory = (options: SidecarPoolOptions) => LspClient | Promise<LspClient>
 
 const utf8 = new TextDecoder('utf-8')
 
@@ -120,7 +120,7 @@ export class EngineDiagnostics {
 
   #ensure(rootReal: string): Promise<LspClient> {
     this.#client ??= Promise.resolve(
-      this.#factory({ ...this.#options.pool, workspaceRoot: rootReal }),
+      this.#factory({ ...this.#options.servers, workspaceRoot: rootReal }),
     )
     return this.#client
   }

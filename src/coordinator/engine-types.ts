@@ -1,7 +1,7 @@
 // The engine's public option and result types, apart from the implementation so the CLI and
 // tests can depend on the contract alone.
 import type { Logger } from '../log.js'
-import type { PoolOptions as LspPoolOptions } from '../lsp/client-types.js'
+import type { LanguageServerOptions } from '../lsp/client-types.js'
 import type { DiagnosticsOptions, DiagnosticsReport } from '../lsp/types.js'
 import type { Durability, RecoveryReport, TransactionInfo, UndoResult } from '../journal/types.js'
 import type { ApplyResult, FileResult, FormatOption, PatchFormat } from '../types.js'
@@ -15,7 +15,8 @@ export interface ApprovalRequest {
 /** Return false (or resolve to false) to refuse the change with APPROVAL_DENIED. */
 export type ApproveFn = (request: ApprovalRequest) => boolean | Promise<boolean>
 
-export interface PoolOptions {
+/** The verification worker threads (EngineOptions.workers). */
+export interface WorkerOptions {
   /** @default 1 */
   readonly minThreads?: number
   /** @default number of CPUs, at most 4 */
@@ -83,8 +84,8 @@ export interface EngineOptions {
    * @default ['.git', '.git/**', '**\/.git', '**\/.git/**', '.patchloom', '.patchloom/**']
    */
   readonly denyGlobs?: readonly string[]
-  /** Worker pool settings, or false to verify every request inline. */
-  readonly pool?: PoolOptions | false
+  /** Verification worker threads, or false to verify every request in the calling thread. */
+  readonly workers?: WorkerOptions | false
   /**
    * Verify inline requests with synchronous filesystem calls, in batches, instead of awaiting
    * each call. Faster, but the event loop waits while a request's files are read: for a one-shot
@@ -102,7 +103,7 @@ export interface EngineOptions {
   readonly logger?: Logger
   /**
    * Language-server diagnostics after each applied change (off by default for speed): true, or
-   * options for the report and the sidecar pool. The pool starts on first use.
+   * options for the report and the language servers. The servers start on first use.
    * @default false
    */
   readonly diagnostics?: boolean | EngineDiagnosticsOptions
@@ -120,13 +121,30 @@ export interface EngineOptions {
 }
 
 export interface EngineDiagnosticsOptions extends DiagnosticsOptions {
-  readonly pool?: Omit<LspPoolOptions, 'workspaceRoot'>
+  /** The language servers behind the diagnostics (kept warm, one per server and project root). */
+  readonly servers?: LanguageServerOptions
 }
 
-export interface ApplyOptions {
+export type { LanguageServerOptions }
+
+/** Options of a dry run (Engine.check): nothing is written, so nothing to approve or diagnose. */
+export interface CheckOptions {
   /** @default 'auto' */
   readonly format?: FormatOption
-  /** Verify and report, write nothing. @default false */
+  /** Cancels the request (REQUEST_CANCELLED). */
+  readonly signal?: AbortSignal
+  /** Gives up if verification has not finished after this long (REQUEST_TIMEOUT). */
+  readonly timeoutMs?: number
+  /**
+   * Render each file's diff (FileResult.diff). With false, files still report their added and
+   * removed line counts but `diff` is '', which saves most of the work past verification on a
+   * large change (#9). @default true
+   */
+  readonly diffs?: boolean
+}
+
+export interface ApplyOptions extends CheckOptions {
+  /** Verify and report, write nothing (the same as Engine.check). @default false */
   readonly dryRun?: boolean
   /** Overrides the engine's approve callback for this request. */
   readonly approve?: ApproveFn
@@ -134,16 +152,8 @@ export interface ApplyOptions {
   readonly signal?: AbortSignal
   /** Gives up if verification has not finished after this long (REQUEST_TIMEOUT); the commit itself is never interrupted. */
   readonly timeoutMs?: number
-  /** Force the inline or pool path; 'auto' decides by size. @default 'auto' */
-  readonly route?: 'auto' | 'inline' | 'pool'
   /** Turns diagnostics on or off for this request, overriding the engine option. */
   readonly diagnostics?: boolean
-  /**
-   * Render each file's diff (FileResult.diff). With false, files still report their added and
-   * removed line counts but `diff` is '', which saves most of the work past verification on a
-   * large change (#9). @default true
-   */
-  readonly diffs?: boolean
 }
 
 export interface Engine {
@@ -154,8 +164,8 @@ export interface Engine {
    * and written exactly (D-040).
    */
   apply(input: string | Uint8Array, options?: ApplyOptions): Promise<ApplyResult>
-  /** Same as apply with dryRun: true. */
-  check(input: string | Uint8Array, options?: Omit<ApplyOptions, 'dryRun'>): Promise<ApplyResult>
+  /** Parses and verifies `input` like apply with dryRun: true; writes nothing. Rejects with EditError. */
+  check(input: string | Uint8Array, options?: CheckOptions): Promise<ApplyResult>
   /** Diagnostics of files as they are on disk (paths relative to the root or absolute inside it). */
   diagnostics(paths: readonly string[], options?: DiagnosticsOptions): Promise<DiagnosticsReport>
   /**
@@ -170,6 +180,6 @@ export interface Engine {
   recover(): Promise<RecoveryReport>
   /** The workspace journal, newest first. */
   transactions(): Promise<TransactionInfo[]>
-  /** Stops the worker pool and every language server. */
+  /** Stops the worker threads and every language server. */
   close(): Promise<void>
 }

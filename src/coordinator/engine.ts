@@ -11,10 +11,10 @@ import { Journal } from '../journal/journal.js'
 import type { JournalHooks, RecoveryReport, TransactionInfo, UndoResult } from '../journal/types.js'
 import { silentLogger } from '../log.js'
 import type { ApplyResult, Warning } from '../types.js'
-import type { ApplyOptions, Engine, EngineOptions } from './engine-types.js'
+import type { ApplyOptions, CheckOptions, Engine, EngineOptions } from './engine-types.js'
 import { combineSignals, throwIfAborted } from './abort.js'
 import { EngineDiagnostics, fileChanges, type LspClientFactory } from './diagnostics.js'
-import type { LspClient, PoolOptions as LspPoolOptions } from '../lsp/client-types.js'
+import type { LspClient, SidecarPoolOptions } from '../lsp/client-types.js'
 import type { DiagnosticsOptions, DiagnosticsReport } from '../lsp/types.js'
 import { compileGlobs } from './glob.js'
 import { JobPool } from './job-pool.js'
@@ -28,6 +28,7 @@ import {
   type RouteTaken,
   type VerifiedRequest,
 } from './request-plan.js'
+import type { RequestedRoute } from './route.js'
 import { INLINE_SYNC_MAX_FILES } from './verify-request.js'
 
 /** Internal seams for tests (fault injection); not part of the public options. */
@@ -39,6 +40,30 @@ export interface EngineInternals {
   readonly lspClientFactory?: LspClientFactory
   /** Where the per-user journal key lives (default: $PATCHLOOM_STATE_DIR or the user's state dir). */
   readonly journalStateDir?: string
+  /**
+   * A worker pool shared with other engines (the server's workspaces, #11): used instead of one of
+   * the engine's own, and left running by close(). Ignored when the pool option is false.
+   */
+  readonly sharedPool?: JobPool
+}
+
+/**
+ * Internal per-request options (#11, D-104): `route` forces verification inline or onto the
+ * worker threads, for tests and benches that compare the two and for the CLI's `--workers`; the
+ * public types leave it out, and 'auto' (the default) decides by size (route.ts).
+ */
+export interface InternalRequestOptions {
+  /** @default 'auto' */
+  readonly route?: RequestedRoute
+}
+
+export type InternalApplyOptions = ApplyOptions & InternalRequestOptions
+export type InternalCheckOptions = CheckOptions & InternalRequestOptions
+
+/** The engine as createEngineWithInternals returns it: the public Engine plus `route`. */
+export interface InternalEngine extends Engine {
+  apply(input: string | Uint8Array, options?: InternalApplyOptions): Promise<ApplyResult>
+  check(input: string | Uint8Array, options?: InternalCheckOptions): Promise<ApplyResult>
 }
 
 /** Recovery and undo never write into .git or .patchloom, whatever denyGlobs says (#8). */
@@ -55,19 +80,23 @@ export function createEngine(options: EngineOptions): Engine {
   return createEngineWithInternals(options, {})
 }
 
-/** createEngine with test seams (fault injection); not exported from the package. */
+/**
+ * createEngine with test seams (fault injection) and the internal `route` request option; not
+ * exported from the package. The CLI, tests and benches use it.
+ */
 export function createEngineWithInternals(
   options: EngineOptions,
-  internals: EngineInternals,
-): Engine {
+  internals: EngineInternals = {},
+): InternalEngine {
   return new EditEngine(resolveConfig(options), options, internals)
 }
 
-class EditEngine implements Engine {
+class EditEngine implements InternalEngine {
   readonly #config: ResolvedConfig
   readonly #options: EngineOptions
   readonly #internals: EngineInternals
   readonly #pool: JobPool | undefined
+  readonly #ownsPool: boolean
   readonly #isDenied: (rel: string) => string | undefined
   readonly #diagnostics: EngineDiagnostics
   #rootReal: Promise<string> | undefined
@@ -85,33 +114,37 @@ class EditEngine implements Engine {
       diagnostics,
       internals.lspClientFactory ?? startLspClientLazily,
     )
+    this.#ownsPool = internals.sharedPool === undefined
     this.#pool =
-      config.pool === false
+      config.workers === false
         ? undefined
-        : new JobPool({
-            ...(config.pool.minThreads === undefined ? {} : { minThreads: config.pool.minThreads }),
-            ...(config.pool.maxThreads === undefined ? {} : { maxThreads: config.pool.maxThreads }),
-          })
+        : (internals.sharedPool ??
+          new JobPool({
+            ...(config.workers.minThreads === undefined
+              ? {}
+              : { minThreads: config.workers.minThreads }),
+            ...(config.workers.maxThreads === undefined
+              ? {}
+              : { maxThreads: config.workers.maxThreads }),
+          }))
   }
 
   get root(): string {
     return this.#config.root
   }
 
-  apply(input: string | Uint8Array, options: ApplyOptions = {}): Promise<ApplyResult> {
+  apply(input: string | Uint8Array, options: InternalApplyOptions = {}): Promise<ApplyResult> {
     return this.#logged(input, options, options.dryRun === true)
   }
 
-  check(
-    input: string | Uint8Array,
-    options: Omit<ApplyOptions, 'dryRun'> = {},
-  ): Promise<ApplyResult> {
+  check(input: string | Uint8Array, options: InternalCheckOptions = {}): Promise<ApplyResult> {
+    // A dry run neither asks for approval nor runs diagnostics (#run reads them only to write).
     return this.#logged(input, options, true)
   }
 
   async #logged(
     input: string | Uint8Array,
-    options: ApplyOptions,
+    options: InternalApplyOptions,
     dryRun: boolean,
   ): Promise<ApplyResult> {
     const log = this.#options.logger ?? silentLogger
@@ -189,12 +222,12 @@ class EditEngine implements Engine {
 
   async close(): Promise<void> {
     this.#closed = true
-    await Promise.all([this.#pool?.close(), this.#diagnostics.close()])
+    await Promise.all([this.#ownsPool ? this.#pool?.close() : undefined, this.#diagnostics.close()])
   }
 
   async #run(
     input: string | Uint8Array,
-    options: ApplyOptions,
+    options: InternalApplyOptions,
     dryRun: boolean,
     trace: RequestTrace,
   ): Promise<ApplyResult> {
@@ -230,26 +263,18 @@ class EditEngine implements Engine {
       if (wantDiagnostics) {
         const report = await this.#diagnostics.after(ctx.rootReal, changes, baseline, warnings)
         if (report !== undefined) {
-          return {
-            ok: true,
-            format: planFormat,
-            dryRun,
-            files,
-            warnings,
-            ...committed,
-            diagnostics: report,
-          }
+          return { format: planFormat, dryRun, files, warnings, ...committed, diagnostics: report }
         }
       }
-      return { ok: true, format: planFormat, dryRun, files, warnings, ...committed }
+      return { format: planFormat, dryRun, files, warnings, ...committed }
     }
-    return { ok: true, format: planFormat, dryRun, files, warnings }
+    return { format: planFormat, dryRun, files, warnings }
   }
 
   /** Options checked, the patch planned, the journal consulted, every op verified. */
   async #verify(
     input: string | Uint8Array,
-    options: ApplyOptions,
+    options: InternalApplyOptions,
     dryRun: boolean,
   ): Promise<VerifiedRequestAt> {
     if (this.#closed) throw new Error('engine: cannot apply after close()')
@@ -389,7 +414,7 @@ class EditEngine implements Engine {
  * The language-server client is loaded on first use: edits without diagnostics (most CLI runs)
  * never pay to load comlink and the pool's modules (~10-15 ms of start-up).
  */
-async function startLspClientLazily(options: LspPoolOptions): Promise<LspClient> {
+async function startLspClientLazily(options: SidecarPoolOptions): Promise<LspClient> {
   const { startLspClient } = await import('../lsp/client.js')
   return startLspClient(options)
 }

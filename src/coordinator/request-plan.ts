@@ -4,7 +4,7 @@
 // come before the journal is even looked at. `verifyPlanned` then runs the verification, and
 // falls back to the whole patch when a run does not parse to its sections.
 import type { ResolvedConfig } from '../config.js'
-import { detectFormat, parsePatch } from '../parse/index.js'
+import { detectFormat, parsePlan } from '../parse/index.js'
 import { checkPlanEncoding } from '../parse/raw-bytes.js'
 import { splitUnifiedSections, type PatchSegment } from '../parse/segments.js'
 import { unwrap } from '../result.js'
@@ -111,7 +111,7 @@ function routeInput(
 ): RouteInput {
   return {
     requested: request.requested,
-    pool: engine.pool === undefined ? false : engine.config.pool,
+    pool: engine.pool === undefined ? false : engine.config.workers,
     files,
     patchLength: request.patch.text.length,
     diffs: request.diffs,
@@ -122,7 +122,7 @@ function routeInput(
 
 function parseWhole(engine: Engineish, patch: PatchText, format: FormatOption): EditPlan {
   const { limits } = engine.config
-  const plan = unwrap(parsePatch(patch.text, format))
+  const plan = unwrap(parsePlan(patch.text, format))
   // A patch that is not UTF-8 keeps its raw bytes in line content only (D-040, D-041).
   unwrap(checkPlanEncoding(plan, patch.firstRawLine))
   checkFileCount(plan, limits.maxFiles)

@@ -16,7 +16,7 @@ export const MIN_POOL_FILES = 32
 
 export interface RouteInput {
   readonly requested: RequestedRoute
-  /** The engine's pool settings; false for an engine created with `pool: false`. */
+  /** The engine's pool settings; false for an engine created with `workers: false`. */
   readonly pool: false | { readonly inlineMaxBytes: number }
   readonly files: number
   /** The patch's size in UTF-16 units (its length as a string). */
@@ -54,7 +54,7 @@ export function chooseRoute(input: RouteInput): Route {
     if (input.requested === 'pool') {
       throw new EditError(
         'CONFIG_INVALID',
-        'Invalid option: route "pool" on an engine created with pool: false.',
+        'Invalid option: route "pool" on an engine created with workers: false.',
       )
     }
     return 'inline'

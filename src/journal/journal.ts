@@ -7,6 +7,7 @@
 import path from 'node:path'
 import { EditError } from '../errors.js'
 import type { Warning } from '../types.js'
+import { journalNoticeCode } from '../warnings.js'
 import { errnoOf, nodeJournalFs, type JournalFs, type JournalStat } from './fs.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
 import { describeTransactions } from './history.js'
@@ -92,7 +93,7 @@ export class Journal {
     if (dryRun || trusted.length + bare.length === 0) {
       return [
         ...trusted.map((id) => ({
-          code: 'journal.pending',
+          code: 'journal.pending' as const,
           message: `Transaction ${id} is unfinished (interrupted, or being committed right now by another process); the next apply (or \`patchloom recover\`) rolls it back first if it was interrupted. This dry run saw the files as they are.`,
           path: relDir(this.#layout, txnDir(this.#layout, id, 'pending')),
         })),
@@ -103,7 +104,7 @@ export class Journal {
     if (report.rolledBack.length + report.conflicted.length > 0) this.#options.onRecovered?.(report)
     return [
       ...report.rolledBack.map((id) => ({
-        code: 'journal.recovered',
+        code: 'journal.recovered' as const,
         message: `Transaction ${id} had been interrupted; it was rolled back before this request.`,
         path: relDir(this.#layout, txnDir(this.#layout, id, 'pending')),
       })),
@@ -416,13 +417,7 @@ function leftBy(steps: readonly CommitStep[]): string[] {
 
 /** A refused or failed transaction as a request's warning: dotted code, message with the fix. */
 function noticeOf(conflict: JournalConflict): JournalNotice {
-  const code =
-    conflict.code === undefined
-      ? 'journal.conflict'
-      : `journal.${conflict.code
-          .replace(/^JOURNAL_/, '')
-          .toLowerCase()
-          .replace(/_/g, '-')}`
+  const code = conflict.code === undefined ? 'journal.conflict' : journalNoticeCode(conflict.code)
   return {
     code,
     message:

@@ -183,31 +183,43 @@ function processStart(pid: number): string | null {
   }
 }
 
-const pathTails = new Map<string, Promise<void>>()
+/** Claims a set of keys in one step and returns its release (see pathLocks). */
+export type AcquireKeys = (keys: readonly string[]) => Promise<() => void>
+
+/**
+ * A family of per-key locks: acquire(keys) waits for every earlier holder of any of `keys`, then
+ * holds them all until the returned release is called. All keys are claimed in one synchronous
+ * step, so two claimants can never wait on each other (no lock order is needed). Each family has
+ * its own keys: the server (#11) holds its paths in one family while the engine's commit takes
+ * the same paths in the journal's.
+ */
+export function pathLocks(): AcquireKeys {
+  const tails = new Map<string, Promise<void>>()
+  return async (keys) => {
+    let release!: () => void
+    const mine = new Promise<void>((resolve) => (release = resolve))
+    const waits: Promise<void>[] = []
+    const claimed: [string, Promise<void>][] = []
+    for (const key of new Set(keys)) {
+      const previous = tails.get(key)
+      if (previous !== undefined) waits.push(previous)
+      // Unclaimed (the usual case): the key's tail is our own promise, no chain per path (#9: a
+      // 10,000-file commit built 10,000 of them).
+      const tail = previous === undefined ? mine : previous.then(() => mine)
+      tails.set(key, tail)
+      claimed.push([key, tail])
+    }
+    await Promise.all(waits)
+    return () => {
+      release()
+      for (const [key, tail] of claimed) if (tails.get(key) === tail) tails.delete(key)
+    }
+  }
+}
 
 /**
  * Orders commits per file inside this process: waits for every earlier holder of any of `paths`,
  * then holds them all until the returned release is called. This matters for engines whose roots
- * nest (each has its own workspace lock, yet both may write one file). All keys are claimed in
- * one synchronous step, so two claimants can never wait on each other.
+ * nest (each has its own workspace lock, yet both may write one file).
  */
-export async function acquirePaths(paths: readonly string[]): Promise<() => void> {
-  let release!: () => void
-  const mine = new Promise<void>((resolve) => (release = resolve))
-  const waits: Promise<void>[] = []
-  const claimed: [string, Promise<void>][] = []
-  for (const key of new Set(paths)) {
-    const previous = pathTails.get(key)
-    if (previous !== undefined) waits.push(previous)
-    // Unclaimed (the usual case): the key's tail is our own promise, no chain per path (#9: a
-    // 10,000-file commit built 10,000 of them).
-    const tail = previous === undefined ? mine : previous.then(() => mine)
-    pathTails.set(key, tail)
-    claimed.push([key, tail])
-  }
-  await Promise.all(waits)
-  return () => {
-    release()
-    for (const [key, tail] of claimed) if (pathTails.get(key) === tail) pathTails.delete(key)
-  }
-}
+export const acquirePaths: AcquireKeys = pathLocks()

@@ -3,6 +3,7 @@
 // so the CLI and tests depend on these shapes without loading the implementation.
 import type { ErrorCode } from '../errors.js'
 import type { Warning } from '../types.js'
+import type { WarningCode } from '../warnings.js'
 
 /**
  * `full`: fsync staged files, backups, the manifest, every touched directory and the commit mark,
@@ -149,10 +150,11 @@ export interface RecoveryReport {
 /**
  * Something a request should tell its caller about the journal: an interrupted transaction
  * (rolled back, or pending on a dry run), or one that was not acted on (untrusted, corrupt,
- * unsafe). Same shape as a result's Warning, with dotted codes: journal.untrusted, ...
+ * unsafe). Same shape as a result's Warning, with its codes: journal.pending, journal.recovered,
+ * journal.conflict and the journal refusals (JournalNoticeCode: journal.untrusted, ...).
  */
 export interface JournalNotice {
-  readonly code: string
+  readonly code: WarningCode
   readonly message: string
   /** The transaction's directory (`.patchloom/journal/<name>`) or the file concerned. */
   readonly path: string

@@ -9,9 +9,11 @@ import type {
   ServerReport,
 } from './types.js'
 
-export interface PoolOptions {
-  /** The engine's workspace root (reports are relative to it). */
-  readonly workspaceRoot: string
+/**
+ * The language-server sidecars behind diagnostics (the public EngineDiagnosticsOptions.servers):
+ * which servers, how many stay warm, when they stop.
+ */
+export interface LanguageServerOptions {
   /** Adapter ids to use. @default every adapter in lsp-adapters/ */
   readonly adapters?: readonly string[]
   /** Cap on live servers; least-recently-used idle servers stop first. @default from CPUs and memory */
@@ -22,10 +24,16 @@ export interface PoolOptions {
   readonly documentIdleMs?: number
   /** A server whose RSS exceeds this is restarted. @default 2 GiB */
   readonly memoryLimitBytes?: number
-  /** Override start commands per adapter id (tests point these at the fake server). */
+  /** Override start commands per adapter id (a server installed elsewhere; tests use a fake one). */
   readonly commandOverrides?: Readonly<
     Record<string, { readonly command: string; readonly args: readonly string[] }>
   >
+}
+
+/** What the SidecarPool (src/lsp/pool.ts) starts from: the public options and the workspace. */
+export interface SidecarPoolOptions extends LanguageServerOptions {
+  /** The engine's workspace root (reports are relative to it). */
+  readonly workspaceRoot: string
 }
 
 /** Diagnostics of files as they were before a change, to compare the after-state with. */

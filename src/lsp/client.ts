@@ -7,7 +7,7 @@ import { compiledFile } from '../compiled-file.js'
 import { Worker } from 'node:worker_threads'
 import { wrap, type Remote } from 'comlink'
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs'
-import type { Baseline, LspClient, PoolOptions, PoolStatus } from './client-types.js'
+import type { Baseline, LspClient, SidecarPoolOptions, PoolStatus } from './client-types.js'
 import type { DiagnosticsReport, ServerReport } from './types.js'
 
 /**
@@ -31,7 +31,7 @@ export function hostFilename(): string {
  * await lsp.close()
  */
 export function startLspClient(
-  options: PoolOptions,
+  options: SidecarPoolOptions,
   host: string | URL = hostFilename(),
 ): LspClient {
   const worker = new Worker(host, { workerData: options })

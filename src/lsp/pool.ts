@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises'
 import { availableParallelism, totalmem } from 'node:os'
 import type { LspAdapter } from './adapter.js'
-import type { Baseline, PoolOptions, PoolServerStatus, PoolStatus } from './client-types.js'
+import type { Baseline, SidecarPoolOptions, PoolServerStatus, PoolStatus } from './client-types.js'
 import { compareDiagnostics, toFileDiagnostic, workspaceRelativePath } from './diagnostics.js'
 import { resolveCommand } from './find-executable.js'
 import { PoolHealth } from './pool-health.js'
@@ -90,7 +90,7 @@ export function defaultMaxServers(): number {
 }
 
 export class SidecarPool {
-  readonly #options: PoolOptions
+  readonly #options: SidecarPoolOptions
   readonly #adapters: readonly LspAdapter[]
   readonly #createSession: (options: SessionOptions) => Session
   readonly #resolveCommand: NonNullable<PoolDeps['resolveCommand']>
@@ -110,7 +110,7 @@ export class SidecarPool {
   #sweeping = false
   #closed = false
 
-  constructor(options: PoolOptions, deps: PoolDeps) {
+  constructor(options: SidecarPoolOptions, deps: PoolDeps) {
     this.#options = options
     const ids = options.adapters
     this.#adapters =

@@ -3,9 +3,18 @@
 // the workspace (whether an edit creates or updates, how many lines a str_replace touches, what
 // a Codex delete removes) is reported as unknown (null) rather than guessed. Rendering is the
 // CLI's job (src/cli/render.ts).
-import type { EditPlan, FileMode, FileOp, HunkLine, ResultOp } from '../types.js'
+import type { EditPlan, FileMode, FileOp, HunkLine, PatchFormat, ResultOp } from '../types.js'
 
-export interface PlanFileSummary {
+/** What a patch would do, from the patch alone: what the public parsePatch returns. */
+export interface PatchSummary {
+  /** The format parsed (the one detected, for 'auto'). */
+  readonly format: PatchFormat
+  /** One entry per file operation, in patch order. */
+  readonly files: readonly PatchFileSummary[]
+}
+
+/** One file operation of a patch, as the patch states it (no workspace file is read). */
+export interface PatchFileSummary {
   /** The file the operation produces or changes; for move and copy, the destination. */
   readonly path: string
   readonly op: ResultOp
@@ -28,11 +37,11 @@ export interface PlanFileSummary {
 }
 
 /** Summarizes every operation of `plan`, in plan order. */
-export function summarizePlan(plan: EditPlan): PlanFileSummary[] {
+export function summarizePlan(plan: EditPlan): PatchFileSummary[] {
   return plan.ops.map(summarizeOp)
 }
 
-function summarizeOp(op: FileOp): PlanFileSummary {
+function summarizeOp(op: FileOp): PatchFileSummary {
   switch (op.kind) {
     case 'add': {
       const binary = op.binary !== undefined

@@ -7,7 +7,7 @@ import { DEFAULT_LIMITS } from '../config.js'
 import { patchTextOf } from '../coordinator/patch-input.js'
 import { plainness } from '../coordinator/plainness.js'
 import type { EditErrorData } from '../errors.js'
-import { parsePatch } from '../parse/index.js'
+import { parsePlan } from '../parse/index.js'
 import type { EditPlan } from '../types.js'
 import { blobId } from './blob-id.js'
 import type { RawChange } from './history-parse.js'
@@ -94,7 +94,7 @@ function planOf(
 ): { plan: EditPlan; rawPatch: boolean } | { error: EditErrorData } | null {
   if (patch.length === 0) return null
   const text = patchTextOf(patch, Number.MAX_SAFE_INTEGER)
-  const parsed = parsePatch(text.text, 'unified')
+  const parsed = parsePlan(text.text, 'unified')
   if (!parsed.ok) return { error: parsed.error }
   return { plan: parsed.value, rawPatch: text.firstRawLine !== undefined }
 }

@@ -66,7 +66,7 @@ const EXECUTABLE = '100755'
  *
  * @example
  * const c = convertOp(op, bytes, '100644', 'codex')
- * if (c.kind === 'converted') parsePatch(c.build([0, 1]).text, 'codex')
+ * if (c.kind === 'converted') parsePlan(c.build([0, 1]).text, 'codex')
  */
 export function convertOp(
   op: FileOp,

@@ -16,7 +16,7 @@
 // through git's diff and is counted as a fallback.
 import { computeFile } from '../apply/compute.js'
 import { errorData, type EditErrorData } from '../errors.js'
-import { parsePatch } from '../parse/index.js'
+import { parsePlan } from '../parse/index.js'
 import { opHasRawBytes } from '../parse/raw-bytes.js'
 import type { ComputeInput, EditPlan, FileMode, FileOp, LineHunk } from '../types.js'
 import { convertOp, type ContextFormat, type FallbackReason } from './convert.js'
@@ -168,7 +168,7 @@ function applyVia(
   let keep = Array.from({ length: conversion.hunks }, (_, i) => i)
   // Parsed once: dropping a refused hunk drops its chunk from the parsed op (one chunk per hunk).
   const built = conversion.build(keep)
-  const parsed = parsePatch(built.text, format)
+  const parsed = parsePlan(built.text, format)
   if (!parsed.ok) return { error: parsed.error }
   const whole = parsed.value.ops[0]
   if (parsed.value.ops.length !== 1 || whole === undefined || chunksOf(whole) !== keep.length) {

@@ -80,7 +80,7 @@ function crashDuringApply(point: JournalPoint, index: number): Promise<string> {
     const at = (point, index) => {
       if (point === ${JSON.stringify(point)} && index === ${index}) process.kill(process.pid, 'SIGKILL')
     }
-    const engine = createEngineWithInternals({ root: ${JSON.stringify(ws)}, pool: false },
+    const engine = createEngineWithInternals({ root: ${JSON.stringify(ws)}, workers: false },
       { journalHooks: { at } })
     await engine.apply(${JSON.stringify(PATCH)})
     await engine.close()

@@ -43,7 +43,7 @@ function childPids(): number[] {
 describe('diagnostics with the real TypeScript server', () => {
   it('reports the error a change introduces, not the old one, and leaves no process after close()', async () => {
     const before = new Set(childPids())
-    const engine = createEngine({ root, pool: false, diagnostics: { deadlineMs: 30_000 } })
+    const engine = createEngine({ root, workers: false, diagnostics: { deadlineMs: 30_000 } })
     try {
       const result = await engine.apply(BREAK)
       const report = result.diagnostics
@@ -91,8 +91,8 @@ describe('diagnostics with the real pyright server', () => {
     await writeFile(path.join(root, 'b.py'), 'from a import f\n\nr: int = f(1)\n')
     const engine = createEngine({
       root,
-      pool: false,
-      diagnostics: { deadlineMs: 30_000, pool: { adapters: ['pyright'] } },
+      workers: false,
+      diagnostics: { deadlineMs: 30_000, servers: { adapters: ['pyright'] } },
     })
     try {
       // Opens the importer, as an agent's earlier edits or checks would have.
@@ -128,8 +128,8 @@ describe('diagnostics with the real clangd server', () => {
       await writeFile(path.join(root, 'a.cpp'), 'int f() { return 1; }\n')
       const engine = createEngine({
         root,
-        pool: false,
-        diagnostics: { deadlineMs: 30_000, pool: { adapters: ['clangd'] } },
+        workers: false,
+        diagnostics: { deadlineMs: 30_000, servers: { adapters: ['clangd'] } },
       })
       try {
         const patch =

@@ -12,8 +12,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createEngine } from '../../src/coordinator/engine.js'
-import type { Engine } from '../../src/coordinator/engine-types.js'
+import { createEngineWithInternals, type InternalEngine } from '../../src/coordinator/engine.js'
 import { ERROR_CODES, isEditError } from '../../src/errors.js'
 import type { ApplyResult, PatchFormat } from '../../src/types.js'
 import { fuzzRuns, TEST_ROUTES } from '../helpers/test-mode.js'
@@ -46,7 +45,7 @@ const TIMEOUT_MS = 60_000
 let base = ''
 let root = ''
 let sentinel = ''
-let inline: Engine | undefined
+let inline: InternalEngine | undefined
 
 beforeAll(async () => {
   base = await makeTempDir('patchloom-fuzz-')
@@ -54,7 +53,7 @@ beforeAll(async () => {
   sentinel = join(base, 'sentinel')
   await mkdir(root)
   await mkdir(sentinel)
-  inline = createEngine({ root, pool: false })
+  inline = createEngineWithInternals({ root, workers: false })
 })
 
 afterAll(async () => {
@@ -87,7 +86,7 @@ type Stats = { applied: number; rejected: number }
 
 /** Runs one request and checks every invariant; throws (failing the property) on a violation. */
 async function judge(
-  engine: Engine,
+  engine: InternalEngine,
   text: string,
   format: PatchFormat | 'auto',
   dryRun: boolean,
@@ -147,7 +146,7 @@ if (INLINE_SUITE)
       it(
         `answers ${format} patches with a result or an EditError and writes nothing on rejection`,
         async () => {
-          const engine = inline as Engine
+          const engine = inline as InternalEngine
           const stats: Stats = { applied: 0, rejected: 0 }
           await fc.assert(
             fc.asyncProperty(caseArb, async (c) => {
@@ -176,7 +175,7 @@ if (INLINE_SUITE)
     it(
       'refuses every hostile path in every format without touching anything',
       async () => {
-        const engine = inline as Engine
+        const engine = inline as InternalEngine
         const stats: Stats = { applied: 0, rejected: 0 }
         const hostile = hostilePaths(sentinel)
         await fc.assert(
@@ -209,7 +208,7 @@ if (POOL_SUITE)
   describe.skipIf(!POOL_BUILT)(
     `engine under mutated patches via the pool route${POOL_SKIP}`,
     () => {
-      let pooled: Engine | undefined
+      let pooled: InternalEngine | undefined
       afterAll(async () => {
         await pooled?.close()
       })
@@ -217,7 +216,7 @@ if (POOL_SUITE)
       it(
         'keeps the same guarantees when verification runs in worker threads',
         async () => {
-          pooled = createEngine({ root, pool: { minThreads: 1, maxThreads: 1 } })
+          pooled = createEngineWithInternals({ root, workers: { minThreads: 1, maxThreads: 1 } })
           const engine = pooled
           const stats: Stats = { applied: 0, rejected: 0 }
           await fc.assert(

@@ -1,11 +1,11 @@
-// The parsers alone under arbitrary input (issue #4, "Fuzzing"): parsePatch, with 'auto' and each
+// The parsers alone under arbitrary input (issue #4, "Fuzzing"): parsePlan, with 'auto' and each
 // explicit format, never throws, always returns a Result, refuses only with PARSE_* codes and a
 // message, and any plan it returns is plain data that survives structuredClone (it must cross
 // into worker threads). Inputs: any code points (lone surrogates included), graphemes, lines
 // mixing the formats' markers, prefixes of valid patches, and JSON shaped like edit lists.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { parsePatch } from '../../src/parse/index.js'
+import { parsePlan } from '../../src/parse/index.js'
 import type { Result } from '../../src/result.js'
 import type { EditPlan, FormatOption } from '../../src/types.js'
 import { fuzzRuns } from '../helpers/test-mode.js'
@@ -154,9 +154,9 @@ function judge(text: string): void {
   for (const format of FORMAT_OPTIONS) {
     let result: Result<EditPlan>
     try {
-      result = parsePatch(text, format)
+      result = parsePlan(text, format)
     } catch (error) {
-      throw new Error(`parsePatch(${format}) threw on ${JSON.stringify(text)}`, { cause: error })
+      throw new Error(`parsePlan(${format}) threw on ${JSON.stringify(text)}`, { cause: error })
     }
     expect(typeof result.ok).toBe('boolean')
     if (result.ok) {
@@ -174,7 +174,7 @@ function judge(text: string): void {
   }
 }
 
-describe('parsePatch on arbitrary input', () => {
+describe('parsePlan on arbitrary input', () => {
   const cases: [string, fc.Arbitrary<string>, number][] = [
     ['any code points', fc.string({ unit: 'binary', maxLength: 200 }), 0x9a01],
     ['graphemes', fc.string({ unit: 'grapheme', maxLength: 120 }), 0x9a02],
@@ -194,7 +194,7 @@ describe('parsePatch on arbitrary input', () => {
 
   it('parses every valid seed patch', () => {
     for (const text of VALID) {
-      const result = parsePatch(text)
+      const result = parsePlan(text)
       expect(result.ok, result.ok ? '' : result.error.message).toBe(true)
     }
   })

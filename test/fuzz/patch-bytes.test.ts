@@ -107,7 +107,7 @@ beforeAll(async () => {
   base = await makeTempDir('patchloom-fuzz-patch-bytes-')
   root = join(base, 'root')
   await mkdir(root)
-  engine = createEngine({ root, pool: false })
+  engine = createEngine({ root, workers: false })
 })
 
 afterAll(async () => {

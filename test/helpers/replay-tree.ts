@@ -1,7 +1,7 @@
 // Shared by the replay tree tests (#10): tree entries from text, the ApplyContext the replay
 // gives applyPlan, and a unified diff parsed into a plan. No vitest imports.
 import { inflateSync } from 'node:zlib'
-import { parsePatch } from '../../src/parse/index.js'
+import { parsePlan } from '../../src/parse/index.js'
 import type { TreeFile } from '../../src/replay/tree.js'
 import { gitBlobId } from '../../src/text/blob-id.js'
 import type { EditPlan } from '../../src/types.js'
@@ -21,7 +21,7 @@ export const ctx = {
 }
 
 export function plan(diff: string): EditPlan {
-  const parsed = parsePatch(diff, 'unified')
+  const parsed = parsePlan(diff, 'unified')
   if (!parsed.ok) throw new Error(parsed.error.message)
   return parsed.value
 }

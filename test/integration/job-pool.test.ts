@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createEngine } from '../../src/coordinator/engine.js'
+import { createEngineWithInternals } from '../../src/coordinator/engine.js'
 import { JobPool } from '../../src/coordinator/job-pool.js'
 import { JOB_PROTOCOL, type VerifyJob } from '../../src/coordinator/jobs.js'
 import type { VerifySettings } from '../../src/coordinator/verify.js'
@@ -175,7 +175,7 @@ describe('engine routes', () => {
     const ws = generateWorkspace(12, 3_000, 3)
     await writeWorkspace(root, ws)
     const patch = codexPatch(ws, 12, 6)
-    const engine = createEngine({ root, pool: { maxThreads: 2 } })
+    const engine = createEngineWithInternals({ root, workers: { maxThreads: 2 } })
     try {
       const inline = await engine.check(patch, { route: 'inline' })
       const pooled = await engine.check(patch, { route: 'pool' })
@@ -193,7 +193,7 @@ describe('engine routes', () => {
     root = await mkdtemp(path.join(tmpdir(), 'patchloom-routes-'))
     const ws = generateWorkspace(12, 3_000, 5)
     await writeWorkspace(root, ws)
-    const engine = createEngine({ root, pool: { maxThreads: 2 } })
+    const engine = createEngineWithInternals({ root, workers: { maxThreads: 2 } })
     try {
       // Verifying 12 files of 3,000 lines in the pool takes tens of milliseconds at least.
       const error = await engine
@@ -211,7 +211,7 @@ describe('engine routes', () => {
     root = await mkdtemp(path.join(tmpdir(), 'patchloom-routes-'))
     const ws = generateWorkspace(2, 50, 4)
     await writeWorkspace(root, ws)
-    const engine = createEngine({ root })
+    const engine = createEngineWithInternals({ root })
     const controller = new AbortController()
     controller.abort(new Error('caller gave up'))
     try {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { Baseline, LspClient, PoolOptions } from '../../src/lsp/client-types.js'
+import type { Baseline, LspClient, SidecarPoolOptions } from '../../src/lsp/client-types.js'
 import { startLspClient } from '../../src/lsp/client.js'
 import type { FileDiagnostic } from '../../src/lsp/types.js'
 
@@ -17,7 +17,7 @@ const FAKE_SERVER = fileURLToPath(new URL('../fixtures/fake-lsp-server.mjs', imp
 /** rust-analyzer cannot run here: the fake server stands in for it, in the given mode. */
 function fakeRustAnalyzer(
   config: Record<string, unknown>,
-): NonNullable<PoolOptions['commandOverrides']> {
+): NonNullable<SidecarPoolOptions['commandOverrides']> {
   return {
     'rust-analyzer': { command: process.execPath, args: [FAKE_SERVER, JSON.stringify(config)] },
   }
@@ -27,7 +27,7 @@ const REPORT = { deadlineMs: DEADLINE_MS }
 let root = ''
 const clients: LspClient[] = []
 
-function client(options: Omit<PoolOptions, 'workspaceRoot'> = {}): LspClient {
+function client(options: Omit<SidecarPoolOptions, 'workspaceRoot'> = {}): LspClient {
   const started = startLspClient({ workspaceRoot: root, ...options })
   clients.push(started)
   return started

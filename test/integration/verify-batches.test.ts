@@ -5,12 +5,11 @@
 import { lstat, mkdir, readFile, readlink, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createEngine } from '../../src/coordinator/engine.js'
-import type { Engine } from '../../src/coordinator/engine-types.js'
+import { createEngineWithInternals, type InternalEngine } from '../../src/coordinator/engine.js'
 import { isEditError } from '../../src/errors.js'
 import { makeTempDir } from '../helpers/tree.js'
 
-const engines: Engine[] = []
+const engines: InternalEngine[] = []
 const roots: string[] = []
 afterEach(async () => {
   await Promise.all(engines.splice(0).map((e) => e.close()))
@@ -24,10 +23,10 @@ function engineFor(root: string, extra: { inlineMaxBytes?: number; routes?: stri
     },
     warn: () => undefined,
   }
-  const engine = createEngine({
+  const engine = createEngineWithInternals({
     root,
     durability: 'fast',
-    pool: {
+    workers: {
       minThreads: 2,
       maxThreads: 2,
       ...(extra.inlineMaxBytes === undefined ? {} : { inlineMaxBytes: extra.inlineMaxBytes }),

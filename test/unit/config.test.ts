@@ -20,6 +20,22 @@ describe('resolveConfig', () => {
     expect(DEFAULT_DENY_GLOBS).toEqual(expect.arrayContaining(['.patchloom', '.patchloom/**']))
   })
 
+  it('refuses the options #11 renamed, naming the new ones, rather than ignore them', () => {
+    expect(invalidMessage({ root: '/ws', pool: false })).toBe(
+      'Invalid option: pool was renamed to workers.',
+    )
+    expect(invalidMessage({ root: '/ws', diagnostics: { pool: { maxServers: 1 } } })).toBe(
+      'Invalid option: diagnostics.pool was renamed to diagnostics.servers.',
+    )
+    expect(resolveConfig({ root: '/ws', workers: false }).workers).toBe(false)
+    expect(resolveConfig({ root: '/ws', workers: { maxThreads: 2 } }).workers).toMatchObject({
+      maxThreads: 2,
+    })
+    expect(invalidMessage({ root: '/ws', workers: { maxThreads: 0 } })).toContain(
+      'workers.maxThreads must be at least 1 (use workers: false',
+    )
+  })
+
   it('reads files awaited unless blockingReads is set, and refuses a non-boolean', () => {
     expect(resolveConfig({ root: '/ws' }).blockingReads).toBe(false)
     expect(resolveConfig({ root: '/ws', blockingReads: true }).blockingReads).toBe(true)

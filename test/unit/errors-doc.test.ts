@@ -1,8 +1,9 @@
-// ERRORS.md is rendered from ERROR_CODES here, so the documentation cannot drift from the code.
-// Regenerate after changing src/errors.ts: npx vitest run test/unit/errors-doc.test.ts -u
+// ERRORS.md is rendered from ERROR_CODES and WARNING_CODES here, so the documentation cannot drift
+// from the code. Regenerate after changing src/errors.ts or src/warnings.ts: npx vitest run test/unit/errors-doc.test.ts -u
 // (-u goes last: vitest 4 reads `-u <word>` as the update mode, so `-u path` would not filter.)
 import { describe, expect, it } from 'vitest'
 import { ERROR_CODES, type ErrorCode } from '../../src/errors.js'
+import { WARNING_CODES } from '../../src/warnings.js'
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ')
@@ -14,13 +15,16 @@ function renderErrorsDoc(): string {
     const retryable = entry.retryable ? 'yes' : 'no'
     return `| \`${code}\` | ${retryable} | ${cell(entry.meaning)} | ${cell(entry.hint)} |`
   })
+  const warnings = Object.entries(WARNING_CODES).map(
+    ([code, meaning]) => `| \`${code}\` | ${cell(meaning)} |`,
+  )
   return [
     '# patchloom error codes',
     '',
-    '<!-- Generated from src/errors.ts by test/unit/errors-doc.test.ts; do not edit. -->',
+    '<!-- Generated from src/errors.ts and src/warnings.ts by test/unit/errors-doc.test.ts; do not edit. -->',
     '',
-    'This file is generated from `ERROR_CODES` in `src/errors.ts`. To regenerate it after changing',
-    'that table, run:',
+    'This file is generated from `ERROR_CODES` in `src/errors.ts` and `WARNING_CODES` in',
+    '`src/warnings.ts`. To regenerate it after changing either table, run:',
     '',
     '```sh',
     'npx vitest run test/unit/errors-doc.test.ts -u',
@@ -38,6 +42,23 @@ function renderErrorsDoc(): string {
     '| code | retryable | meaning | hint |',
     '|---|---|---|---|',
     ...rows,
+    '',
+    '## Warning codes',
+    '',
+    'A warning tells the caller something that did not stop the change. Results, undo results',
+    'and recovery reports carry them as `warnings: [{ code, message, path?, patchLine? }]`; the',
+    'CLI prints them as `warning <code>: <message>`. Codes are stable like error codes (the',
+    '`WarningCode` type is their union):',
+    '',
+    '| code | meaning |',
+    '|---|---|',
+    ...warnings,
+    '',
+    'A journal transaction that was not acted on (untrusted, corrupt, an unsafe path) or whose',
+    'rollback failed is reported as `journal.` and the error code that refused it, without its',
+    '`JOURNAL_` prefix, in lower case with `-` for `_`: `journal.untrusted`, `journal.corrupt`,',
+    '`journal.unsafe-path`, `journal.no-space`, `journal.permission-denied`, ... The message says',
+    "what to do, as the error code's hint above does.",
     '',
     '## CLI exit status',
     '',

@@ -14,7 +14,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 // `import x from 'm'`, `export { y } from 'm'`, `import 'm'` (also across lines), `import('m')`.
 const STATIC_RE = /^\s*(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,]+?\s+from\s+)?['"]([^'"]+)['"]/
 const IMPORT_RE = new RegExp(`${STATIC_RE.source}|\\bimport\\(\\s*['"]([^'"]+)['"]\\s*\\)`, 'gm')
-const PURE = /^(src\/(parse|match|apply|text)\/|src\/(types|errors|result)$)/
+const PURE = /^(src\/(parse|match|apply|text)\/|src\/(types|errors|result|warnings)$)/
 const isNode = (spec: string): boolean =>
   spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0] ?? '')
 
@@ -28,8 +28,16 @@ const WORKER_EFFECTS = new Set([
   'src/replay/tree',
 ])
 // Leaves: imported by everyone, importing only each other. src/lsp/types holds the diagnostics
-// report shapes that an ApplyResult carries, so types.ts may reference it.
-const LEAVES = new Set(['src/types', 'src/errors', 'src/result', 'src/log', 'src/hash'])
+// report shapes that an ApplyResult carries, so types.ts may reference it. src/warnings names the
+// Warning codes (#11).
+const LEAVES = new Set([
+  'src/types',
+  'src/errors',
+  'src/result',
+  'src/log',
+  'src/hash',
+  'src/warnings',
+])
 const DATA_LEAVES = new Set(['src/lsp/types'])
 // Import lines naming the content hash; it comes from the leaf, never through journal/ (#8).
 const HASH_IMPORT_RE =
@@ -175,7 +183,7 @@ describe('layering', () => {
     expect(count('src/journal/x.ts', "export { run } from '../../workers/match.worker.js'")).toBe(1)
     expect(count('src/cli/x.ts', "import { ADAPTERS } from '../../lsp-adapters/index.js'")).toBe(0)
     expect(count('workers/m.ts', "import {\n  x,\n} from '../src/journal/journal.js'")).toBe(1)
-    expect(count('workers/m.ts', "import { parsePatch } from '../src/parse/index.js'")).toBe(0)
+    expect(count('workers/m.ts', "import { parsePlan } from '../src/parse/index.js'")).toBe(0)
     expect(count('src/types.ts', "const m = await import('fs')")).toBe(1)
   })
 })

@@ -13,7 +13,7 @@ export async function runApply(cmd: RunCommand, io: CliIo, deps: CliDeps): Promi
   const input = await readPatchInput(cmd.file, io, cmd.limits.maxPatchBytes)
   const engine = deps.createEngine({
     root: resolve(io.cwd, cmd.root ?? '.'),
-    ...(cmd.workers === 'never' ? { pool: false as const } : {}),
+    ...(cmd.workers === 'never' ? { workers: false as const } : {}),
     // A one-shot process: nothing else waits on its event loop while it reads the files.
     blockingReads: true,
     ...(cmd.deny.length === 0 ? {} : { denyGlobs: [...DEFAULT_DENY_GLOBS, ...cmd.deny] }),

@@ -12,7 +12,7 @@ export async function runDiagnostics(
   io: CliIo,
   deps: CliDeps,
 ): Promise<number> {
-  const engine = deps.createEngine({ root: resolve(io.cwd, cmd.root ?? '.'), pool: false })
+  const engine = deps.createEngine({ root: resolve(io.cwd, cmd.root ?? '.'), workers: false })
   try {
     const report = await engine.diagnostics(cmd.files.map((f) => resolve(io.cwd, f)))
     io.stdout(

@@ -6,7 +6,7 @@ import type { CliDeps, CliIo } from '../types.js'
 import { EXIT, renderJsonLine, renderLogHuman, type LogResult } from '../render.js'
 
 export async function runLog(cmd: LogCommand, io: CliIo, deps: CliDeps): Promise<number> {
-  const engine = deps.createEngine({ root: resolve(io.cwd, cmd.root ?? '.'), pool: false })
+  const engine = deps.createEngine({ root: resolve(io.cwd, cmd.root ?? '.'), workers: false })
   try {
     const all = await engine.transactions()
     const omitted = Math.max(0, all.length - cmd.limit)

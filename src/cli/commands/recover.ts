@@ -7,7 +7,7 @@ import type { CliDeps, CliIo } from '../types.js'
 import { EXIT, renderJsonLine, renderRecoverHuman } from '../render.js'
 
 export async function runRecover(cmd: RecoverCommand, io: CliIo, deps: CliDeps): Promise<number> {
-  const engine = deps.createEngine({ root: resolve(io.cwd, cmd.root ?? '.'), pool: false })
+  const engine = deps.createEngine({ root: resolve(io.cwd, cmd.root ?? '.'), workers: false })
   try {
     const report = await engine.recover()
     io.stdout(cmd.json ? renderJsonLine({ ok: true, ...report }) : renderRecoverHuman(report))

@@ -10,7 +10,7 @@ import { EXIT, renderJsonLine, renderUndoHuman } from '../render.js'
 export async function runUndo(cmd: UndoCommand, io: CliIo, deps: CliDeps): Promise<number> {
   const engine = deps.createEngine({
     root: resolve(io.cwd, cmd.root ?? '.'),
-    pool: false,
+    workers: false,
     durability: cmd.durability,
   })
   try {

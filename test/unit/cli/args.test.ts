@@ -167,7 +167,7 @@ describe('parseArgs', () => {
 
   it('rejects an unknown command', () => {
     expect(usageMessage(['aply'])).toBe(
-      "Unknown command 'aply'; use apply, check, undo, log, recover, diagnostics, replay, demo or help.",
+      "Unknown command 'aply'; use apply, check, undo, log, recover, diagnostics, replay, mcp, serve, tools, demo or help.",
     )
   })
 

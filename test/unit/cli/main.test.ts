@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { HELP_TEXT } from '../../../src/cli/args.js'
 import { main } from '../../../src/cli/main.js'
 import type { CliDeps, CliIo } from '../../../src/cli/types.js'
-import type { ApplyOptions, Engine, EngineOptions } from '../../../src/coordinator/engine-types.js'
+import type { InternalApplyOptions, InternalEngine } from '../../../src/coordinator/engine.js'
+import type { EngineOptions } from '../../../src/coordinator/engine-types.js'
 import { EditError } from '../../../src/errors.js'
 import type { RecoveryReport, TransactionInfo, UndoResult } from '../../../src/journal/types.js'
 import type { ApplyResult } from '../../../src/types.js'
@@ -37,7 +38,6 @@ function capture(stdin: string | Uint8Array = '', cwd = '/ws'): Captured {
 }
 
 const RESULT: ApplyResult = {
-  ok: true,
   format: 'codex',
   dryRun: false,
   files: [
@@ -59,7 +59,7 @@ interface FakeEngine {
   calls: {
     method: 'apply' | 'check'
     input: string | Uint8Array
-    options: ApplyOptions | undefined
+    options: InternalApplyOptions | undefined
   }[]
   /** Journal calls: ['undo', id] / ['recover'] / ['transactions']. */
   journalCalls: unknown[][]
@@ -86,7 +86,7 @@ function fakeEngine(
   const deps: CliDeps = {
     createEngine: (options) => {
       created.push(options)
-      const engine: Engine = {
+      const engine: InternalEngine = {
         root: options.root,
         apply: (input, opts) => {
           calls.push({ method: 'apply', input, options: opts })
@@ -193,7 +193,7 @@ describe('main', () => {
     const fake = fakeEngine()
     await main(['apply', '-', '--no-workers'], capture('P').io, fake.deps)
     expect(fake.created).toEqual([
-      { root: '/ws', pool: false, blockingReads: true, durability: 'full' },
+      { root: '/ws', workers: false, blockingReads: true, durability: 'full' },
     ])
   })
 
@@ -212,7 +212,7 @@ describe('main', () => {
     expect(await main(['apply', '--json'], c.io, fake.deps)).toBe(0)
     expect(c.out().endsWith('\n')).toBe(true)
     expect(c.out().trimEnd()).not.toContain('\n')
-    expect(JSON.parse(c.out())).toEqual(RESULT)
+    expect(JSON.parse(c.out())).toEqual({ ok: true, ...RESULT })
     expect(fake.calls[0]?.options).toMatchObject({ diffs: true })
   })
 
@@ -420,6 +420,7 @@ describe('main journal commands', () => {
     const json = capture('P')
     expect(await main(['apply', '--json'], json.io, fake.deps)).toBe(0)
     expect(JSON.parse(json.out())).toEqual({
+      ok: true,
       ...RESULT,
       transaction: TXN,
       undoCommand: `patchloom undo ${TXN}`,
@@ -430,7 +431,7 @@ describe('main journal commands', () => {
     const fake = fakeEngine(undefined, { undo: () => UNDONE })
     const c = capture()
     expect(await main(['undo', TXN, '--root', 'sub'], c.io, fake.deps)).toBe(0)
-    expect(fake.created).toEqual([{ root: '/ws/sub', pool: false, durability: 'full' }])
+    expect(fake.created).toEqual([{ root: '/ws/sub', workers: false, durability: 'full' }])
     expect(fake.journalCalls).toEqual([['undo', TXN]])
     expect(c.out()).toBe(
       `undid ${TXN} (as transaction ${UNDO_TXN})\nremoved new.txt\nrestored a.txt\n`,
@@ -487,7 +488,7 @@ describe('main journal commands', () => {
     const fake = fakeEngine(undefined, { transactions: () => infos })
     const c = capture()
     expect(await main(['log', '-n', '2', '--json'], c.io, fake.deps)).toBe(0)
-    expect(fake.created).toEqual([{ root: '/ws', pool: false }])
+    expect(fake.created).toEqual([{ root: '/ws', workers: false }])
     expect(JSON.parse(c.out())).toEqual({ ok: true, transactions: infos.slice(0, 2), omitted: 1 })
     const all = capture()
     expect(await main(['log', '--json'], all.io, fake.deps)).toBe(0)
@@ -511,7 +512,7 @@ describe('main journal commands', () => {
     })
     const c = capture()
     expect(await main(['recover', '--root', '/abs'], c.io, fake.deps)).toBe(0)
-    expect(fake.created).toEqual([{ root: '/abs', pool: false }])
+    expect(fake.created).toEqual([{ root: '/abs', workers: false }])
     expect(c.out()).toBe(
       `rolled back ${TXN}: it was interrupted; its files are as they were before it\n`,
     )

@@ -113,7 +113,6 @@ describe('renderFileLine', () => {
 
 describe('renderApplyHuman', () => {
   const result: ApplyResult = {
-    ok: true,
     format: 'codex',
     dryRun: false,
     files: [
@@ -153,10 +152,11 @@ describe('renderApplyHuman', () => {
 })
 
 describe('withUndoCommand', () => {
-  it('adds undoCommand only when a transaction committed', () => {
-    const result: ApplyResult = { ok: true, format: 'codex', dryRun: true, files: [], warnings: [] }
-    expect(withUndoCommand(result, 'ws')).toBe(result)
+  it('adds ok, and undoCommand only when a transaction committed', () => {
+    const result: ApplyResult = { format: 'codex', dryRun: true, files: [], warnings: [] }
+    expect(withUndoCommand(result, 'ws')).toEqual({ ok: true, ...result })
     expect(withUndoCommand({ ...result, dryRun: false, transaction: TXN }, null)).toEqual({
+      ok: true,
       ...result,
       dryRun: false,
       transaction: TXN,
@@ -416,7 +416,6 @@ describe('diagnostics rendering', () => {
 
   it('lists introduced and resolved errors under the file summary', () => {
     const text = renderApplyHuman({
-      ok: true,
       format: 'codex',
       dryRun: false,
       files: [],

@@ -80,7 +80,7 @@ describe('engine diagnostics', () => {
   it('takes the baseline before the commit and attaches the after-change report', async () => {
     const calls: Calls = { baseline: [], after: [], closed: 0 }
     const engine = createEngineWithInternals(
-      { root, pool: false, diagnostics: true },
+      { root, workers: false, diagnostics: true },
       { lspClientFactory: () => scripted(calls) },
     )
     const result = await engine.apply(PATCH)
@@ -102,10 +102,10 @@ describe('engine diagnostics', () => {
       started++
       return scripted({ baseline: [], after: [], closed: 0 })
     }
-    const off = createEngineWithInternals({ root, pool: false }, { lspClientFactory: factory })
+    const off = createEngineWithInternals({ root, workers: false }, { lspClientFactory: factory })
     await off.check(PATCH)
     const on = createEngineWithInternals(
-      { root, pool: false, diagnostics: true },
+      { root, workers: false, diagnostics: true },
       { lspClientFactory: factory },
     )
     await on.check(PATCH)
@@ -118,7 +118,7 @@ describe('engine diagnostics', () => {
 
   it('applies the edit and warns when the language servers fail', async () => {
     const engine = createEngineWithInternals(
-      { root, pool: false, diagnostics: true },
+      { root, workers: false, diagnostics: true },
       { lspClientFactory: () => scripted({ baseline: [], after: [], closed: 0 }, true) },
     )
     const result = await engine.apply(PATCH)
@@ -154,7 +154,7 @@ describe('engine diagnostics', () => {
       }),
     }
     const engine = createEngineWithInternals(
-      { root, pool: false, diagnostics: true },
+      { root, workers: false, diagnostics: true },
       { lspClientFactory: () => unsettledBaseline },
     )
     const result = await engine.apply(PATCH)

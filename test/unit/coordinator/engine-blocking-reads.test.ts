@@ -44,12 +44,12 @@ function engines2(root: string): { blocking: Engine; awaiting: Engine; routes: s
   }
   const blocking = createEngine({
     root,
-    pool: false,
+    workers: false,
     blockingReads: true,
     durability: 'fast',
     logger,
   })
-  const awaiting = createEngine({ root, pool: false, durability: 'fast' })
+  const awaiting = createEngine({ root, workers: false, durability: 'fast' })
   engines.push(blocking, awaiting)
   return { blocking, awaiting, routes }
 }

@@ -52,7 +52,7 @@ afterEach(async () => {
 
 const engine = () =>
   createEngineWithInternals(
-    { root, pool: false, durability: 'fast' },
+    { root, workers: false, durability: 'fast' },
     { journalStateDir: stateDir },
   )
 const codex = (...lines: string[]) => ['*** Begin Patch', ...lines, '*** End Patch', ''].join('\n')
@@ -167,7 +167,7 @@ describe('a link leading outside the root, through the signed journal', () => {
       },
     }
     const e = createEngineWithInternals(
-      { root, pool: false, durability: 'fast' },
+      { root, workers: false, durability: 'fast' },
       { journalStateDir: stateDir, journalFs: fs },
     )
     const both = codex('*** Update File: a.txt', '@@', '-one', '+ONE', '*** Delete File: out')
@@ -206,7 +206,7 @@ describe('a failure on a link', () => {
       },
     }
     const e = createEngineWithInternals(
-      { root, pool: false, durability: 'fast' },
+      { root, workers: false, durability: 'fast' },
       { journalStateDir: stateDir, journalFs: fs },
     )
     const target = path.join(root, 'a.txt')

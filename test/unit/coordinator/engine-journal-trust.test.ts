@@ -30,7 +30,8 @@ afterEach(async () => {
   await rm(base, { recursive: true, force: true })
 })
 
-const engine = () => createEngineWithInternals({ root, pool: false }, { journalStateDir: stateDir })
+const engine = () =>
+  createEngineWithInternals({ root, workers: false }, { journalStateDir: stateDir })
 const patch = `*** Begin Patch\n*** Update File: a.txt\n@@\n-two\n+TWO\n*** End Patch\n`
 
 /** What a malicious repository ships: a "pending" removal of a git hook, with the hook as backup. */
@@ -172,7 +173,7 @@ describe('a journal directory that is not one (#8: never exit 70)', () => {
     await mkdir(path.join(root, '.patchloom'))
     await writeFile(path.join(root, '.patchloom/journal'), 'not a directory\n')
     const e = engine()
-    expect((await e.check(patch)).ok).toBe(true)
+    expect((await e.check(patch)).dryRun).toBe(true)
     expect((await rejection(e.apply(patch))).code).toBe('JOURNAL_CORRUPT')
     expect(await e.recover()).toEqual({ rolledBack: [], conflicted: [], conflicts: [] })
     await e.close()

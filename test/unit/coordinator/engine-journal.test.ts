@@ -49,7 +49,7 @@ const journal = () => readdir(path.join(root, '.patchloom', 'journal'))
 
 describe('engine and journal', () => {
   it('names the committed transaction in the result, and lists it in the log', async () => {
-    const engine = createEngine({ root, pool: false })
+    const engine = createEngine({ root, workers: false })
     const result = await engine.apply(patch('two', 'TWO'))
     expect(result.transaction).toMatch(/^\d{8}T\d{9}Z-[0-9a-z]{6}$/)
     expect(await journal()).toEqual([result.transaction])
@@ -67,7 +67,7 @@ describe('engine and journal', () => {
   })
 
   it('gives no transaction for dry runs and for changes that change nothing', async () => {
-    const engine = createEngine({ root, pool: false })
+    const engine = createEngine({ root, workers: false })
     expect((await engine.check(patch('two', 'TWO'))).transaction).toBeUndefined()
     expect((await engine.apply(patch('two', 'two'))).transaction).toBeUndefined()
     expect(await engine.transactions()).toEqual([])
@@ -76,7 +76,7 @@ describe('engine and journal', () => {
 
   it('undoes a move, an add and a delete back to the exact bytes, modes and directories', async () => {
     await chmod(path.join(root, 'b.txt'), 0o755)
-    const engine = createEngine({ root, pool: false })
+    const engine = createEngine({ root, workers: false })
     const applied = await engine.apply(MOVE_AND_ADD)
     expect(await read('lib/deep/b.txt')).toBe('alpha\nBETA\n')
     const undone = await engine.undo()
@@ -103,7 +103,7 @@ describe('engine and journal', () => {
   })
 
   it('refuses to undo over a later change, naming the file, and writes nothing', async () => {
-    const engine = createEngine({ root, pool: false })
+    const engine = createEngine({ root, workers: false })
     const first = await engine.apply(patch('two', 'TWO'))
     await writeFile(path.join(root, 'a.txt'), 'edited by hand\n')
     const error = await rejection(engine.undo(first.transaction))
@@ -115,7 +115,7 @@ describe('engine and journal', () => {
   })
 
   it('keeps only the last `keep` transactions', async () => {
-    const engine = createEngine({ root, pool: false, journal: { keep: 2 } })
+    const engine = createEngine({ root, workers: false, journal: { keep: 2 } })
     const ids: (string | undefined)[] = []
     for (const [from, to] of [
       ['two', 'TWO'],
@@ -140,7 +140,7 @@ describe('engine and journal', () => {
         return nodeJournalFs.rename(from, to)
       },
     }
-    const broken = createEngineWithInternals({ root, pool: false }, { journalFs: fs })
+    const broken = createEngineWithInternals({ root, workers: false }, { journalFs: fs })
     const error = await rejection(broken.apply(patch('two', 'TWO')))
     expect(error.code).toBe('JOURNAL_ROLLBACK_FAILED')
     expect(await read('a.txt')).toBe('one\ntwo\nthree\n'.replace('two', 'TWO'))
@@ -151,7 +151,7 @@ describe('engine and journal', () => {
     const warnings: string[] = []
     const engine = createEngine({
       root,
-      pool: false,
+      workers: false,
       logger: { debug: () => undefined, warn: (event) => warnings.push(event) },
     })
     // A dry run writes nothing (#8, D-020): it sees the torn file and says recovery is pending.
@@ -177,7 +177,7 @@ describe('engine and journal', () => {
   it('refuses to keep its journal behind a .patchloom symlink', async () => {
     const elsewhere = await mkdtemp(path.join(tmpdir(), 'patchloom-elsewhere-'))
     await symlink(elsewhere, path.join(root, '.patchloom'))
-    const engine = createEngine({ root, pool: false })
+    const engine = createEngine({ root, workers: false })
     const error = await rejection(engine.apply(patch('two', 'TWO')))
     expect(error.code).toBe('JOURNAL_CORRUPT')
     expect(await read('a.txt')).toBe('one\ntwo\nthree\n')
@@ -197,9 +197,9 @@ describe('engine and journal', () => {
         },
       },
     })
-    const outer = createEngineWithInternals({ root, pool: false }, hooks('outer'))
+    const outer = createEngineWithInternals({ root, workers: false }, hooks('outer'))
     const inner = createEngineWithInternals(
-      { root: path.join(root, 'sub'), pool: false },
+      { root: path.join(root, 'sub'), workers: false },
       hooks('inner'),
     )
     const outcomes = await Promise.allSettled([
@@ -222,7 +222,7 @@ describe('engine and journal', () => {
   })
 
   it('commits with durability fast exactly as with full', async () => {
-    const engine = createEngine({ root, pool: false, durability: 'fast' })
+    const engine = createEngine({ root, workers: false, durability: 'fast' })
     const result = await engine.apply(MOVE_AND_ADD)
     expect(await read('new/c.txt')).toBe('created\n')
     expect(await journal()).toEqual([result.transaction])

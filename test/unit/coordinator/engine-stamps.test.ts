@@ -32,7 +32,7 @@ function countingEngine(approve?: () => Promise<boolean>): { engine: Engine; rea
     },
   }
   const engine = createEngineWithInternals(
-    { root, pool: false, durability: 'fast', ...(approve === undefined ? {} : { approve }) },
+    { root, workers: false, durability: 'fast', ...(approve === undefined ? {} : { approve }) },
     { journalFs: fs },
   )
   engines.push(engine)

@@ -17,7 +17,7 @@ beforeEach(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'patchloom-symlinks-'))
   await writeFile(path.join(root, 'real.txt'), 'one\ntwo\n')
   await symlink('real.txt', path.join(root, 'alias.txt'))
-  engine = createEngine({ root, pool: false, durability: 'fast' })
+  engine = createEngine({ root, workers: false, durability: 'fast' })
 })
 afterEach(async () => {
   await engine.close()

@@ -37,17 +37,17 @@ const read = (rel: string) => readFile(path.join(root, rel), 'utf8')
 describe('createEngine', () => {
   it('rejects invalid options with CONFIG_INVALID', () => {
     expect(() => createEngine({ root: '' })).toThrow(EditError)
-    expect(() => createEngine({ root, pool: { maxThreads: 0 } })).toThrow(/maxThreads/)
+    expect(() => createEngine({ root, workers: { maxThreads: 0 } })).toThrow(/maxThreads/)
     expect(() => createEngine({ root, denyGlobs: [''] })).toThrow(/denyGlobs/)
   })
 
   it('rejects a root that is not a directory on first use', async () => {
-    const engine = createEngine({ root: path.join(root, 'a.txt'), pool: false })
+    const engine = createEngine({ root: path.join(root, 'a.txt'), workers: false })
     await expect(engine.apply(TWO_FILES)).rejects.toMatchObject({ code: 'CONFIG_INVALID' })
   })
 
   it('rejects an unknown format option', async () => {
-    const engine = createEngine({ root, pool: false })
+    const engine = createEngine({ root, workers: false })
     await expect(engine.apply(TWO_FILES, { format: 'rtf' as never })).rejects.toMatchObject({
       code: 'CONFIG_INVALID',
     })
@@ -56,9 +56,10 @@ describe('createEngine', () => {
 
 describe('EditEngine.apply', () => {
   it('reports every file with hashes and a git-style diff', async () => {
-    const engine = createEngine({ root, pool: false })
+    const engine = createEngine({ root, workers: false })
     const result = await engine.apply(TWO_FILES)
-    expect(result).toMatchObject({ ok: true, format: 'codex', dryRun: false, warnings: [] })
+    expect(result).toMatchObject({ format: 'codex', dryRun: false, warnings: [] })
+    expect(result).not.toHaveProperty('ok')
     expect(result.files.map((f) => [f.path, f.op, f.additions, f.deletions])).toEqual([
       ['a.txt', 'update', 1, 1],
       ['b.txt', 'update', 1, 1],
@@ -76,7 +77,7 @@ describe('EditEngine.apply', () => {
   })
 
   it('writes nothing on a dry run or check, and reports the same files', async () => {
-    const engine = createEngine({ root, pool: false })
+    const engine = createEngine({ root, workers: false })
     const dry = await engine.apply(TWO_FILES, { dryRun: true })
     const checked = await engine.check(TWO_FILES)
     expect(dry.dryRun).toBe(true)
@@ -88,7 +89,7 @@ describe('EditEngine.apply', () => {
     const seen: ApprovalRequest[] = []
     const engine = createEngine({
       root,
-      pool: false,
+      workers: false,
       approve: (request) => {
         seen.push(request)
         return false
@@ -112,7 +113,7 @@ describe('EditEngine.apply', () => {
   it('catches a file changed between verification and commit with FILE_CHANGED and writes nothing', async () => {
     const engine = createEngine({
       root,
-      pool: false,
+      workers: false,
       // Runs after verification, before commit: the window a concurrent writer would use.
       approve: async () => {
         await writeFile(path.join(root, 'b.txt'), 'alpha\nbeta\ngamma\n')
@@ -136,7 +137,7 @@ describe('EditEngine.apply', () => {
         return nodeJournalFs.rename(from, to)
       },
     }
-    const engine = createEngineWithInternals({ root, pool: false }, { journalFs })
+    const engine = createEngineWithInternals({ root, workers: false }, { journalFs })
     const error = await rejection(engine.apply(TWO_FILES))
     expect(error).toMatchObject({ code: 'JOURNAL_READ_ONLY', retryable: false })
     expect(error.message).toMatch(/rolled back; no file was changed/)
@@ -159,7 +160,7 @@ describe('EditEngine.apply', () => {
         return nodeJournalFs.syncDir(p)
       },
     }
-    const engine = createEngineWithInternals({ root, pool: false }, { journalFs })
+    const engine = createEngineWithInternals({ root, workers: false }, { journalFs })
     const result = await engine.apply(TWO_FILES)
     expect(result.transaction).toBeDefined()
     expect(await read('a.txt')).toBe('one\nTWO\nthree\n')
@@ -175,7 +176,7 @@ describe('EditEngine.apply', () => {
         return nodeJournalFs.writeNew(p, data, permissions, sync)
       },
     }
-    const engine = createEngineWithInternals({ root, pool: false }, { journalFs })
+    const engine = createEngineWithInternals({ root, workers: false }, { journalFs })
     const error = await rejection(engine.apply(TWO_FILES))
     expect(error).toMatchObject({ code: 'JOURNAL_NO_SPACE', retryable: true })
     expect(error.message).toMatch(/\(ENOSPC\); nothing was changed/)
@@ -185,7 +186,7 @@ describe('EditEngine.apply', () => {
   })
 
   it('refuses a stale expected_hash on JSON edits as FILE_HASH_MISMATCH with the current hash', async () => {
-    const engine = createEngine({ root, pool: false })
+    const engine = createEngine({ root, workers: false })
     const current = hashBytes(new TextEncoder().encode('alpha\nbeta\n'))
     const stale = 'sha256:' + '0'.repeat(64)
     const edit = (hash: string) =>
@@ -203,7 +204,7 @@ describe('EditEngine.apply', () => {
   })
 
   it('serialises commits of concurrent requests on one engine', async () => {
-    const engine = createEngine({ root, pool: false })
+    const engine = createEngine({ root, workers: false })
     const patches = Array.from({ length: 8 }, (_, i) =>
       JSON.stringify({ edits: [{ path: `n${i}.txt`, mode: 'write', content: `${i}\n` }] }),
     )
@@ -213,7 +214,7 @@ describe('EditEngine.apply', () => {
   })
 
   it('lets exactly one of two racing edits to the same file win and never merges them', async () => {
-    const engine = createEngine({ root, pool: false })
+    const engine = createEngine({ root, workers: false })
     const edit = (to: string) =>
       JSON.stringify({ edits: [{ path: 'a.txt', old_string: 'two', new_string: to }] })
     const outcomes = await Promise.allSettled([engine.apply(edit('2a')), engine.apply(edit('2b'))])
@@ -233,7 +234,7 @@ describe('EditEngine.apply', () => {
       debug: (event: string, fields?: Record<string, unknown>) => events.push([event, fields]),
       warn: (event: string, fields?: Record<string, unknown>) => events.push([event, fields]),
     }
-    const engine = createEngine({ root, pool: false, logger })
+    const engine = createEngine({ root, workers: false, logger })
     await engine.check(TWO_FILES)
     await engine.apply(TWO_FILES)
     await engine.apply(TWO_FILES).catch(() => undefined)
@@ -251,7 +252,7 @@ describe('EditEngine.apply', () => {
   })
 
   it('refuses to run after close()', async () => {
-    const engine = createEngine({ root, pool: false })
+    const engine = createEngine({ root, workers: false })
     await engine.close()
     await expect(engine.apply(TWO_FILES)).rejects.toThrow(/after close/)
   })

@@ -63,7 +63,7 @@ beforeEach(async () => {
   await symlink(path.join(base, 'outside/secret.txt'), path.join(root, 'out-file'))
   execFileSync('mkfifo', [path.join(root, 'pipe')])
   writes = []
-  engine = createEngineWithInternals({ root, pool: false }, { journalFs: spyFs() })
+  engine = createEngineWithInternals({ root, workers: false }, { journalFs: spyFs() })
 })
 afterEach(async () => {
   await engine.close()

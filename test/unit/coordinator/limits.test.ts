@@ -18,7 +18,7 @@ afterEach(async () => {
 })
 
 async function rejection(limits: LimitOptions, patch: string): Promise<EditError> {
-  const engine = createEngine({ root, pool: false, limits })
+  const engine = createEngine({ root, workers: false, limits })
   try {
     const error = await engine.apply(patch).then(
       () => undefined,
@@ -103,7 +103,7 @@ describe('engine limits', () => {
     const patch = addFile('ok.txt', '1234567')
     const engine = createEngine({
       root,
-      pool: false,
+      workers: false,
       limits: { maxPatchBytes: patch.length, maxFileBytes: 8, maxFiles: 1 },
     })
     try {

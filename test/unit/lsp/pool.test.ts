@@ -3,7 +3,7 @@
 // reports an error for every line containing "bad", so baseline comparisons are real.
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { LspAdapter } from '../../../src/lsp/adapter.js'
-import type { PoolOptions } from '../../../src/lsp/client-types.js'
+import type { SidecarPoolOptions } from '../../../src/lsp/client-types.js'
 import { EditError } from '../../../src/errors.js'
 import {
   BACKOFF_START_MS,
@@ -149,7 +149,7 @@ interface Harness {
 
 const pools: SidecarPool[] = []
 
-function harness(options: Partial<PoolOptions> = {}, deps: Partial<PoolDeps> = {}): Harness {
+function harness(options: Partial<SidecarPoolOptions> = {}, deps: Partial<PoolDeps> = {}): Harness {
   const h: Omit<Harness, 'pool'> & { pool?: SidecarPool } = {
     sessions: [],
     resolved: [],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { detectFormat, parsePatch } from '../../../src/parse/index.js'
+import { detectFormat, parsePlan } from '../../../src/parse/index.js'
 
 const CODEX = '*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch\n'
 const UNIFIED = 'diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n'
@@ -52,14 +52,14 @@ describe('detectFormat', () => {
   })
 })
 
-describe('parsePatch', () => {
+describe('parsePlan', () => {
   it.each([
     [CODEX, 'codex'],
     [UNIFIED, 'unified'],
     [SR, 'search-replace'],
     [EDITS, 'edits'],
   ])('dispatches detected input to its parser (%#)', (text, format) => {
-    const result = parsePatch(text)
+    const result = parsePlan(text)
     if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`)
     expect(result.value.format).toBe(format)
     expect(result.value.ops[0]?.path).toBe('a.txt')
@@ -67,21 +67,21 @@ describe('parsePatch', () => {
 
   it('uses the named format instead of detecting one', () => {
     // JSON-looking text named as search-replace is parsed as search-replace, and fails as such.
-    const result = parsePatch('{"edits":[]}', 'search-replace')
+    const result = parsePlan('{"edits":[]}', 'search-replace')
     expect(result.ok).toBe(false)
     if (!result.ok) expect(result.error.code).toBe('PARSE_EMPTY_HUNK')
-    const sr = parsePatch(SR, 'search-replace')
+    const sr = parsePlan(SR, 'search-replace')
     expect(sr.ok && sr.value.format).toBe('search-replace')
   })
 
   it('returns the named parser’s error for input in another format', () => {
-    const result = parsePatch(SR, 'edits')
+    const result = parsePlan(SR, 'edits')
     expect(result.ok).toBe(false)
     if (!result.ok) expect(result.error.code).toBe('PARSE_BAD_EDIT')
   })
 
   it('refuses undetectable input with PARSE_UNKNOWN_FORMAT', () => {
-    const result = parsePatch('please change the greeting to hi\n')
+    const result = parsePlan('please change the greeting to hi\n')
     expect(result).toEqual({
       ok: false,
       error: expect.objectContaining({ code: 'PARSE_UNKNOWN_FORMAT', retryable: false }),

@@ -3,7 +3,7 @@
 // applyPlan's judging of every hunk through the format's own parser and the matcher: placed where
 // git has it, refused (counted, the file left for git's bytes), or misplaced (reported).
 import { describe, expect, it } from 'vitest'
-import { parsePatch } from '../../../src/parse/index.js'
+import { parsePlan } from '../../../src/parse/index.js'
 import { convertOp, type ContextFormat } from '../../../src/replay/convert.js'
 import { applyPlan, type Tree, type TreeFile } from '../../../src/replay/tree.js'
 import type { FileOp } from '../../../src/types.js'
@@ -168,7 +168,7 @@ describe('convertOp', () => {
     const diff = UPDATE.replaceAll('f.js', 'my file.js')
     const built = converted(onlyOp(diff), SOURCE, 'search-replace')
     expect(built.text.split('\n')[0]).toBe('`my file.js`')
-    const parsed = parsePatch(built.text, 'search-replace')
+    const parsed = parsePlan(built.text, 'search-replace')
     expect(parsed.ok && parsed.value.ops.map((o) => o.path)).toEqual(['my file.js'])
   })
 

@@ -1,0 +1,106 @@
+// McpServer instances reused across HTTP requests (#11, D-118). The SDK's HTTP entry asks for an
+// instance per request and closes it when the exchange ends; building one (seven tools, their
+// schemas, the protocol's handler tables) and its stateless legacy leg (an SSE stream per answer)
+// were most of the SDK's cost per request. Instances here are kept per protocol era: one is lent
+// to a request, returned when the SDK (or the legacy leg below) closes it, and lent again. An
+// instance is never lent twice at once: a second close() of a lent instance returns nothing.
+//
+// The legacy leg: a 2025-era request is served by a lent instance over the SDK's own web-standard
+// Streamable HTTP transport, stateless, answering with one JSON body instead of an SSE stream
+// (the SDK's fallback streams every answer). Modern (2026-07-28) requests go to createMcpHandler.
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type McpHandlerRequestOptions,
+  type McpServer,
+} from '@modelcontextprotocol/server'
+
+type Era = 'legacy' | 'modern'
+
+export class InstancePool {
+  readonly #make: () => McpServer
+  readonly #idle: Record<Era, McpServer[]> = { legacy: [], modern: [] }
+  readonly #lent = new Set<McpServer>()
+  readonly #eraOf = new WeakMap<McpServer, Era>()
+
+  constructor(make: () => McpServer) {
+    this.#make = make
+  }
+
+  /** An instance for one exchange; its close() returns it here. */
+  lend(era: Era): McpServer {
+    const instance = this.#idle[era].pop() ?? this.#fresh(era)
+    this.#lent.add(instance)
+    return instance
+  }
+
+  /** Instances made so far (lent and idle). */
+  get size(): number {
+    return this.#lent.size + this.#idle.legacy.length + this.#idle.modern.length
+  }
+
+  #fresh(era: Era): McpServer {
+    const instance = this.#make()
+    this.#eraOf.set(instance, era)
+    const close = instance.close.bind(instance)
+    instance.close = async () => {
+      await close()
+      // Only a lent instance goes back, and only once per lending.
+      if (this.#lent.delete(instance)) this.#idle[this.#eraOf.get(instance) ?? era].push(instance)
+    }
+    return instance
+  }
+}
+
+export interface ReusingHandler {
+  fetch(request: Request, options?: McpHandlerRequestOptions): Promise<Response>
+  close(): Promise<void>
+}
+
+export interface ReusingHandlerOptions {
+  readonly maxRequestBodySize: number
+  readonly onerror?: (error: Error) => void
+}
+
+/** Both eras, through pooled instances: legacy on the JSON leg, modern through createMcpHandler. */
+export function reusingHandler(pool: InstancePool, options: ReusingHandlerOptions): ReusingHandler {
+  const modern = createMcpHandler((ctx) => pool.lend(ctx.era), {
+    legacy: 'reject',
+    maxRequestBodySize: options.maxRequestBodySize,
+    ...(options.onerror === undefined ? {} : { onerror: options.onerror }),
+  })
+  const legacy = async (request: Request, opts?: McpHandlerRequestOptions): Promise<Response> => {
+    if (request.method.toUpperCase() !== 'POST') {
+      // Stateless: there is no session to GET a stream of or to DELETE (as the SDK's fallback).
+      return Response.json(
+        { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null },
+        { status: 405, headers: { allow: 'POST' } },
+      )
+    }
+    const instance = pool.lend('legacy')
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: options.maxRequestBodySize,
+    })
+    try {
+      await instance.connect(transport)
+      return await transport.handleRequest(request, {
+        ...(opts?.authInfo === undefined ? {} : { authInfo: opts.authInfo }),
+      })
+    } finally {
+      await transport.close().catch(() => undefined)
+      await instance.close().catch(() => undefined)
+    }
+  }
+  return {
+    fetch: async (request, opts) =>
+      (await isLegacyRequest(request, undefined, {
+        maxRequestBodySize: options.maxRequestBodySize,
+      }))
+        ? legacy(request, opts)
+        : modern.fetch(request, opts),
+    close: () => modern.close(),
+  }
+}

@@ -1,0 +1,70 @@
+// read_file (#11): a window of a text file's lines, numbered from 1, with the file's content
+// hash. Reading is what read-before-write counts, so the agent's memory records the hash, and
+// the version is kept for rebasing later edits made against it.
+import { EditError } from '../errors.js'
+import type { ToolOutcome } from './format.js'
+import type { Workspace } from './workspace.js'
+
+/** Lines returned when the caller gives no limit. */
+const DEFAULT_LIMIT = 2000
+/** Longer lines are cut in the listing (the file is not changed). */
+const MAX_LINE_CHARS = 2000
+
+export async function readOutcome(
+  workspace: Workspace,
+  agent: string,
+  args: Readonly<Record<string, unknown>>,
+): Promise<ToolOutcome> {
+  const resolved = await workspace.resolve(args['path'] as string)
+  const now = await workspace.now(resolved)
+  if (now === null) {
+    throw new EditError('FILE_NOT_FOUND', `${resolved.rel} does not exist.`, { path: resolved.rel })
+  }
+  const text = workspace.keepVersion(now)
+  if (text === null) {
+    throw new EditError(
+      'FILE_NOT_TEXT',
+      `${resolved.rel} is not UTF-8 text (NUL bytes or invalid UTF-8); it cannot be listed.`,
+      { path: resolved.rel, hint: 'Edit it with a byte-exact patch (apply_patch) instead.' },
+    )
+  }
+  workspace.memory.see(agent, resolved.rel, now.hash)
+  const lines = linesOf(text)
+  const offset = (args['offset'] as number | undefined) ?? 1
+  const limit = (args['limit'] as number | undefined) ?? DEFAULT_LIMIT
+  const start = Math.min(offset, lines.length + 1)
+  const end = Math.min(lines.length, start + limit - 1)
+  const numbered: string[] = []
+  for (let n = start; n <= end; n++) {
+    const line = lines[n - 1] as string
+    const shown =
+      line.length > MAX_LINE_CHARS
+        ? `${line.slice(0, MAX_LINE_CHARS)}... [line cut at ${MAX_LINE_CHARS} of ${line.length} characters]`
+        : line
+    numbered.push(`${n}\t${shown}`)
+  }
+  const content = numbered.join('\n')
+  const more = end < lines.length
+  const structured = {
+    path: resolved.rel,
+    content_hash: now.hash,
+    content,
+    start_line: start,
+    end_line: end,
+    total_lines: lines.length,
+    more,
+  }
+  const header =
+    lines.length === 0
+      ? `${resolved.rel} is empty (content_hash ${now.hash})`
+      : `${resolved.rel} lines ${start}-${end} of ${lines.length} (content_hash ${now.hash})${more ? `; more from offset ${end + 1}` : ''}`
+  return { ok: true, structured, text: content === '' ? header : `${header}\n${content}` }
+}
+
+/** The file's lines without their endings ('\r\n' shown as a line break, like '\n'). */
+function linesOf(text: string): string[] {
+  if (text === '') return []
+  const lines = text.split('\n')
+  if (lines[lines.length - 1] === '') lines.pop()
+  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l))
+}

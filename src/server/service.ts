@@ -1,0 +1,390 @@
+// The edit service behind every transport (#11): many workspaces in one process, each request
+// bound to one of them, with bounded queues and a graceful close. Transport-free: mcp.ts and
+// `patchloom tools` call it with arguments already checked against the tool schemas.
+import { basename } from 'node:path'
+import { JobPool } from '../coordinator/job-pool.js'
+import { EditError, errorData, isEditError } from '../errors.js'
+import type { Durability } from '../journal/types.js'
+import { parsePlan } from '../parse/index.js'
+import type { FormatOption } from '../types.js'
+import {
+  diagnosticsOutcome,
+  errorOutcome,
+  undoOutcome,
+  writeOutcome,
+  type ToolOutcome,
+} from './format.js'
+import type { MemoryLimits } from './memory.js'
+import { readOutcome } from './read.js'
+import type { ToolName } from './tools.js'
+import { runEdits, type JsonEdit } from './transact.js'
+import { Workspace, type WorkspaceSpec } from './workspace.js'
+
+export interface QueueLimits {
+  /** Requests in flight or waiting, per workspace. @default 256 */
+  readonly perWorkspace?: number
+  /** Requests in flight or waiting, in total. @default 1024 */
+  readonly total?: number
+  /** Requests in flight or waiting, per agent. @default 16 */
+  readonly perAgent?: number
+}
+
+export interface ServiceOptions {
+  readonly workspaces: readonly { readonly root: string; readonly name?: string }[]
+  /** Refuse edits of files the agent has not read (FILE_STALE_READ). @default true */
+  readonly readBeforeWrite?: boolean
+  /** @default 'full' */
+  readonly durability?: Durability
+  /** Language-server diagnostics after each write, unless a request turns them off. @default false */
+  readonly diagnostics?: boolean
+  readonly queue?: QueueLimits
+  readonly memory?: MemoryLimits
+  /** Share one verification worker pool across workspaces (large patches). @default true */
+  readonly workers?: boolean
+}
+
+/** Who is calling: the agent's identity and, when its token binds one, its workspace. */
+export interface Caller {
+  readonly agent: string
+  readonly workspace?: string
+}
+
+type Args = Readonly<Record<string, unknown>>
+
+const DEFAULT_QUEUE = { perWorkspace: 256, total: 1024, perAgent: 16 }
+
+export class EditService {
+  readonly #workspaces: ReadonlyMap<string, Workspace>
+  readonly #readBeforeWrite: boolean
+  readonly #queue: Required<QueueLimits>
+  readonly #pool: JobPool | undefined
+  readonly #inFlight = new Set<Promise<unknown>>()
+  readonly #perWorkspace = new Map<string, number>()
+  readonly #perAgent = new Map<string, number>()
+  #total = 0
+  #closing = false
+  #closed: Promise<void> | undefined
+
+  private constructor(
+    workspaces: ReadonlyMap<string, Workspace>,
+    options: ServiceOptions,
+    pool: JobPool | undefined,
+  ) {
+    this.#workspaces = workspaces
+    this.#readBeforeWrite = options.readBeforeWrite ?? true
+    this.#queue = { ...DEFAULT_QUEUE, ...options.queue }
+    this.#pool = pool
+  }
+
+  /** Opens every workspace (recovering interrupted commits) and the shared worker pool. */
+  static async open(options: ServiceOptions): Promise<EditService> {
+    if (options.workspaces.length === 0) {
+      throw new EditError(
+        'CONFIG_INVALID',
+        'Invalid option: the server needs at least one workspace root.',
+      )
+    }
+    const specs = specsOf(options.workspaces)
+    const pool = options.workers === false ? undefined : new JobPool({ minThreads: 0 })
+    const settings = {
+      durability: options.durability ?? 'full',
+      diagnostics: options.diagnostics ?? false,
+      ...(options.memory === undefined ? {} : { memory: options.memory }),
+      ...(pool === undefined ? {} : { pool }),
+    }
+    const opened = new Map<string, Workspace>()
+    try {
+      for (const spec of specs) opened.set(spec.name, await Workspace.open(spec, settings))
+    } catch (error) {
+      await Promise.all([...opened.values()].map((w) => w.close()))
+      await pool?.close()
+      throw error
+    }
+    return new EditService(opened, options, pool)
+  }
+
+  /** Workspace names and roots, in the order given. */
+  get workspaces(): readonly { readonly name: string; readonly root: string }[] {
+    return [...this.#workspaces.values()].map((w) => ({ name: w.name, root: w.root }))
+  }
+
+  /** Runs one tool call. Never rejects: every failure is an error outcome. */
+  async call(tool: ToolName, args: Args, caller: Caller): Promise<ToolOutcome> {
+    if (this.#closing) {
+      return errorOutcome(
+        errorData('SERVER_CLOSING', 'The server is shutting down; nothing was done.'),
+      )
+    }
+    let workspace: Workspace
+    try {
+      workspace = this.#workspaceFor(args['workspace'], caller)
+    } catch (error) {
+      return failure(error)
+    }
+    const busy = this.#admit(workspace.name, caller.agent)
+    if (busy !== undefined) return errorOutcome(busy)
+    const run = this.#dispatch(tool, args, caller, workspace).catch(failure)
+    this.#inFlight.add(run)
+    try {
+      return await run
+    } finally {
+      this.#inFlight.delete(run)
+      this.#release(workspace.name, caller.agent)
+    }
+  }
+
+  /** Stops taking requests, waits for those in flight, then stops engines and language servers. */
+  close(): Promise<void> {
+    this.#closing = true
+    this.#closed ??= (async () => {
+      while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight])
+      await Promise.all([...this.#workspaces.values()].map((w) => w.close()))
+      await this.#pool?.close()
+    })()
+    return this.#closed
+  }
+
+  async #dispatch(
+    tool: ToolName,
+    args: Args,
+    caller: Caller,
+    workspace: Workspace,
+  ): Promise<ToolOutcome> {
+    const agent = caller.agent
+    switch (tool) {
+      case 'read_file':
+        return readOutcome(workspace, agent, args)
+      case 'edit_file':
+        return this.#edits(workspace, agent, args, editFileEdits(args))
+      case 'multi_edit':
+        return this.#edits(workspace, agent, args, args['edits'] as JsonEdit[])
+      case 'write_file': {
+        const hash = args['expected_hash']
+        const edit = {
+          path: args['path'] as string,
+          mode: 'write',
+          content: args['content'] as string,
+          ...(hash === undefined ? {} : { expected_hash: hash }),
+        }
+        return this.#edits(workspace, agent, args, [edit])
+      }
+      case 'apply_patch':
+        return this.#patch(workspace, agent, args)
+      case 'undo':
+        return this.#undo(workspace, agent, args['transaction'] as string | undefined)
+      case 'diagnostics':
+        return diagnosticsOutcome(await workspace.engine.diagnostics(args['paths'] as string[]))
+    }
+  }
+
+  async #edits(
+    workspace: Workspace,
+    agent: string,
+    args: Args,
+    edits: readonly JsonEdit[],
+  ): Promise<ToolOutcome> {
+    const { result, rebased } = await runEdits(workspace, {
+      agent,
+      edits,
+      rebase: args['rebase'] === true,
+      dryRun: args['dry_run'] === true,
+      readBeforeWrite: this.#readBeforeWrite,
+      ...(typeof args['diagnostics'] === 'boolean' ? { diagnostics: args['diagnostics'] } : {}),
+    })
+    return writeOutcome(result, rebased)
+  }
+
+  /**
+   * A patch proves what it knows of each file by its context lines, so it needs no earlier read,
+   * except where it replaces or deletes a whole existing file without stating its content (a
+   * Codex Add File over one, a Codex Delete File): that needs the file read at its current hash,
+   * as write_file does.
+   */
+  async #patch(workspace: Workspace, agent: string, args: Args): Promise<ToolOutcome> {
+    const patch = args['patch'] as string
+    const format = (args['format'] as FormatOption | undefined) ?? 'auto'
+    if (this.#readBeforeWrite) {
+      const plan = parsePlan(patch, format)
+      if (!plan.ok) return errorOutcome(plan.error)
+      for (const op of plan.value.ops) {
+        const whole =
+          (op.kind === 'add' && op.overwrite) ||
+          (op.kind === 'delete' && op.hunks.length === 0 && op.binary === undefined)
+        if (!whole) continue
+        const resolved = await workspace.resolve(op.path)
+        const now = await workspace.now(resolved)
+        if (now !== null && workspace.memory.seen(agent, resolved.rel) !== now.hash) {
+          const what = op.kind === 'add' ? 'replaces' : 'deletes'
+          throw new EditError(
+            'FILE_STALE_READ',
+            `The patch ${what} ${resolved.rel} without stating its content, and this agent has not read it as it is now (${now.hash}).`,
+            { path: resolved.rel, currentHash: now.hash },
+          )
+        }
+      }
+    }
+    const result = await workspace.engine.apply(patch, {
+      format,
+      dryRun: args['dry_run'] === true,
+      ...(typeof args['diagnostics'] === 'boolean' ? { diagnostics: args['diagnostics'] } : {}),
+    })
+    if (!result.dryRun) {
+      for (const f of result.files) {
+        if (f.from !== undefined) workspace.memory.see(agent, f.from, null)
+        workspace.memory.see(agent, f.path, f.afterHash)
+      }
+      if (result.transaction !== undefined) {
+        workspace.memory.pushTransaction(agent, result.transaction)
+      }
+    }
+    return writeOutcome(result, new Map())
+  }
+
+  async #undo(
+    workspace: Workspace,
+    agent: string,
+    named: string | undefined,
+  ): Promise<ToolOutcome> {
+    const id = named ?? workspace.memory.popTransaction(agent)
+    if (id === undefined) {
+      throw new EditError(
+        'UNDO_NOT_FOUND',
+        'This agent has no change left to undo in this workspace.',
+      )
+    }
+    try {
+      const result = await workspace.engine.undo(id)
+      if (named !== undefined) workspace.memory.forgetTransaction(agent, named)
+      for (const f of result.files) workspace.memory.see(agent, f.path, f.afterHash)
+      return undoOutcome(result)
+    } catch (error) {
+      if (named === undefined) workspace.memory.pushTransaction(agent, id)
+      throw error
+    }
+  }
+
+  #workspaceFor(requested: unknown, caller: Caller): Workspace {
+    const name = typeof requested === 'string' ? requested : caller.workspace
+    if (caller.workspace !== undefined && name !== caller.workspace) {
+      throw new EditError(
+        'SERVER_WORKSPACE_UNKNOWN',
+        `This caller is bound to workspace ${JSON.stringify(caller.workspace)} and may not use ${JSON.stringify(name)}.`,
+      )
+    }
+    if (name === undefined) {
+      if (this.#workspaces.size === 1) return [...this.#workspaces.values()][0] as Workspace
+      throw new EditError(
+        'SERVER_WORKSPACE_UNKNOWN',
+        `This server serves ${this.#workspaces.size} workspaces; name one with "workspace": ${this.#names()}.`,
+      )
+    }
+    const workspace = this.#workspaces.get(name)
+    if (workspace === undefined) {
+      throw new EditError(
+        'SERVER_WORKSPACE_UNKNOWN',
+        `No workspace ${JSON.stringify(name)}; this server serves ${this.#names()}.`,
+      )
+    }
+    return workspace
+  }
+
+  #names(): string {
+    return [...this.#workspaces.keys()].map((n) => JSON.stringify(n)).join(', ')
+  }
+
+  #admit(workspace: string, agent: string) {
+    const inWorkspace = this.#perWorkspace.get(workspace) ?? 0
+    const ofAgent = this.#perAgent.get(agent) ?? 0
+    const over =
+      this.#total >= this.#queue.total
+        ? `the server has ${this.#total} requests in progress (limit ${this.#queue.total})`
+        : inWorkspace >= this.#queue.perWorkspace
+          ? `workspace ${workspace} has ${inWorkspace} requests in progress (limit ${this.#queue.perWorkspace})`
+          : ofAgent >= this.#queue.perAgent
+            ? `this agent has ${ofAgent} requests in progress (limit ${this.#queue.perAgent})`
+            : undefined
+    if (over !== undefined)
+      return errorData('SERVER_BUSY', `Busy: ${over}; the request was not started.`)
+    this.#total++
+    this.#perWorkspace.set(workspace, inWorkspace + 1)
+    this.#perAgent.set(agent, ofAgent + 1)
+    return undefined
+  }
+
+  #release(workspace: string, agent: string): void {
+    this.#total--
+    const inWorkspace = (this.#perWorkspace.get(workspace) ?? 1) - 1
+    if (inWorkspace === 0) this.#perWorkspace.delete(workspace)
+    else this.#perWorkspace.set(workspace, inWorkspace)
+    const ofAgent = (this.#perAgent.get(agent) ?? 1) - 1
+    if (ofAgent === 0) this.#perAgent.delete(agent)
+    else this.#perAgent.set(agent, ofAgent)
+  }
+}
+
+/** edit_file's edits: the `edits` list, or the single edit given by the top-level fields. */
+function editFileEdits(args: Args): JsonEdit[] {
+  const path = args['path'] as string
+  const single = Object.fromEntries(
+    Object.entries(args).filter(([k]) => !NOT_EDIT_FIELDS.has(k) && k !== 'edits'),
+  )
+  const list = args['edits'] as Record<string, unknown>[] | undefined
+  const hash = args['expected_hash']
+  const withHash = (e: Record<string, unknown>): JsonEdit => ({
+    ...e,
+    path,
+    ...(hash === undefined ? {} : { expected_hash: hash }),
+  })
+  if (list !== undefined) {
+    if (Object.keys(single).length > 0) {
+      throw new EditError(
+        'PARSE_BAD_EDIT',
+        `Give either "edits" or the single-edit fields, not both (found ${Object.keys(single).join(', ')} beside "edits").`,
+        { path },
+      )
+    }
+    return list.map(withHash)
+  }
+  if (Object.keys(single).length === 0) {
+    throw new EditError(
+      'PARSE_BAD_EDIT',
+      'The edit is empty: give old_string and new_string (or "edits").',
+      { path },
+    )
+  }
+  return [withHash(single)]
+}
+
+const NOT_EDIT_FIELDS = new Set([
+  'workspace',
+  'path',
+  'expected_hash',
+  'rebase',
+  'dry_run',
+  'diagnostics',
+])
+
+function specsOf(roots: ServiceOptions['workspaces']): WorkspaceSpec[] {
+  const specs: WorkspaceSpec[] = []
+  const names = new Set<string>()
+  for (const { root, name } of roots) {
+    const base = name ?? (basename(root) || 'root')
+    let unique = base
+    for (let n = 2; names.has(unique); n++) unique = `${base}-${n}`
+    if (name !== undefined && unique !== name) {
+      throw new EditError(
+        'CONFIG_INVALID',
+        `Invalid option: two workspaces are named ${JSON.stringify(name)}.`,
+      )
+    }
+    names.add(unique)
+    specs.push({ name: unique, root })
+  }
+  return specs
+}
+
+function failure(error: unknown): ToolOutcome {
+  if (isEditError(error)) return errorOutcome(error.toData())
+  const message = error instanceof Error ? error.message : String(error)
+  return errorOutcome(errorData('INTERNAL', `Internal error: ${message}`))
+}

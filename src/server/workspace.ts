@@ -1,0 +1,148 @@
+// One workspace the server serves (#11): its engine, its path sandbox, its memory of what each
+// agent has seen, and the in-process locks that order overlapping transactions. Every path a
+// request names goes through the engine's own resolution (containment through symlinks, deny
+// globs), for reads as for writes.
+import { lstat, readFile, realpath } from 'node:fs/promises'
+import { DEFAULT_DENY_GLOBS, DEFAULT_LIMITS } from '../config.js'
+import { createEngineWithInternals } from '../coordinator/engine.js'
+import type { Engine } from '../coordinator/engine-types.js'
+import { compileGlobs } from '../coordinator/glob.js'
+import type { JobPool } from '../coordinator/job-pool.js'
+import { resolveWorkspacePath, type PathContext, type ResolvedPath } from '../coordinator/paths.js'
+import { EditError } from '../errors.js'
+import { hashBytes } from '../hash.js'
+import type { Durability } from '../journal/types.js'
+import { pathLocks, type AcquireKeys } from '../journal/lock.js'
+import { WorkspaceMemory, type MemoryLimits } from './memory.js'
+
+export interface WorkspaceSpec {
+  /** What requests call it (the `workspace` argument); the root's base name by default. */
+  readonly name: string
+  readonly root: string
+}
+
+export interface WorkspaceSettings {
+  readonly durability: Durability
+  readonly diagnostics: boolean
+  readonly memory?: MemoryLimits
+  readonly pool?: JobPool
+}
+
+/** A file's bytes as they are now, with their hash; null when there is no file. */
+export interface FileNow {
+  readonly bytes: Uint8Array
+  readonly hash: string
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+export class Workspace {
+  readonly name: string
+  readonly root: string
+  readonly engine: Engine
+  readonly memory: WorkspaceMemory
+  /** Held from a transaction's first read of a file to its commit (keys: absolute paths). */
+  readonly lock: AcquireKeys = pathLocks()
+  readonly #ctx: PathContext
+
+  private constructor(spec: WorkspaceSpec, rootReal: string, settings: WorkspaceSettings) {
+    this.name = spec.name
+    this.root = rootReal
+    this.memory = new WorkspaceMemory(settings.memory)
+    const isDenied = compileGlobs(DEFAULT_DENY_GLOBS)
+    this.#ctx = { root: rootReal, rootReal, isDenied }
+    this.engine = createEngineWithInternals(
+      {
+        root: rootReal,
+        durability: settings.durability,
+        diagnostics: settings.diagnostics,
+      },
+      settings.pool === undefined ? {} : { sharedPool: settings.pool },
+    )
+  }
+
+  /** Opens a workspace: its root must be an existing directory; interrupted commits roll back. */
+  static async open(spec: WorkspaceSpec, settings: WorkspaceSettings): Promise<Workspace> {
+    let rootReal: string
+    try {
+      rootReal = await realpath(spec.root)
+      if (!(await lstat(rootReal)).isDirectory()) throw new Error('not a directory')
+    } catch (error) {
+      throw new EditError(
+        'CONFIG_INVALID',
+        `Invalid option: workspace root ${spec.root} is not an existing directory.`,
+        { cause: error },
+      )
+    }
+    const workspace = new Workspace(spec, rootReal, settings)
+    await workspace.engine.recover()
+    return workspace
+  }
+
+  /** Resolves a request's path inside the root (PATH_* errors otherwise). */
+  resolve(path: string): Promise<ResolvedPath> {
+    return resolveWorkspacePath(this.#ctx, path, 0)
+  }
+
+  /** The file's bytes and hash now; null when nothing is there. FILE_IS_DIRECTORY and the size limit apply. */
+  async now(resolved: ResolvedPath): Promise<FileNow | null> {
+    let size: number
+    try {
+      const st = await lstat(resolved.abs)
+      if (st.isDirectory()) {
+        throw new EditError('FILE_IS_DIRECTORY', `${resolved.rel} is a directory, not a file.`, {
+          path: resolved.rel,
+        })
+      }
+      if (!st.isFile()) {
+        throw new EditError('FILE_NOT_REGULAR', `${resolved.rel} is not a regular file.`, {
+          path: resolved.rel,
+        })
+      }
+      size = st.size
+    } catch (error) {
+      if (isMissing(error)) return null
+      throw error
+    }
+    if (size > DEFAULT_LIMITS.maxFileBytes) {
+      throw new EditError(
+        'LIMIT_FILE_TOO_LARGE',
+        `${resolved.rel} is ${size} bytes, over the ${DEFAULT_LIMITS.maxFileBytes}-byte file limit.`,
+        { path: resolved.rel },
+      )
+    }
+    try {
+      const bytes = await readFile(resolved.abs)
+      return { bytes, hash: hashBytes(bytes) }
+    } catch (error) {
+      if (isMissing(error)) return null
+      throw error
+    }
+  }
+
+  /** Remembers a version's text for rebasing, when it is text; returns the text or null. */
+  keepVersion(now: FileNow): string | null {
+    const text = decodeText(now.bytes)
+    if (text !== null) this.memory.keepVersion(now.hash, text)
+    return text
+  }
+
+  close(): Promise<void> {
+    return this.engine.close()
+  }
+}
+
+/** UTF-8 text without NUL bytes (the BOM kept), or null. */
+export function decodeText(bytes: Uint8Array): string | null {
+  if (bytes.includes(0)) return null
+  try {
+    return UTF8.decode(bytes)
+  } catch {
+    return null
+  }
+}
+
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  return code === 'ENOENT' || code === 'ENOTDIR'
+}

@@ -1,0 +1,409 @@
+// The edit service behind the MCP server (#11), in-process on real files (no worker threads):
+// read-before-write, optimistic concurrency, rebasing over another agent's change, undo, the
+// sandbox, workspaces, back-pressure and shutdown. The transports are tested in
+// test/e2e/mcp-server.test.ts.
+import { readFile, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { EditService, type Caller, type ServiceOptions } from '../../../src/server/service.js'
+import type { ToolName } from '../../../src/server/tools.js'
+import { makeTempDir } from '../../helpers/tree.js'
+
+const A: Caller = { agent: 'agent-a' }
+const B: Caller = { agent: 'agent-b' }
+const lines = (n: number): string => Array.from({ length: n }, (_, i) => `line ${i + 1}\n`).join('')
+
+let root = ''
+let service: EditService
+
+async function open(options: Partial<ServiceOptions> = {}): Promise<EditService> {
+  service = await EditService.open({
+    workspaces: [{ root }],
+    workers: false,
+    durability: 'fast',
+    ...options,
+  })
+  return service
+}
+
+type Out = { ok: boolean; structured: Record<string, any>; text: string }
+
+async function call(tool: ToolName, args: Record<string, unknown>, caller = A): Promise<Out> {
+  return (await service.call(tool, args, caller)) as Out
+}
+
+async function ok(tool: ToolName, args: Record<string, unknown>, caller = A): Promise<Out> {
+  const out = await call(tool, args, caller)
+  if (!out.ok) throw new Error(`${tool} failed: ${out.text}`)
+  return out
+}
+
+function codeOf(out: Out): string {
+  expect(out.ok).toBe(false)
+  return out.structured['error'].code
+}
+
+const disk = (name: string): Promise<string> => readFile(join(root, name), 'utf8')
+
+beforeEach(async () => {
+  root = await makeTempDir('patchloom-service-')
+  await writeFile(join(root, 'a.txt'), lines(30))
+})
+afterEach(async () => {
+  await service?.close()
+  await rm(root, { recursive: true, force: true })
+})
+
+describe('read_file', () => {
+  it('lists numbered lines with the hash, and windows them with offset and limit', async () => {
+    await writeFile(join(root, 'crlf.txt'), 'one\r\ntwo\r\nthree\r\n')
+    await open()
+    const out = await ok('read_file', { path: 'crlf.txt', offset: 2, limit: 1 })
+    expect(out.structured).toMatchObject({
+      path: 'crlf.txt',
+      content: '2\ttwo',
+      start_line: 2,
+      end_line: 2,
+      total_lines: 3,
+      more: true,
+    })
+    expect(out.structured['content_hash']).toMatch(/^sha256:[0-9a-f]{64}$/)
+    expect(out.text).toContain('content_hash sha256:')
+  })
+
+  it('refuses binary files, missing files and paths outside the root', async () => {
+    await writeFile(join(root, 'bin.dat'), Buffer.from([1, 0, 2]))
+    await open()
+    expect(codeOf(await call('read_file', { path: 'bin.dat' }))).toBe('FILE_NOT_TEXT')
+    expect(codeOf(await call('read_file', { path: 'nope.txt' }))).toBe('FILE_NOT_FOUND')
+    expect(codeOf(await call('read_file', { path: '../outside.txt' }))).toBe('PATH_OUTSIDE_ROOT')
+    expect(codeOf(await call('read_file', { path: '/etc/passwd' }))).toBe('PATH_OUTSIDE_ROOT')
+  })
+})
+
+describe('read-before-write', () => {
+  it('refuses an edit of a file the agent has not read, naming its current hash', async () => {
+    await open()
+    const out = await call('edit_file', {
+      path: 'a.txt',
+      old_string: 'line 3\n',
+      new_string: 'x\n',
+    })
+    expect(codeOf(out)).toBe('FILE_STALE_READ')
+    const read = await ok('read_file', { path: 'a.txt' }, B)
+    expect(out.structured['error'].current_hash).toBe(read.structured['content_hash'])
+    expect(await disk('a.txt')).toBe(lines(30))
+  })
+
+  it('lets the edit through once read, and returns the new hash', async () => {
+    await open()
+    await ok('read_file', { path: 'a.txt' })
+    const out = await ok('edit_file', { path: 'a.txt', old_string: 'line 3\n', new_string: 'x\n' })
+    const file = out.structured['files'][0]
+    expect(file).toMatchObject({ path: 'a.txt', op: 'update', additions: 1, deletions: 1 })
+    expect(file.diff).toContain('-line 3\n+x\n')
+    expect(out.structured['summary']).toBe('M a.txt (+1 -1)')
+    const again = await ok('read_file', { path: 'a.txt' })
+    expect(file.content_hash).toBe(again.structured['content_hash'])
+  })
+
+  it('accepts an expected_hash instead of a read, and may be turned off', async () => {
+    await open()
+    const hash = (await ok('read_file', { path: 'a.txt' }, B)).structured['content_hash']
+    await ok('edit_file', {
+      path: 'a.txt',
+      old_string: 'line 3\n',
+      new_string: 'x\n',
+      expected_hash: hash,
+    })
+    await service.close()
+    await open({ readBeforeWrite: false })
+    await ok('edit_file', { path: 'a.txt', old_string: 'line 4\n', new_string: 'y\n' })
+    expect(await disk('a.txt')).toContain('x\ny\nline 5\n')
+  })
+
+  it('lets write_file create a new file, but not overwrite an unread one', async () => {
+    await open()
+    await ok('write_file', { path: 'new/b.txt', content: 'hello\n' })
+    expect(await disk('new/b.txt')).toBe('hello\n')
+    expect(codeOf(await call('write_file', { path: 'a.txt', content: 'gone\n' }))).toBe(
+      'FILE_STALE_READ',
+    )
+    // Its own write counts as seen: the agent may overwrite what it wrote.
+    await ok('write_file', { path: 'new/b.txt', content: 'again\n' })
+    expect(await disk('new/b.txt')).toBe('again\n')
+  })
+})
+
+describe('concurrent agents on one file', () => {
+  it('refuses a stale expected_hash with the new hash (optimistic concurrency)', async () => {
+    await open()
+    const hash = (await ok('read_file', { path: 'a.txt' })).structured['content_hash']
+    await ok('read_file', { path: 'a.txt' }, B)
+    const b = await ok(
+      'edit_file',
+      { path: 'a.txt', old_string: 'line 29\n', new_string: 'B\n' },
+      B,
+    )
+    const out = await call('edit_file', {
+      path: 'a.txt',
+      old_string: 'line 2\n',
+      new_string: 'A\n',
+      expected_hash: hash,
+    })
+    expect(codeOf(out)).toBe('FILE_HASH_MISMATCH')
+    expect(out.structured['error'].current_hash).toBe(b.structured['files'][0].content_hash)
+  })
+
+  it('rebases a top edit over a bottom edit made since the read, and says so', async () => {
+    await open()
+    const read = await ok('read_file', { path: 'a.txt' })
+    await ok('read_file', { path: 'a.txt' }, B)
+    await ok('edit_file', { path: 'a.txt', old_string: 'line 29\n', new_string: 'B\n' }, B)
+    const out = await ok('edit_file', { path: 'a.txt', old_string: 'line 2\n', new_string: 'A\n' })
+    expect(out.structured['files'][0].rebased_from).toBe(read.structured['content_hash'])
+    expect(out.text).toContain('rebased')
+    expect(await disk('a.txt')).toBe(
+      lines(30).replace('line 2\n', 'A\n').replace('line 29\n', 'B\n'),
+    )
+  })
+
+  it('rebases with expected_hash only when rebase: true is given', async () => {
+    await open()
+    const hash = (await ok('read_file', { path: 'a.txt' })).structured['content_hash']
+    await ok('read_file', { path: 'a.txt' }, B)
+    await ok('edit_file', { path: 'a.txt', old_string: 'line 29\n', new_string: 'B\n' }, B)
+    const args = { path: 'a.txt', old_string: 'line 2\n', new_string: 'A\n', expected_hash: hash }
+    expect(codeOf(await call('edit_file', args))).toBe('FILE_HASH_MISMATCH')
+    const out = await ok('edit_file', { ...args, rebase: true })
+    expect(out.structured['files'][0].rebased_from).toBe(hash)
+  })
+
+  it('refuses an edit of the line the other agent changed; the file keeps the other change', async () => {
+    await open()
+    await ok('read_file', { path: 'a.txt' })
+    await ok('read_file', { path: 'a.txt' }, B)
+    await ok('edit_file', { path: 'a.txt', old_string: 'line 10\n', new_string: 'B\n' }, B)
+    // The old text is gone: refused as changed, not as a plain miss.
+    const gone = await call('edit_file', {
+      path: 'a.txt',
+      old_string: 'line 10\n',
+      new_string: 'A\n',
+    })
+    expect(codeOf(gone)).toBe('FILE_HASH_MISMATCH')
+    // Next to it: still refused, since the two changes touch.
+    const next = await call('edit_file', {
+      path: 'a.txt',
+      old_string: 'line 11\n',
+      new_string: 'A\n',
+    })
+    expect(codeOf(next)).toBe('FILE_HASH_MISMATCH')
+    expect(next.structured['error'].message).toMatch(/touched the lines/)
+    expect(await disk('a.txt')).toBe(lines(30).replace('line 10\n', 'B\n'))
+  })
+
+  it('does not rebase line-number edits or replace_all', async () => {
+    await open()
+    await ok('read_file', { path: 'a.txt' })
+    await ok('read_file', { path: 'a.txt' }, B)
+    await ok('edit_file', { path: 'a.txt', old_string: 'line 29\n', new_string: 'B\n' }, B)
+    const range = await call('edit_file', {
+      path: 'a.txt',
+      mode: 'replace_range',
+      start_line: 2,
+      end_line: 2,
+      new_string: 'A\n',
+    })
+    expect(codeOf(range)).toBe('FILE_HASH_MISMATCH')
+    const all = await call('edit_file', {
+      path: 'a.txt',
+      old_string: 'line 2\n',
+      new_string: 'A\n',
+      replace_all: true,
+    })
+    expect(codeOf(all)).toBe('FILE_HASH_MISMATCH')
+  })
+
+  it('lands both of two simultaneous edits to the top and bottom', async () => {
+    await open()
+    await ok('read_file', { path: 'a.txt' })
+    await ok('read_file', { path: 'a.txt' }, B)
+    const [a, b] = await Promise.all([
+      call('edit_file', { path: 'a.txt', old_string: 'line 2\n', new_string: 'A\n' }),
+      call('edit_file', { path: 'a.txt', old_string: 'line 29\n', new_string: 'B\n' }, B),
+    ])
+    expect([a.ok, b.ok]).toEqual([true, true])
+    expect(await disk('a.txt')).toBe(
+      lines(30).replace('line 2\n', 'A\n').replace('line 29\n', 'B\n'),
+    )
+  })
+
+  it('with expected_hash, lands one of two simultaneous top/bottom edits and refuses the other with the new hash', async () => {
+    await open()
+    const hash = (await ok('read_file', { path: 'a.txt' })).structured['content_hash']
+    const [a, b] = await Promise.all([
+      call('edit_file', {
+        path: 'a.txt',
+        old_string: 'line 2\n',
+        new_string: 'A\n',
+        expected_hash: hash,
+      }),
+      call(
+        'edit_file',
+        { path: 'a.txt', old_string: 'line 29\n', new_string: 'B\n', expected_hash: hash },
+        B,
+      ),
+    ])
+    const [won, lost] = a.ok ? [a, b] : [b, a]
+    expect(won.ok).toBe(true)
+    expect(codeOf(lost)).toBe('FILE_HASH_MISMATCH')
+    expect(lost.structured['error'].current_hash).toBe(won.structured['files'][0].content_hash)
+    // The loser re-reads and lands: both edits are in the file.
+    const caller = won === a ? B : A
+    const fresh = (await ok('read_file', { path: 'a.txt' }, caller)).structured['content_hash']
+    const retry =
+      won === a
+        ? { path: 'a.txt', old_string: 'line 29\n', new_string: 'B\n', expected_hash: fresh }
+        : { path: 'a.txt', old_string: 'line 2\n', new_string: 'A\n', expected_hash: fresh }
+    await ok('edit_file', retry, caller)
+    expect(await disk('a.txt')).toBe(
+      lines(30).replace('line 2\n', 'A\n').replace('line 29\n', 'B\n'),
+    )
+  })
+
+  it('lands exactly one of two simultaneous edits to the same line', async () => {
+    await open()
+    const hash = (await ok('read_file', { path: 'a.txt' })).structured['content_hash']
+    await ok('read_file', { path: 'a.txt' }, B)
+    const [a, b] = await Promise.all([
+      call('edit_file', {
+        path: 'a.txt',
+        old_string: 'line 7\n',
+        new_string: 'A\n',
+        expected_hash: hash,
+      }),
+      call('edit_file', { path: 'a.txt', old_string: 'line 7\n', new_string: 'B\n' }, B),
+    ])
+    expect([a.ok, b.ok].filter(Boolean)).toHaveLength(1)
+    const text = await disk('a.txt')
+    expect(
+      text === lines(30).replace('line 7\n', 'A\n') ||
+        text === lines(30).replace('line 7\n', 'B\n'),
+    ).toBe(true)
+  })
+})
+
+describe('transactions', () => {
+  it('multi_edit writes all files or none', async () => {
+    await writeFile(join(root, 'b.txt'), 'b1\nb2\n')
+    await open()
+    await ok('read_file', { path: 'a.txt' })
+    await ok('read_file', { path: 'b.txt' })
+    const bad = await call('multi_edit', {
+      edits: [
+        { path: 'a.txt', old_string: 'line 1\n', new_string: 'A\n' },
+        { path: 'b.txt', old_string: 'missing\n', new_string: 'B\n' },
+      ],
+    })
+    expect(codeOf(bad)).toBe('MATCH_NOT_FOUND')
+    expect(await disk('a.txt')).toBe(lines(30))
+    const good = await ok('multi_edit', {
+      edits: [
+        { path: 'a.txt', old_string: 'line 1\n', new_string: 'A\n' },
+        { path: 'b.txt', old_string: 'b2\n', new_string: 'B\n' },
+      ],
+    })
+    expect(good.structured['summary']).toBe('M a.txt (+1 -1)\nM b.txt (+1 -1)')
+  })
+
+  it('dry_run reports the diff and writes nothing', async () => {
+    await open()
+    await ok('read_file', { path: 'a.txt' })
+    const out = await ok('edit_file', {
+      path: 'a.txt',
+      old_string: 'line 1\n',
+      new_string: 'A\n',
+      dry_run: true,
+    })
+    expect(out.structured['dry_run']).toBe(true)
+    expect(out.structured['files'][0].diff).toContain('+A')
+    expect(await disk('a.txt')).toBe(lines(30))
+  })
+
+  it("undoes this agent's last change, not another agent's", async () => {
+    await open()
+    await ok('read_file', { path: 'a.txt' })
+    await ok('edit_file', { path: 'a.txt', old_string: 'line 1\n', new_string: 'A\n' })
+    await ok('write_file', { path: 'b.txt', content: 'by b\n' }, B)
+    const out = await ok('undo', {})
+    expect(out.structured['files']).toEqual([
+      expect.objectContaining({ path: 'a.txt', op: 'restore' }),
+    ])
+    expect(await disk('a.txt')).toBe(lines(30))
+    expect(await disk('b.txt')).toBe('by b\n')
+    expect(codeOf(await call('undo', {}))).toBe('UNDO_NOT_FOUND')
+  })
+
+  it('applies a patch without a read, but not a Codex Add File over or Delete File of an unread file', async () => {
+    await open()
+    const diff = '--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-line 1\n+ONE\n line 2\n'
+    const out = await ok('apply_patch', { patch: diff })
+    expect(out.structured['files'][0]).toMatchObject({ path: 'a.txt', op: 'update' })
+    const codex = '*** Begin Patch\n*** Add File: a.txt\n+replaced\n*** End Patch\n'
+    expect(codeOf(await call('apply_patch', { patch: codex }, B))).toBe('FILE_STALE_READ')
+    await ok('read_file', { path: 'a.txt' }, B)
+    await ok('apply_patch', { patch: codex }, B)
+    expect(await disk('a.txt')).toBe('replaced\n')
+    // A Codex deletion states nothing of the file: it needs a read of the version it deletes.
+    const del = '*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n'
+    expect(codeOf(await call('apply_patch', { patch: del }))).toBe('FILE_STALE_READ')
+    await ok('read_file', { path: 'a.txt' })
+    await ok('apply_patch', { patch: del })
+  })
+})
+
+describe('workspaces and limits', () => {
+  it('needs a workspace name when it serves several, and keeps a bound caller in its own', async () => {
+    const other = await makeTempDir('patchloom-service-other-')
+    try {
+      await open({ workspaces: [{ root }, { root: other, name: 'other' }] })
+      expect(service.workspaces.map((w) => w.name)).toHaveLength(2)
+      expect(codeOf(await call('read_file', { path: 'a.txt' }))).toBe('SERVER_WORKSPACE_UNKNOWN')
+      const name = service.workspaces[0]?.name as string
+      await ok('read_file', { path: 'a.txt', workspace: name })
+      expect(codeOf(await call('read_file', { path: 'a.txt', workspace: 'nope' }))).toBe(
+        'SERVER_WORKSPACE_UNKNOWN',
+      )
+      const bound: Caller = { agent: 'c', workspace: 'other' }
+      expect(codeOf(await call('read_file', { path: 'a.txt', workspace: name }, bound))).toBe(
+        'SERVER_WORKSPACE_UNKNOWN',
+      )
+      expect(codeOf(await call('read_file', { path: 'a.txt' }, bound))).toBe('FILE_NOT_FOUND')
+    } finally {
+      await service.close()
+      await rm(other, { recursive: true, force: true })
+    }
+  })
+
+  it('answers SERVER_BUSY past the per-agent limit instead of queueing without bound', async () => {
+    await open({ queue: { perAgent: 1 } })
+    const [first, second] = await Promise.all([
+      call('read_file', { path: 'a.txt' }),
+      call('read_file', { path: 'a.txt' }),
+    ])
+    expect(first.ok).toBe(true)
+    expect(codeOf(second)).toBe('SERVER_BUSY')
+    expect(second.structured['error'].retryable).toBe(true)
+    expect((await call('read_file', { path: 'a.txt' })).ok).toBe(true)
+  })
+
+  it('finishes requests in flight on close, then refuses new ones', async () => {
+    await open()
+    await ok('read_file', { path: 'a.txt' })
+    const inFlight = call('edit_file', { path: 'a.txt', old_string: 'line 1\n', new_string: 'A\n' })
+    await service.close()
+    expect((await inFlight).ok).toBe(true)
+    expect(await disk('a.txt')).toContain('A\nline 2\n')
+    expect(codeOf(await call('read_file', { path: 'a.txt' }))).toBe('SERVER_CLOSING')
+  })
+})
