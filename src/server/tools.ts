@@ -61,6 +61,13 @@ const editFields = {
     .boolean()
     .optional()
     .describe('old_string is a JavaScript regular expression; new_string may use $1, $<name>.'),
+  flags: z
+    .string()
+    .regex(/^[imsuv]*$/)
+    .optional()
+    .describe(
+      'regex: flags from i, m, s, u, v (g is implied); without m, ^ and $ are the ends of the file.',
+    ),
   strict: z
     .boolean()
     .optional()

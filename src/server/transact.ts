@@ -12,6 +12,7 @@
 //   (rebase.ts). The result says which files were rebased.
 // - FILE_CHANGED (another process committed between verification and commit): verified again.
 import { computeFile } from '../apply/compute.js'
+import { searchRegex } from '../coordinator/regex-search.js'
 import type { ApplyResult, EditsOp } from '../types.js'
 import { EditError, isEditError } from '../errors.js'
 import { parseEditsJson } from '../parse/edits.js'
@@ -265,7 +266,7 @@ function editsOp(edits: readonly Record<string, unknown>[]): EditsOp {
  * answer the agent needs.
  */
 function computeText(op: EditsOp, source: Uint8Array, required = false): string | null {
-  const computed = computeFile({ format: 'edits', op, source, bytesOnly: true })
+  const computed = computeFile({ format: 'edits', op, source, bytesOnly: true }, { searchRegex })
   if (!computed.ok) {
     if (required) throw EditError.fromData(computed.error)
     return null

@@ -293,6 +293,65 @@ describe('concurrent agents on one file', () => {
   })
 })
 
+describe('edit modes through the server', () => {
+  it('takes occurrence, regex with flags, and refuses a no-op and a rewrite', async () => {
+    await writeFile(join(root, 'r.txt'), 'x = 1\nx = 2\nx = 3\n')
+    await open()
+    await ok('read_file', { path: 'r.txt' })
+    await ok('edit_file', { path: 'r.txt', old_string: 'x = ', new_string: 'y = ', occurrence: -1 })
+    await ok('edit_file', {
+      path: 'r.txt',
+      old_string: '^x = (\\d)$',
+      new_string: 'z = $1',
+      regex: true,
+      flags: 'm',
+      occurrence: 1,
+    })
+    expect(await disk('r.txt')).toBe('z = 1\nx = 2\ny = 3\n')
+    expect(
+      codeOf(await call('edit_file', { path: 'r.txt', old_string: 'x = 2', new_string: 'x = 2' })),
+    ).toBe('EDIT_NO_OP')
+    expect(
+      codeOf(
+        await call(
+          'edit_file',
+          {
+            path: 'a.txt',
+            old_string: 'line 1\n',
+            new_string: lines(30).replace('line 5\n', 'five\n'),
+          },
+          B,
+        ),
+      ),
+    ).toBe('FILE_STALE_READ')
+    await ok('read_file', { path: 'a.txt' }, B)
+    const rewrite = {
+      path: 'a.txt',
+      old_string: 'line 1\n',
+      new_string: lines(30).replace('line 5\n', 'five\n'),
+    }
+    expect(codeOf(await call('edit_file', rewrite, B))).toBe('EDIT_REWRITE_BLOCKED')
+    await ok('edit_file', { ...rewrite, allow_rewrite: true }, B)
+  })
+
+  it("rebases a regex edit over another agent's change elsewhere", async () => {
+    await open()
+    await ok('read_file', { path: 'a.txt' })
+    await ok('read_file', { path: 'a.txt' }, B)
+    await ok('edit_file', { path: 'a.txt', old_string: 'line 29\n', new_string: 'B\n' }, B)
+    const out = await ok('edit_file', {
+      path: 'a.txt',
+      old_string: 'line (2)\\n',
+      new_string: 'L$1!\n',
+      regex: true,
+    })
+    expect(out.structured['files'][0].rebased_from).toMatch(/^sha256:/)
+    expect(await disk('a.txt')).toBe(
+      lines(30).replace('line 2\n', 'L2!\n').replace('line 29\n', 'B\n'),
+    )
+  })
+})
+
 describe('transactions', () => {
   it('multi_edit writes all files or none', async () => {
     await writeFile(join(root, 'b.txt'), 'b1\nb2\n')
