@@ -8,6 +8,8 @@
 // The legacy leg: a 2025-era request is served by a lent instance over the SDK's own web-standard
 // Streamable HTTP transport, stateless, answering with one JSON body instead of an SSE stream
 // (the SDK's fallback streams every answer). Modern (2026-07-28) requests go to createMcpHandler.
+// An instance keeps between exchanges only what the SDK records of its last client (a 2025
+// `initialize`, a modern request's envelope), which the tools never read.
 import {
   createMcpHandler,
   isLegacyRequest,
@@ -21,33 +23,40 @@ type Era = 'legacy' | 'modern'
 export class InstancePool {
   readonly #make: () => McpServer
   readonly #idle: Record<Era, McpServer[]> = { legacy: [], modern: [] }
-  readonly #lent = new Set<McpServer>()
-  readonly #eraOf = new WeakMap<McpServer, Era>()
+  /** Lent and not yet returned. Weak: an instance the SDK never closes is not kept alive here. */
+  readonly #lent = new WeakSet<McpServer>()
+  #made = 0
 
   constructor(make: () => McpServer) {
     this.#make = make
   }
 
-  /** An instance for one exchange; its close() returns it here. */
+  /** An instance for one exchange; it comes back when its connection closes. */
   lend(era: Era): McpServer {
     const instance = this.#idle[era].pop() ?? this.#fresh(era)
     this.#lent.add(instance)
     return instance
   }
 
-  /** Instances made so far (lent and idle). */
-  get size(): number {
-    return this.#lent.size + this.#idle.legacy.length + this.#idle.modern.length
+  /** Instances made so far. */
+  get made(): number {
+    return this.#made
   }
 
   #fresh(era: Era): McpServer {
     const instance = this.#make()
-    this.#eraOf.set(instance, era)
+    this.#made++
+    const giveBack = (): void => {
+      // Only a lent instance goes back, and only once per lending.
+      if (this.#lent.delete(instance)) this.#idle[era].push(instance)
+    }
+    // The exchange ends when the instance's transport closes: the SDK's modern leg never calls
+    // close() on success, but it chains the low-level server's onclose (and restores it after).
+    instance.server.onclose = giveBack
     const close = instance.close.bind(instance)
     instance.close = async () => {
       await close()
-      // Only a lent instance goes back, and only once per lending.
-      if (this.#lent.delete(instance)) this.#idle[this.#eraOf.get(instance) ?? era].push(instance)
+      giveBack()
     }
     return instance
   }

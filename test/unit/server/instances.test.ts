@@ -7,7 +7,7 @@ function fakes(): { make: () => McpServer; made: number } {
   const state = { made: 0, make: () => ({}) as McpServer }
   state.make = () => {
     state.made++
-    return { close: async () => undefined } as unknown as McpServer
+    return { close: async () => undefined, server: {} } as unknown as McpServer
   }
   return state
 }
@@ -35,12 +35,19 @@ describe('InstancePool', () => {
     expect(second).not.toBe(a)
   })
 
+  it('takes an instance back when its connection closes, as the SDK ends a modern exchange', () => {
+    const pool = new InstancePool(fakes().make)
+    const a = pool.lend('modern')
+    ;(a.server as { onclose?: () => void }).onclose?.()
+    expect(pool.lend('modern')).toBe(a)
+  })
+
   it('keeps the eras apart', async () => {
     const pool = new InstancePool(fakes().make)
     const legacy = pool.lend('legacy')
     await legacy.close()
     expect(pool.lend('modern')).not.toBe(legacy)
     expect(pool.lend('legacy')).toBe(legacy)
-    expect(pool.size).toBe(2)
+    expect(pool.made).toBe(2)
   })
 })
