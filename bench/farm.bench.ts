@@ -24,6 +24,7 @@
 //                          edits (--shared-share 0.25) on --shared-files 4 shared files
 //   --durability full,fast patchloom's --durability, one set of rows each
 //   --runs 1               repeat every row; tables show medians (lost updates: the sum)
+//   --warmup 100           untimed warm-up edits per row, spread over the clients (>= 2 each)
 //   --seed 11  --json FILE (the report as JSON)  --quick (N=4, M=5, one run, CI)
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -45,8 +46,7 @@ const REF_BIN = fileURLToPath(
 const PROTOCOL_VERSION = '2025-11-25'
 /** Attempts (read + edit) per edit before it is counted as failed. */
 const MAX_ATTEMPTS = 500
-/** Untimed warm-up edits per row, spread over the clients (at least WARMUP_MIN each). */
-const WARMUP_TOTAL = 100
+/** Untimed warm-up edits per client before a row: at least this many, --warmup in all. */
 const WARMUP_MIN = 2
 /** Clock ticks per second in /proc/PID/stat (USER_HZ, 100 on Linux). */
 const CLK_TCK = 100
@@ -65,6 +65,7 @@ interface Flags {
   readonly durabilities: readonly Durability[]
   readonly runs: number
   readonly seed: number
+  readonly warmup: number
   readonly json: string | undefined
 }
 
@@ -86,6 +87,7 @@ function parseFlags(argv: readonly string[]): Flags {
     durabilities: ['full', 'fast'] as readonly Durability[],
     runs: 1,
     seed: 11,
+    warmup: 100,
     json: undefined as string | undefined,
   }
   for (let i = 0; i < argv.length; i++) {
@@ -116,12 +118,14 @@ function parseFlags(argv: readonly string[]): Flags {
       flags.durabilities = ds as Durability[]
     } else if (flag === '--runs') flags.runs = numbers(value())[0] as number
     else if (flag === '--seed') flags.seed = Number(value())
+    else if (flag === '--warmup') flags.warmup = Number(value())
     else if (flag === '--json') flags.json = path.resolve(value())
     else if (flag === '--quick') {
       flags.ns = [4]
       flags.refNs = [4]
       flags.m = 5
       flags.runs = 1
+      flags.warmup = 8
     } else throw new Error(`unknown flag ${flag}`)
   }
   return flags
@@ -575,7 +579,7 @@ async function runRow(
       ? await startPatchloom(tree, n, durability as Durability)
       : await startReference(tree, n)
   try {
-    const warm = Math.max(WARMUP_MIN, Math.ceil(WARMUP_TOTAL / n))
+    const warm = Math.max(WARMUP_MIN, Math.ceil(flags.warmup / n))
     const warmStats = target.clients.map(() => newStats())
     await Promise.all(
       target.clients.map((c, k) =>
