@@ -842,6 +842,14 @@ async function main(): Promise<void> {
       targets.map((t) => [t.target, t.measured, t.met === null ? '-' : t.met ? 'yes' : 'no']),
     ),
   )
+  const broken = rows.filter(
+    (r) => r.server === 'patchloom' && (r.lost > 0 || r.landedUnacknowledged > 0),
+  )
+  for (const r of broken)
+    console.log(
+      `\n> patchloom lost updates: ${label(r)} ${r.mix} N=${r.n}: ${r.lost} lost, ${r.landedUnacknowledged} landed unacknowledged`,
+    )
+  if (broken.length > 0) process.exitCode = 1
   if (flags.json !== undefined)
     writeFileSync(
       flags.json,
