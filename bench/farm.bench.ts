@@ -1,0 +1,860 @@
+// Many agents editing one tree at once through `patchloom serve --http` (issue #11): N concurrent
+// clients, each doing M read-modify-write edits (read_file, then edit_file with expected_hash
+// from that read; a stale hash re-reads and retries, SERVER_BUSY or HTTP 429 backs off and
+// retries) on a seeded mix of its own private file and a few shared files. Each edit appends a
+// unique token line (`agent-0007 edit-00012`): old_string is the file's last line, new_string
+// that line plus the token. At the end every file is read from disk and the tokens counted: an
+// acknowledged edit whose token is missing is a lost update (must be 0 for patchloom).
+// Side by side, in the same run and on the same load, the reference server
+// @modelcontextprotocol/server-filesystem, deployed as it is meant to be: one stdio process per
+// client, spoken to with raw newline-delimited JSON-RPC (initialize, then read_text_file and
+// edit_file with edits [{oldText, newText}]); it has no expected_hash, so its lost updates are
+// counted the same way. It is run at N <= 64 only (--ref-n): 256 node processes on 2 cores
+// measure process scheduling, not the server.
+// Per row: edits/s over the timed phase, p50/p99 of one acknowledged edit (first read to the
+// edit's answer, retries included), retries per edit, lost updates, and the CPU of the load
+// generator (this process) and of the server process(es), each as a share of wall time, so a
+// client-bound row can be seen as such. Each row gets a fresh server and tree, and untimed
+// warm-up edits (about 100 in all, at least 2 per client) on separate files first.
+// Run: npm run build && node dist/bench/farm.bench.js   (or npm run bench:farm -- FLAGS)
+//   --n 1,16,64,256        client counts for patchloom
+//   --ref-n 1,16,64        client counts for the reference server (--no-ref: none)
+//   --m 50                 edits per client
+//   --mix private,mixed    private: every edit on the client's own file; mixed: a share of the
+//                          edits (--shared-share 0.25) on --shared-files 4 shared files
+//   --durability full,fast patchloom's --durability, one set of rows each
+//   --runs 1               repeat every row; tables show medians (lost updates: the sum)
+//   --warmup 100           untimed warm-up edits per row, spread over the clients (>= 2 each)
+//   --seed 11  --json FILE (the report as JSON)  --quick (N=4, M=5, one run, CI)
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { Agent, request } from 'node:http'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { prng } from './generate.js'
+import { loadLine, machineLine, markdownTable, median, ms, ratio } from './report.js'
+
+const CLI = fileURLToPath(new URL('../../bin/patchloom.js', import.meta.url))
+const REF_BIN = fileURLToPath(
+  new URL(
+    '../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js',
+    import.meta.url,
+  ),
+)
+const PROTOCOL_VERSION = '2025-11-25'
+/** Attempts (read + edit) per edit before it is counted as failed. */
+const MAX_ATTEMPTS = 500
+/** Untimed warm-up edits per client before a row: at least this many, --warmup in all. */
+const WARMUP_MIN = 2
+/** Clock ticks per second in /proc/PID/stat (USER_HZ, 100 on Linux). */
+const CLK_TCK = 100
+
+type Durability = 'full' | 'fast'
+type Mix = 'private' | 'mixed'
+type ServerKind = 'patchloom' | 'server-filesystem'
+
+interface Flags {
+  readonly ns: readonly number[]
+  readonly refNs: readonly number[]
+  readonly m: number
+  readonly mixes: readonly Mix[]
+  readonly sharedShare: number
+  readonly sharedFiles: number
+  readonly durabilities: readonly Durability[]
+  readonly runs: number
+  readonly seed: number
+  readonly warmup: number
+  readonly json: string | undefined
+}
+
+function parseFlags(argv: readonly string[]): Flags {
+  const list = (v: string) => v.split(',').filter((s) => s !== '')
+  const numbers = (v: string) =>
+    list(v).map((s) => {
+      const n = Number(s)
+      if (!Number.isInteger(n) || n < 1) throw new Error(`not a positive integer: ${s}`)
+      return n
+    })
+  const flags = {
+    ns: [1, 16, 64, 256] as readonly number[],
+    refNs: [1, 16, 64] as readonly number[],
+    m: 50,
+    mixes: ['private', 'mixed'] as readonly Mix[],
+    sharedShare: 0.25,
+    sharedFiles: 4,
+    durabilities: ['full', 'fast'] as readonly Durability[],
+    runs: 1,
+    seed: 11,
+    warmup: 100,
+    json: undefined as string | undefined,
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i] as string
+    const value = () => {
+      const v = argv[++i]
+      if (v === undefined) throw new Error(`${flag} needs a value`)
+      return v
+    }
+    if (flag === '--n') flags.ns = numbers(value())
+    else if (flag === '--ref-n') flags.refNs = numbers(value())
+    else if (flag === '--no-ref') flags.refNs = []
+    else if (flag === '--m') flags.m = numbers(value())[0] as number
+    else if (flag === '--mix') {
+      const mixes = list(value())
+      for (const mix of mixes)
+        if (mix !== 'private' && mix !== 'mixed') throw new Error(`unknown mix ${mix}`)
+      flags.mixes = mixes as Mix[]
+    } else if (flag === '--shared-share') {
+      flags.sharedShare = Number(value())
+      if (!(flags.sharedShare >= 0 && flags.sharedShare <= 1))
+        throw new Error('--shared-share takes a number from 0 to 1')
+    } else if (flag === '--shared-files') flags.sharedFiles = numbers(value())[0] as number
+    else if (flag === '--durability') {
+      const ds = list(value())
+      for (const d of ds)
+        if (d !== 'full' && d !== 'fast') throw new Error(`unknown durability ${d}`)
+      flags.durabilities = ds as Durability[]
+    } else if (flag === '--runs') flags.runs = numbers(value())[0] as number
+    else if (flag === '--seed') flags.seed = Number(value())
+    else if (flag === '--warmup') flags.warmup = Number(value())
+    else if (flag === '--json') flags.json = path.resolve(value())
+    else if (flag === '--quick') {
+      flags.ns = [4]
+      flags.refNs = [4]
+      flags.m = 5
+      flags.runs = 1
+      flags.warmup = 8
+    } else throw new Error(`unknown flag ${flag}`)
+  }
+  return flags
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tree: one private file per client, the shared files, one warm-up file per client.
+
+interface Tree {
+  readonly root: string
+  readonly privateOf: (k: number) => string
+  readonly shared: readonly string[]
+  readonly warmOf: (k: number) => string
+}
+
+const pad = (n: number, width: number) => String(n).padStart(width, '0')
+const agentName = (k: number) => `agent-${pad(k, 4)}`
+/** Fixed width, so no token is a prefix of another and a last line matches exactly once. */
+const tokenOf = (k: number, e: number) => `${agentName(k)} edit-${pad(e, 5)}`
+
+function makeTree(n: number, sharedFiles: number): Tree {
+  const root = mkdtempSync(path.join(tmpdir(), 'farm-'))
+  for (const dir of ['private', 'shared', 'warm']) mkdirSync(path.join(root, dir))
+  const tree: Tree = {
+    root,
+    privateOf: (k) => `private/${agentName(k)}.txt`,
+    shared: Array.from({ length: sharedFiles }, (_, i) => `shared/s${i}.txt`),
+    warmOf: (k) => `warm/${agentName(k)}.txt`,
+  }
+  const files = [
+    ...Array.from({ length: n }, (_, k) => tree.privateOf(k)),
+    ...tree.shared,
+    ...Array.from({ length: n }, (_, k) => tree.warmOf(k)),
+  ]
+  for (const rel of files) writeFileSync(path.join(root, rel), `farm file ${rel}\n`)
+  return tree
+}
+
+// ---------------------------------------------------------------------------------------------
+// One client's view of a server: read a file (content and, for patchloom, its hash) and append
+// a line after a given last line. Both servers answer with the same outcome kinds.
+
+type Outcome =
+  | { readonly kind: 'ok' }
+  | { readonly kind: 'stale' }
+  | { readonly kind: 'busy' }
+  | { readonly kind: 'error'; readonly code: string }
+
+interface ReadResult {
+  readonly lastLine: string
+  readonly hash: string | undefined
+}
+
+interface Client {
+  read(rel: string): Promise<ReadResult | Outcome>
+  append(rel: string, lastLine: string, line: string, hash: string | undefined): Promise<Outcome>
+  close(): void
+}
+
+interface RpcReply {
+  readonly result?: {
+    readonly isError?: boolean
+    readonly structuredContent?: Record<string, unknown>
+    readonly content?: readonly { readonly type: string; readonly text?: string }[]
+  }
+  readonly error?: { readonly code: number; readonly message: string }
+}
+
+/** patchloom over keep-alive HTTP: one connection per client, no initialize (stateless 2025). */
+class HttpClient implements Client {
+  readonly #agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  readonly #url: URL
+  readonly #name: string
+  #id = 0
+
+  constructor(url: URL, name: string) {
+    this.#url = url
+    this.#name = name
+  }
+
+  async read(rel: string): Promise<ReadResult | Outcome> {
+    let reply = await this.#call('read_file', { path: rel })
+    if (!('structured' in reply)) return reply
+    // The default page is 2,000 lines: a longer file is read again from its last line.
+    if (reply.structured['more'] === true) {
+      reply = await this.#call('read_file', {
+        path: rel,
+        offset: reply.structured['total_lines'],
+      })
+      if (!('structured' in reply)) return reply
+    }
+    const content = String(reply.structured['content'])
+    const last = content.slice(content.lastIndexOf('\n') + 1)
+    return {
+      lastLine: last.slice(last.indexOf('\t') + 1),
+      hash: String(reply.structured['content_hash']),
+    }
+  }
+
+  async append(
+    rel: string,
+    lastLine: string,
+    line: string,
+    hash: string | undefined,
+  ): Promise<Outcome> {
+    const reply = await this.#call('edit_file', {
+      path: rel,
+      old_string: lastLine,
+      new_string: `${lastLine}\n${line}`,
+      ...(hash === undefined ? {} : { expected_hash: hash }),
+    })
+    return 'structured' in reply ? { kind: 'ok' } : reply
+  }
+
+  close(): void {
+    this.#agent.destroy()
+  }
+
+  async #call(
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ structured: Record<string, unknown> } | Outcome> {
+    const id = ++this.#id
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    })
+    const { status, text } = await new Promise<{ status: number; text: string }>(
+      (resolve, reject) => {
+        const req = request(
+          {
+            host: this.#url.hostname,
+            port: this.#url.port,
+            path: this.#url.pathname,
+            method: 'POST',
+            agent: this.#agent,
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              'mcp-protocol-version': PROTOCOL_VERSION,
+              'x-patchloom-agent': this.#name,
+              'content-length': Buffer.byteLength(body),
+            },
+          },
+          (res) => {
+            const chunks: Buffer[] = []
+            res.on('data', (c: Buffer) => chunks.push(c))
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                text: Buffer.concat(chunks).toString('utf8'),
+              }),
+            )
+            res.on('error', reject)
+          },
+        )
+        req.on('error', reject)
+        req.end(body)
+      },
+    )
+    if (status === 429) return { kind: 'busy' }
+    if (status !== 200) return { kind: 'error', code: `HTTP_${status}` }
+    const reply = parseReply(text)
+    return outcomeOf(reply)
+  }
+}
+
+/** A JSON body, or an SSE stream whose `data:` line holds the reply. */
+function parseReply(text: string): RpcReply {
+  if (text.startsWith('{')) return JSON.parse(text) as RpcReply
+  for (const line of text.split('\n'))
+    if (line.startsWith('data: ')) {
+      const message = JSON.parse(line.slice(6)) as RpcReply & { id?: unknown }
+      if (message.id !== undefined) return message
+    }
+  throw new Error(`farm: no JSON-RPC reply in ${JSON.stringify(text.slice(0, 200))}`)
+}
+
+function outcomeOf(reply: RpcReply): { structured: Record<string, unknown> } | Outcome {
+  if (reply.error !== undefined) return { kind: 'error', code: `RPC_${reply.error.code}` }
+  const result = reply.result
+  if (result === undefined) return { kind: 'error', code: 'NO_RESULT' }
+  if (result.isError === true) {
+    const error = result.structuredContent?.['error'] as { code?: string } | undefined
+    const code = error?.code ?? 'TOOL_ERROR'
+    if (code === 'FILE_HASH_MISMATCH') return { kind: 'stale' }
+    if (code === 'SERVER_BUSY') return { kind: 'busy' }
+    return { kind: 'error', code }
+  }
+  return { structured: result.structuredContent ?? {} }
+}
+
+/** The reference server: its own stdio process, newline-delimited JSON-RPC after initialize. */
+class StdioClient implements Client {
+  readonly child: ChildProcess
+  readonly #root: string
+  readonly #pending = new Map<number, (reply: RpcReply) => void>()
+  #id = 0
+
+  private constructor(child: ChildProcess, root: string) {
+    this.child = child
+    this.#root = root
+    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
+    lines.on('line', (line) => {
+      if (!line.startsWith('{')) return
+      const message = JSON.parse(line) as RpcReply & { id?: number }
+      if (typeof message.id !== 'number') return
+      const resolve = this.#pending.get(message.id)
+      this.#pending.delete(message.id)
+      resolve?.(message)
+    })
+  }
+
+  static async start(root: string): Promise<StdioClient> {
+    const child = spawn(process.execPath, [REF_BIN, root], { stdio: ['pipe', 'pipe', 'ignore'] })
+    const client = new StdioClient(child, root)
+    const init = await client.#send('initialize', {
+      protocolVersion: PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: 'farm.bench', version: '0' },
+    })
+    if (init.error !== undefined) throw new Error(`server-filesystem: ${init.error.message}`)
+    child.stdin?.write(
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`,
+    )
+    return client
+  }
+
+  async read(rel: string): Promise<ReadResult | Outcome> {
+    const reply = await this.#tool('read_text_file', { path: path.join(this.#root, rel) })
+    if (!('structured' in reply)) return reply
+    const content = String(reply.structured['content']).replace(/\n$/, '')
+    return { lastLine: content.slice(content.lastIndexOf('\n') + 1), hash: undefined }
+  }
+
+  async append(rel: string, lastLine: string, line: string): Promise<Outcome> {
+    const reply = await this.#tool('edit_file', {
+      path: path.join(this.#root, rel),
+      edits: [{ oldText: lastLine, newText: `${lastLine}\n${line}` }],
+    })
+    if ('structured' in reply) return { kind: 'ok' }
+    // No expected_hash: the only sign of a concurrent change is the old text no longer found.
+    return reply.kind === 'error' && reply.code === 'TOOL_ERROR' ? { kind: 'stale' } : reply
+  }
+
+  close(): void {
+    this.child.stdin?.end()
+    this.child.kill()
+  }
+
+  async #tool(
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ structured: Record<string, unknown> } | Outcome> {
+    return outcomeOf(await this.#send('tools/call', { name, arguments: args }))
+  }
+
+  #send(method: string, params: unknown): Promise<RpcReply> {
+    const id = ++this.#id
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, resolve)
+      this.child.stdin?.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`,
+        (e) => {
+          if (e) reject(e)
+        },
+      )
+    })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The load: each client's edits in sequence, all clients at once.
+
+interface ClientStats {
+  readonly latenciesMs: number[]
+  readonly acked: string[]
+  stale: number
+  busy: number
+  failed: number
+  readonly errors: Map<string, number>
+}
+
+const sleep = (msToWait: number) => new Promise((r) => setTimeout(r, msToWait))
+
+async function runClient(
+  client: Client,
+  k: number,
+  files: readonly string[],
+  tokens: readonly string[],
+  stats: ClientStats,
+): Promise<void> {
+  const random = prng(0x5eed + k)
+  for (let e = 0; e < files.length; e++) {
+    const rel = files[e] as string
+    const token = tokens[e] as string
+    const start = performance.now()
+    let done = false
+    for (let attempt = 0, busyRun = 0; attempt < MAX_ATTEMPTS && !done; attempt++) {
+      const read = await client.read(rel)
+      let outcome: Outcome
+      if ('kind' in read) outcome = read
+      else outcome = await client.append(rel, read.lastLine, token, read.hash)
+      switch (outcome.kind) {
+        case 'ok':
+          stats.latenciesMs.push(performance.now() - start)
+          stats.acked.push(token)
+          done = true
+          break
+        case 'stale':
+          stats.stale++
+          break
+        case 'busy':
+          stats.busy++
+          busyRun++
+          await sleep(Math.min(50, 2 ** busyRun) * (0.5 + random()))
+          break
+        case 'error':
+          stats.errors.set(outcome.code, (stats.errors.get(outcome.code) ?? 0) + 1)
+          attempt = MAX_ATTEMPTS
+          break
+      }
+    }
+    if (!done) stats.failed++
+  }
+}
+
+/** Which file each of client k's edits goes to (seeded: the same plan for both servers). */
+function planOf(k: number, tree: Tree, flags: Flags, mix: Mix): string[] {
+  const random = prng(flags.seed * 1000 + k)
+  return Array.from({ length: flags.m }, () =>
+    mix === 'mixed' && random() < flags.sharedShare
+      ? (tree.shared[Math.floor(random() * tree.shared.length)] as string)
+      : tree.privateOf(k),
+  )
+}
+
+/** CPU seconds (user + system) of a process from /proc, or NaN off Linux. */
+function cpuSecondsOf(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK
+  } catch {
+    return Number.NaN
+  }
+}
+
+export interface FarmRow {
+  readonly server: ServerKind
+  readonly durability: Durability | null
+  readonly mix: Mix
+  readonly n: number
+  readonly m: number
+  readonly edits: number
+  readonly failed: number
+  readonly wallMs: number
+  readonly editsPerSec: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly retriesPerEdit: number
+  readonly staleRetries: number
+  readonly busyRetries: number
+  readonly lost: number
+  readonly landedUnacknowledged: number
+  readonly clientCpuShare: number
+  readonly serverCpuShare: number
+  readonly errors: Readonly<Record<string, number>>
+  readonly serverLog: readonly string[]
+}
+
+function percentile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number
+}
+
+interface Target {
+  readonly clients: Client[]
+  readonly cpuSeconds: () => number
+  readonly log: () => string[]
+  stop(): Promise<void>
+}
+
+async function startPatchloom(tree: Tree, n: number, durability: Durability): Promise<Target> {
+  const child = spawn(
+    process.execPath,
+    [CLI, 'serve', '--http', '127.0.0.1:0', '--root', tree.root, '--durability', durability],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  const log: string[] = []
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    if (!/serving MCP|draining requests|stopped|responseMode/.test(line)) log.push(line)
+  })
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve)
+    child.once('exit', (code) => reject(new Error(`patchloom serve exited ${String(code)}`)))
+  })
+  const exited = new Promise<void>((r) => child.once('exit', () => r()))
+  return {
+    clients: Array.from({ length: n }, (_, k) => new HttpClient(new URL(url), agentName(k))),
+    cpuSeconds: () => cpuSecondsOf(child.pid),
+    log: () => log,
+    stop: async () => {
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
+
+async function startReference(tree: Tree, n: number): Promise<Target> {
+  const clients: StdioClient[] = []
+  // Started a few at a time: 64 node processes starting at once on 2 cores take seconds.
+  for (let k = 0; k < n; k += 8)
+    clients.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(8, n - k) }, () => StdioClient.start(tree.root)),
+      )),
+    )
+  return {
+    clients,
+    cpuSeconds: () => clients.reduce((sum, c) => sum + cpuSecondsOf(c.child.pid), 0),
+    log: () => [],
+    stop: async () => {
+      await Promise.all(
+        clients.map(
+          (c) =>
+            new Promise<void>((r) => {
+              if (c.child.exitCode !== null) return r()
+              c.child.once('exit', () => r())
+              c.close()
+            }),
+        ),
+      )
+    },
+  }
+}
+
+async function runRow(
+  server: ServerKind,
+  durability: Durability | null,
+  mix: Mix,
+  n: number,
+  flags: Flags,
+): Promise<FarmRow> {
+  const tree = makeTree(n, flags.sharedFiles)
+  const target =
+    server === 'patchloom'
+      ? await startPatchloom(tree, n, durability as Durability)
+      : await startReference(tree, n)
+  try {
+    const warm = Math.max(WARMUP_MIN, Math.ceil(flags.warmup / n))
+    const warmStats = target.clients.map(() => newStats())
+    await Promise.all(
+      target.clients.map((c, k) =>
+        runClient(
+          c,
+          k,
+          Array.from({ length: warm }, () => tree.warmOf(k)),
+          Array.from({ length: warm }, (_, e) => `warm ${tokenOf(k, e)}`),
+          warmStats[k] as ClientStats,
+        ),
+      ),
+    )
+    const stats = target.clients.map(() => newStats())
+    const plans = target.clients.map((_, k) => planOf(k, tree, flags, mix))
+    const serverCpu0 = target.cpuSeconds()
+    const cpu0 = process.cpuUsage()
+    const t0 = performance.now()
+    await Promise.all(
+      target.clients.map((c, k) =>
+        runClient(
+          c,
+          k,
+          plans[k] as string[],
+          Array.from({ length: flags.m }, (_, e) => tokenOf(k, e)),
+          stats[k] as ClientStats,
+        ),
+      ),
+    )
+    const wallMs = performance.now() - t0
+    const cpu = process.cpuUsage(cpu0)
+    const serverCpu = target.cpuSeconds() - serverCpu0
+    // Count the tokens on disk: every acknowledged one must be there, exactly once.
+    const present = new Map<string, number>()
+    for (const rel of [...target.clients.map((_, k) => tree.privateOf(k)), ...tree.shared])
+      for (const line of readFileSync(path.join(tree.root, rel), 'utf8').split('\n'))
+        if (line.startsWith('agent-')) present.set(line, (present.get(line) ?? 0) + 1)
+    const acked = new Set(stats.flatMap((s) => s.acked))
+    let lost = 0
+    for (const token of acked) if (present.get(token) !== 1) lost++
+    let landedUnacknowledged = 0
+    for (const token of present.keys()) if (!acked.has(token)) landedUnacknowledged++
+    const latencies = stats.flatMap((s) => s.latenciesMs).sort((a, b) => a - b)
+    const staleRetries = sum(stats.map((s) => s.stale))
+    const busyRetries = sum(stats.map((s) => s.busy))
+    const errors: Record<string, number> = {}
+    for (const s of [...warmStats, ...stats])
+      for (const [code, count] of s.errors) errors[code] = (errors[code] ?? 0) + count
+    return {
+      server,
+      durability,
+      mix,
+      n,
+      m: flags.m,
+      edits: acked.size,
+      failed: sum(stats.map((s) => s.failed)),
+      wallMs,
+      editsPerSec: acked.size / (wallMs / 1000),
+      p50Ms: percentile(latencies, 0.5),
+      p99Ms: percentile(latencies, 0.99),
+      retriesPerEdit: acked.size === 0 ? Number.NaN : (staleRetries + busyRetries) / acked.size,
+      staleRetries,
+      busyRetries,
+      lost,
+      landedUnacknowledged,
+      clientCpuShare: (cpu.user + cpu.system) / 1000 / wallMs,
+      serverCpuShare: (serverCpu * 1000) / wallMs,
+      errors,
+      serverLog: target.log().slice(0, 20),
+    }
+  } finally {
+    for (const c of target.clients) c.close()
+    await target.stop()
+    rmSync(tree.root, { recursive: true, force: true })
+  }
+}
+
+function newStats(): ClientStats {
+  return { latenciesMs: [], acked: [], stale: 0, busy: 0, failed: 0, errors: new Map() }
+}
+
+const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0)
+
+/** Runs of one row folded into one: medians of the figures, sums of the counts. */
+function foldRuns(runs: readonly FarmRow[]): FarmRow & { readonly runs: number } {
+  const first = runs[0] as FarmRow
+  const med = (pick: (r: FarmRow) => number) => median(runs.map(pick))
+  const errors: Record<string, number> = {}
+  for (const r of runs)
+    for (const [code, count] of Object.entries(r.errors)) errors[code] = (errors[code] ?? 0) + count
+  return {
+    ...first,
+    runs: runs.length,
+    edits: med((r) => r.edits),
+    failed: sum(runs.map((r) => r.failed)),
+    wallMs: med((r) => r.wallMs),
+    editsPerSec: med((r) => r.editsPerSec),
+    p50Ms: med((r) => r.p50Ms),
+    p99Ms: med((r) => r.p99Ms),
+    retriesPerEdit: med((r) => r.retriesPerEdit),
+    staleRetries: med((r) => r.staleRetries),
+    busyRetries: med((r) => r.busyRetries),
+    lost: sum(runs.map((r) => r.lost)),
+    landedUnacknowledged: sum(runs.map((r) => r.landedUnacknowledged)),
+    clientCpuShare: med((r) => r.clientCpuShare),
+    serverCpuShare: med((r) => r.serverCpuShare),
+    errors,
+    serverLog: runs.flatMap((r) => r.serverLog).slice(0, 20),
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const pct = (share: number) => (Number.isNaN(share) ? '-' : `${(share * 100).toFixed(0)}%`)
+const label = (r: FarmRow) =>
+  r.server === 'patchloom'
+    ? `patchloom --durability ${String(r.durability)}`
+    : 'server-filesystem (stdio, 1 process per client)'
+
+function table(rows: readonly FarmRow[], reference: readonly FarmRow[]): string {
+  return markdownTable(
+    [
+      'server',
+      'N',
+      'edits',
+      'edits/s',
+      'x server-filesystem',
+      'p50 ms',
+      'p99 ms',
+      'retries/edit',
+      'lost',
+      'failed',
+      'client CPU',
+      'server CPU',
+    ],
+    rows.map((r) => {
+      const ref = reference.find((x) => x.n === r.n && x.mix === r.mix)
+      return [
+        label(r),
+        String(r.n),
+        String(r.edits),
+        r.editsPerSec.toFixed(0),
+        r.server === 'patchloom' && ref !== undefined ? ratio(r.editsPerSec, ref.editsPerSec) : '-',
+        ms(r.p50Ms),
+        ms(r.p99Ms),
+        Number.isNaN(r.retriesPerEdit) ? '-' : r.retriesPerEdit.toFixed(2),
+        String(r.lost),
+        String(r.failed),
+        pct(r.clientCpuShare),
+        pct(r.serverCpuShare),
+      ]
+    }),
+  )
+}
+
+export interface FarmTarget {
+  readonly target: string
+  readonly measured: string
+  readonly met: boolean | null
+}
+
+/** Issue #11's targets against the rows measured (null: the row was not run). */
+function targetsOf(rows: readonly FarmRow[]): FarmTarget[] {
+  const out: FarmTarget[] = []
+  const mine = rows.filter((r) => r.server === 'patchloom')
+  const refs = rows.filter((r) => r.server === 'server-filesystem')
+  const lostAll = sum(mine.map((r) => r.lost))
+  out.push({
+    target: '0 lost updates at every N (patchloom)',
+    measured: `${lostAll} lost in ${sum(mine.map((r) => r.edits))} acknowledged edits`,
+    met: mine.length === 0 ? null : lostAll === 0,
+  })
+  for (const d of ['full', 'fast'] as const) {
+    const at64 = mine.find((r) => r.durability === d && r.n === 64 && r.mix === 'private')
+    out.push({
+      target: `64 clients, private files, --durability ${d}: >= 500 edits/s with p99 < 100 ms`,
+      measured:
+        at64 === undefined
+          ? 'not run'
+          : `${at64.editsPerSec.toFixed(0)} edits/s, p99 ${ms(at64.p99Ms)} ms`,
+      met: at64 === undefined ? null : at64.editsPerSec >= 500 && at64.p99Ms < 100,
+    })
+    const one = mine.find((r) => r.durability === d && r.n === 1 && r.mix === 'private')
+    out.push({
+      target: `1 agent, --durability ${d}: read+edit p50 < 3 ms`,
+      measured: one === undefined ? 'not run' : `p50 ${ms(one.p50Ms)} ms`,
+      met: one === undefined ? null : one.p50Ms < 3,
+    })
+    const pairs = mine
+      .filter((r) => r.durability === d)
+      .flatMap((r) => {
+        const ref = refs.find((x) => x.n === r.n && x.mix === r.mix)
+        return ref === undefined ? [] : [{ r, x: r.editsPerSec / ref.editsPerSec }]
+      })
+    out.push({
+      target: `>= 10x server-filesystem's throughput, --durability ${d} (every N both ran)`,
+      measured:
+        pairs.length === 0
+          ? 'not run'
+          : pairs.map(({ r, x }) => `${r.mix} N=${r.n}: ${x.toFixed(1)}x`).join('; '),
+      met: pairs.length === 0 ? null : pairs.every(({ x }) => x >= 10),
+    })
+  }
+  return out
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2))
+  console.log('## farm.bench (issue #11)\n')
+  console.log(machineLine())
+  console.log(
+    `\n${flags.m} edits per client (read_file + edit_file with expected_hash); mixes: ${flags.mixes.join(', ')} (mixed: ${flags.sharedShare * 100}% of edits on ${flags.sharedFiles} shared files); seed ${flags.seed}; ${flags.runs} run(s) per row, medians (lost and failed: sums)\n`,
+  )
+  const rows: FarmRow[] = []
+  for (const mix of flags.mixes) {
+    const configs: [ServerKind, Durability | null, number][] = [
+      ...flags.durabilities.flatMap((d) =>
+        flags.ns.map((n) => ['patchloom', d, n] as [ServerKind, Durability, number]),
+      ),
+      ...flags.refNs.map((n) => ['server-filesystem', null, n] as [ServerKind, null, number]),
+    ]
+    const runs = new Map<string, FarmRow[]>()
+    // Runs interleave (every config once, then again), so a load spike is spread over the rows.
+    for (let run = 0; run < flags.runs; run++)
+      for (const [server, durability, n] of configs) {
+        const key = `${server} ${String(durability)} ${n}`
+        const row = await runRow(server, durability, mix, n, flags)
+        runs.set(key, [...(runs.get(key) ?? []), row])
+      }
+    const folded = [...runs.values()].map(foldRuns)
+    rows.push(...folded)
+    console.log(
+      `### ${mix === 'private' ? 'private files: each client edits only its own file' : `mixed: ${flags.sharedShare * 100}% of edits on ${flags.sharedFiles} shared files, the rest on the client's own`}\n`,
+    )
+    console.log(
+      table(
+        folded,
+        folded.filter((r) => r.server === 'server-filesystem'),
+      ),
+    )
+    for (const r of folded) {
+      const codes = Object.entries(r.errors)
+      if (codes.length > 0)
+        console.log(
+          `\n> ${label(r)} N=${r.n}: errors ${codes.map(([c, k]) => `${c} x${k}`).join(', ')}`,
+        )
+      for (const line of r.serverLog.slice(0, 3))
+        console.log(`> ${label(r)} N=${r.n} server: ${line}`)
+      if (r.landedUnacknowledged > 0)
+        console.log(
+          `\n> ${label(r)} N=${r.n}: ${r.landedUnacknowledged} tokens landed unacknowledged`,
+        )
+    }
+    console.log(`\n${loadLine()}\n`)
+  }
+  const targets = targetsOf(rows)
+  console.log('### issue #11 targets\n')
+  console.log(
+    markdownTable(
+      ['target', 'measured', 'met'],
+      targets.map((t) => [t.target, t.measured, t.met === null ? '-' : t.met ? 'yes' : 'no']),
+    ),
+  )
+  const broken = rows.filter(
+    (r) => r.server === 'patchloom' && (r.lost > 0 || r.landedUnacknowledged > 0),
+  )
+  for (const r of broken)
+    console.log(
+      `\n> patchloom lost updates: ${label(r)} ${r.mix} N=${r.n}: ${r.lost} lost, ${r.landedUnacknowledged} landed unacknowledged`,
+    )
+  if (broken.length > 0) process.exitCode = 1
+  if (flags.json !== undefined)
+    writeFileSync(
+      flags.json,
+      `${JSON.stringify({ machine: machineLine(), flags, rows, targets }, null, 2)}\n`,
+    )
+}
+
+await main()

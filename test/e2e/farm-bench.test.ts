@@ -1,0 +1,75 @@
+// CI runs the farm bench in a tiny configuration (#11): 4 clients, 5 edits each, both
+// durabilities and both file mixes, beside the reference server. patchloom must lose no
+// acknowledged edit; the report must carry every figure the issue asks for. Timings are never
+// asserted.
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const BENCH = fileURLToPath(new URL('../../dist/bench/farm.bench.js', import.meta.url))
+const dir = mkdtempSync(path.join(tmpdir(), 'farm-bench-test-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+interface Row {
+  readonly server: string
+  readonly durability: string | null
+  readonly mix: string
+  readonly n: number
+  readonly m: number
+  readonly edits: number
+  readonly failed: number
+  readonly lost: number
+  readonly [figure: string]: unknown
+}
+
+describe('farm.bench --quick', () => {
+  it('loses no acknowledged patchloom edit and reports every figure', () => {
+    const json = path.join(dir, 'farm.json')
+    const child = spawnSync(process.execPath, [BENCH, '--quick', '--json', json], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    })
+    expect(child.status, `${child.stdout}\n${child.stderr}`).toBe(0)
+    const report = JSON.parse(readFileSync(json, 'utf8')) as {
+      rows: Row[]
+      targets: { target: string; measured: string; met: boolean | null }[]
+    }
+    const mine = report.rows.filter((r) => r.server === 'patchloom')
+    expect(mine.map((r) => `${r.durability} ${r.mix} ${r.n}`).sort()).toEqual([
+      'fast mixed 4',
+      'fast private 4',
+      'full mixed 4',
+      'full private 4',
+    ])
+    for (const row of mine) {
+      expect(row, JSON.stringify(row)).toMatchObject({ m: 5, edits: 20, failed: 0, lost: 0 })
+      expect(row['landedUnacknowledged']).toBe(0)
+      expect(row['errors']).toEqual({})
+    }
+    const reference = report.rows.filter((r) => r.server === 'server-filesystem')
+    expect(reference.map((r) => `${r.mix} ${r.n}`).sort()).toEqual(['mixed 4', 'private 4'])
+    for (const row of report.rows) {
+      for (const figure of [
+        'editsPerSec',
+        'p50Ms',
+        'p99Ms',
+        'retriesPerEdit',
+        'staleRetries',
+        'busyRetries',
+        'clientCpuShare',
+        'serverCpuShare',
+        'wallMs',
+      ])
+        expect(typeof row[figure], `${figure} of ${JSON.stringify(row)}`).toBe('number')
+      expect(row.edits + row.failed).toBe(20)
+    }
+    // The reference server has no expected_hash: on private files nothing can be lost.
+    expect(reference.find((r) => r.mix === 'private')?.lost).toBe(0)
+    expect(report.targets.map((t) => t.target)).toContain('0 lost updates at every N (patchloom)')
+    expect(child.stdout).toContain('| patchloom --durability full | 4 | 20 | ')
+    expect(child.stdout).toContain('| server-filesystem (stdio, 1 process per client) | 4 | ')
+  })
+})
