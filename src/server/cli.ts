@@ -175,6 +175,17 @@ export async function runServerCommand(
   const service = await EditService.open(options)
   const names = service.workspaces.map((w) => `${w.name}=${w.root}`).join(', ')
   const log = (message: string): void => io.stderr(`patchloom: ${message}\n`)
+  for (const w of service.workspaces) {
+    const { rolledBack, conflicts } = w.recovery
+    if (rolledBack.length > 0)
+      log(`${w.name}: rolled back interrupted transactions ${rolledBack.join(', ')}`)
+    // Refused (not written here, untrusted) or left in conflict: `patchloom recover` explains.
+    for (const c of conflicts) {
+      log(
+        `${w.name}: transaction ${c.transaction} not recovered (${c.code ?? 'conflict'}, ${c.path}): ${c.reason}`,
+      )
+    }
+  }
   const onError = (error: Error): void => log(`error: ${error.message}`)
   let stop: () => Promise<void>
   let stopped: Promise<void>

@@ -4,7 +4,7 @@
 import { basename } from 'node:path'
 import { JobPool } from '../coordinator/job-pool.js'
 import { EditError, errorData, isEditError } from '../errors.js'
-import type { Durability } from '../journal/types.js'
+import type { Durability, RecoveryReport } from '../journal/types.js'
 import { parsePlan } from '../parse/index.js'
 import type { FormatOption } from '../types.js'
 import {
@@ -103,9 +103,17 @@ export class EditService {
     return new EditService(opened, options, pool)
   }
 
-  /** Workspace names and roots, in the order given. */
-  get workspaces(): readonly { readonly name: string; readonly root: string }[] {
-    return [...this.#workspaces.values()].map((w) => ({ name: w.name, root: w.root }))
+  /** Workspace names, roots and what recovery did when each opened, in the order given. */
+  get workspaces(): readonly {
+    readonly name: string
+    readonly root: string
+    readonly recovery: RecoveryReport
+  }[] {
+    return [...this.#workspaces.values()].map((w) => ({
+      name: w.name,
+      root: w.root,
+      recovery: w.recovery,
+    }))
   }
 
   /** Runs one tool call. Never rejects: every failure is an error outcome. */

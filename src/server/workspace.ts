@@ -11,7 +11,7 @@ import type { JobPool } from '../coordinator/job-pool.js'
 import { resolveWorkspacePath, type PathContext, type ResolvedPath } from '../coordinator/paths.js'
 import { EditError } from '../errors.js'
 import { hashBytes } from '../hash.js'
-import type { Durability } from '../journal/types.js'
+import type { Durability, RecoveryReport } from '../journal/types.js'
 import { pathLocks, type AcquireKeys } from '../journal/lock.js'
 import { WorkspaceMemory, type MemoryLimits } from './memory.js'
 
@@ -61,6 +61,9 @@ export class Workspace {
     )
   }
 
+  /** What recovery did when the workspace opened (interrupted commits rolled back, or refused). */
+  recovery: RecoveryReport = { rolledBack: [], conflicted: [], conflicts: [] }
+
   /** Opens a workspace: its root must be an existing directory; interrupted commits roll back. */
   static async open(spec: WorkspaceSpec, settings: WorkspaceSettings): Promise<Workspace> {
     let rootReal: string
@@ -75,7 +78,7 @@ export class Workspace {
       )
     }
     const workspace = new Workspace(spec, rootReal, settings)
-    await workspace.engine.recover()
+    workspace.recovery = await workspace.engine.recover()
     return workspace
   }
 

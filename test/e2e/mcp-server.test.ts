@@ -235,6 +235,44 @@ describe.skipIf(!BUILT)('MCP over stdio (needs npm run build)', () => {
     expect(JSON.parse(run.stdout)).toEqual(JSON.parse(JSON.stringify(toolJson())))
   })
 
+  it('rolls back a commit a crash interrupted before it serves the workspace', async () => {
+    const dir = await workspace('recovery')
+    // A process killed (SIGKILL) in the middle of a commit, after a.txt was replaced: the
+    // transaction is left pending, the file holds the new content.
+    const engineJs = fileURLToPath(new URL('../../dist/src/coordinator/engine.js', import.meta.url))
+    const script = `
+      const { createEngineWithInternals } = await import(${JSON.stringify(engineJs)})
+      const engine = createEngineWithInternals({ root: ${JSON.stringify(dir)}, workers: false }, {
+        journalHooks: { at: (point) => { if (point === 'replaced') process.kill(process.pid, 'SIGKILL') } },
+      })
+      await engine.apply(JSON.stringify({ edits: [{ path: 'a.txt', old_string: 'line 3\\n', new_string: 'torn\\n' }] }), { format: 'edits' })
+    `
+    const killed = await new Promise<string | null>((resolve) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        stdio: 'ignore',
+      })
+      child.once('exit', (_code, signal) => resolve(signal))
+    })
+    expect(killed).toBe('SIGKILL')
+    expect(await readFile(join(dir, 'a.txt'), 'utf8')).toContain('torn')
+    // A server with another journal key (another user's state) must not act on it, and says so.
+    // (stdin ends at once, so the stdio server stops right after opening the workspace.)
+    const stranger = await runCli(['mcp', '--root', dir], {
+      stdin: '',
+      env: { PATCHLOOM_STATE_DIR: join(root, 'other-state') },
+    })
+    expect(stranger.stderr).toMatch(/not recovered \(JOURNAL_UNTRUSTED/)
+    expect(await readFile(join(dir, 'a.txt'), 'utf8')).toContain('torn')
+    const client = await stdioClient(['--root', dir])
+    try {
+      const read = await callTool(client, 'read_file', { path: 'a.txt' })
+      expect(read.structured['content']).toContain('3\tline 3')
+      expect(await readFile(join(dir, 'a.txt'), 'utf8')).toBe(lines(20))
+    } finally {
+      await client.close()
+    }
+  })
+
   it('answers the MCP Inspector in its command-line mode', async () => {
     const dir = await workspace('inspector')
     const home = join(root, 'inspector-home')

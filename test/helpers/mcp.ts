@@ -29,6 +29,11 @@ export async function stdioClient(args: readonly string[], era: Era = 'legacy'):
       command: process.execPath,
       args: [CLI_BIN, 'mcp', ...args],
       stderr: 'pipe',
+      // The whole environment (the SDK passes only a safe subset by default): the journal's key
+      // lives where PATCHLOOM_STATE_DIR says, as for every other process of the test.
+      env: Object.fromEntries(
+        Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
+      ),
     }),
   )
   return client
