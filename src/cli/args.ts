@@ -170,6 +170,8 @@ Options:
   --allow-host NAME    (serve) Also accept this Host / Origin name (DNS rebinding protection
                        accepts only loopback names and the bound address otherwise).
   --max-body-bytes N   (serve) Refuse request bodies over N bytes (default 4194304, 4 MiB).
+  --max-in-flight N    (serve) Requests in flight per client (token agent, X-Patchloom-Agent or
+                       address) before 429 (default 64).
   --no-read-before-write (mcp, serve) Let agents change files they have not read.
 
 Exit status: 0 applied (or would apply; undone; recovered), 1 rejected (or a recover conflict

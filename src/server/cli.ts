@@ -3,7 +3,8 @@
 //
 //   patchloom mcp [--root DIR]... [--workspace NAME=DIR]... [--agent NAME] [SERVER FLAGS]
 //   patchloom serve --http [HOST:]PORT [--root DIR]... [--workspace NAME=DIR]...
-//                   [--token-file FILE] [--allow-host NAME]... [--max-body-bytes N] [SERVER FLAGS]
+//                   [--token-file FILE] [--allow-host NAME]... [--max-body-bytes N]
+//                   [--max-in-flight N] [SERVER FLAGS]
 //   patchloom tools [--json]
 //   SERVER FLAGS: [--no-read-before-write] [--durability full|fast] [--diagnostics]
 import { resolve } from 'node:path'
@@ -32,6 +33,7 @@ interface ServerCommand {
   readonly tokenFile?: string
   readonly allowHosts: string[]
   readonly maxBodyBytes?: number
+  readonly maxInFlight?: number
   readonly readBeforeWrite: boolean
   readonly durability: Durability
   readonly diagnostics: boolean
@@ -40,7 +42,8 @@ interface ServerCommand {
 
 export const SERVER_USAGE = `  patchloom mcp [--root DIR]... [--workspace NAME=DIR]... [--agent NAME] [SERVER FLAGS]
   patchloom serve --http [HOST:]PORT [--root DIR]... [--workspace NAME=DIR]...
-                  [--token-file FILE] [--allow-host NAME]... [--max-body-bytes N] [SERVER FLAGS]
+                  [--token-file FILE] [--allow-host NAME]... [--max-body-bytes N]
+                  [--max-in-flight N] [SERVER FLAGS]
   patchloom tools [--json]
   SERVER FLAGS: [--no-read-before-write] [--durability full|fast] [--diagnostics]`
 
@@ -120,6 +123,13 @@ export function parseServerArgs(argv: readonly string[]): Result<ServerCommand> 
         if (!Number.isInteger(v) || v <= 0 || !allowed('serve'))
           return usage('--max-body-bytes takes a positive integer (serve only).')
         command.maxBodyBytes = v
+        break
+      }
+      case '--max-in-flight': {
+        const v = Number(value())
+        if (!Number.isInteger(v) || v <= 0 || !allowed('serve'))
+          return usage('--max-in-flight takes a positive integer (serve only).')
+        command.maxInFlight = v
         break
       }
       case '--no-read-before-write':
@@ -216,6 +226,7 @@ export async function runServerCommand(
       ...(tokens === undefined ? {} : { tokens }),
       allowedHosts: command.allowHosts,
       ...(command.maxBodyBytes === undefined ? {} : { maxBodyBytes: command.maxBodyBytes }),
+      ...(command.maxInFlight === undefined ? {} : { maxInFlightPerClient: command.maxInFlight }),
       factory: () => createMcpServer({ service, version, callerOf }),
       onError,
     }).catch(async (error: unknown) => {

@@ -404,6 +404,41 @@ describe.skipIf(!BUILT)('MCP over Streamable HTTP (needs npm run build)', () => 
     expect(elsewhere.status).toBe(404)
   })
 
+  it('answers 429 past the requests in flight allowed per client', async () => {
+    const limited = await startHttpServer(['--root', dir, '--max-in-flight', '1'])
+    try {
+      const { request } = await import('node:http')
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} })
+      const headers = {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-patchloom-agent': 'busy-agent',
+        'content-length': String(Buffer.byteLength(body)),
+      }
+      // The first request is in flight until its body is finished.
+      let firstStatus = 0
+      const first = request(limited.url, { method: 'POST', headers })
+      const answered = new Promise<void>((resolve) =>
+        first.on('response', (res) => {
+          firstStatus = res.statusCode ?? 0
+          res.resume()
+          res.on('end', resolve)
+        }),
+      )
+      first.write(body.slice(0, 10))
+      await new Promise((r) => setTimeout(r, 300))
+      const second = await rawPost(limited.url, body, headers)
+      expect(second.status).toBe(429)
+      const other = await rawPost(limited.url, body, { ...headers, 'x-patchloom-agent': 'another' })
+      expect(other.status).toBe(200)
+      first.end(body.slice(10))
+      await answered
+      expect(firstStatus).toBe(200)
+    } finally {
+      await limited.stop()
+    }
+  })
+
   it('refuses a body over the size limit', async () => {
     const small = await startHttpServer(['--root', dir, '--max-body-bytes', '1000'])
     try {

@@ -28,6 +28,15 @@ describe('parseServerArgs', () => {
     expect(a.ok && a.value.http).toEqual({ host: '127.0.0.1', port: 8080 })
     const b = parseServerArgs(['serve', '--http', '0.0.0.0:9', '--token-file', 't'])
     expect(b.ok && b.value).toMatchObject({ http: { host: '0.0.0.0', port: 9 }, tokenFile: 't' })
+    const d = parseServerArgs([
+      'serve',
+      '--http',
+      '9',
+      '--max-in-flight',
+      '2',
+      '--max-body-bytes=10',
+    ])
+    expect(d.ok && d.value).toMatchObject({ maxInFlight: 2, maxBodyBytes: 10 })
     const c = parseServerArgs(['serve', '--http', '[::1]:9'])
     expect(c.ok && c.value.http).toEqual({ host: '::1', port: 9 })
   })
@@ -44,6 +53,7 @@ describe('parseServerArgs', () => {
     [['mcp', '--durability', 'slow'], /full or fast/],
     [['tools', '--root', 'x'], /mcp, serve/],
     [['mcp', '--bogus'], /Unknown argument "--bogus"/],
+    [['serve', '--http', '1', '--max-in-flight', '0'], /--max-in-flight takes/],
   ])('refuses %j', (argv, message) => {
     const parsed = parseServerArgs(argv)
     expect(parsed.ok).toBe(false)
