@@ -509,7 +509,7 @@ function findReplaceLines(
   if (edit.strict === true) {
     const found = findWholeLinesIn(doc, wanted)
     if (found === null || found.pass !== 'exact')
-      return notFoundStrict(doc, wanted, ctx, 'old_string')
+      return notFound(doc, wanted, ctx, 'old_string', true)
     return ok(found)
   }
   return ladder(doc, wanted, ctx, 'old_string')
@@ -765,7 +765,7 @@ function otherAnchorSpans(
   }
   if (edit.strict === true) {
     const found = wanted.length > 1 ? findWholeLinesIn(doc, wanted) : null
-    if (found === null || found.pass !== 'exact') return notFoundStrict(doc, wanted, ctx, 'anchor')
+    if (found === null || found.pass !== 'exact') return notFound(doc, wanted, ctx, 'anchor', true)
     return ok({ pass: 'exact', spans: found.starts.map((s): Span => [s, s + wanted.length - 1]) })
   }
   return lenientSpans(doc, anchorLf, ctx)
@@ -880,25 +880,18 @@ function ladder(
   return ok(found)
 }
 
+/** MATCH_NOT_FOUND with candidates; for a strict edit the message says lenient matches were off. */
 function notFound(
   doc: EditDoc,
   wanted: readonly string[],
   ctx: Context,
   what: string,
+  strict = false,
 ): Result<never> {
   const candidates = findCandidates(textsOf(doc), wanted)
-  return failAt(ctx, 'MATCH_NOT_FOUND', `${what} was not found in ${ctx.path}`, candidates)
-}
-
-/** MATCH_NOT_FOUND for a strict edit: the message says lenient matches were not looked at. */
-function notFoundStrict(
-  doc: EditDoc,
-  wanted: readonly string[],
-  ctx: Context,
-  what: string,
-): Result<never> {
-  const candidates = findCandidates(textsOf(doc), wanted)
-  const detail = `${what} was not found exactly in ${ctx.path} (strict: lenient matches are off)`
+  const detail = strict
+    ? `${what} was not found exactly in ${ctx.path} (strict: lenient matches are off)`
+    : `${what} was not found in ${ctx.path}`
   return failAt(ctx, 'MATCH_NOT_FOUND', detail, candidates)
 }
 

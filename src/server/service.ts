@@ -17,7 +17,7 @@ import {
 import type { MemoryLimits } from './memory.js'
 import { readOutcome } from './read.js'
 import type { ToolName } from './tools.js'
-import { runEdits, type JsonEdit } from './transact.js'
+import { remember, runEdits, type JsonEdit } from './transact.js'
 import { Workspace, type WorkspaceSpec } from './workspace.js'
 
 export interface QueueLimits {
@@ -236,15 +236,7 @@ export class EditService {
       dryRun: args['dry_run'] === true,
       ...(typeof args['diagnostics'] === 'boolean' ? { diagnostics: args['diagnostics'] } : {}),
     })
-    if (!result.dryRun) {
-      for (const f of result.files) {
-        if (f.from !== undefined) workspace.memory.see(agent, f.from, null)
-        workspace.memory.see(agent, f.path, f.afterHash)
-      }
-      if (result.transaction !== undefined) {
-        workspace.memory.pushTransaction(agent, result.transaction)
-      }
-    }
+    if (!result.dryRun) await remember(workspace, agent, result)
     return writeOutcome(result, new Map())
   }
 

@@ -276,7 +276,11 @@ function computeText(op: EditsOp, source: Uint8Array, required = false): string 
 }
 
 /** After a commit: the agent has seen each file as it now is, and owns the transaction. */
-async function remember(workspace: Workspace, agent: string, result: ApplyResult): Promise<void> {
+export async function remember(
+  workspace: Workspace,
+  agent: string,
+  result: ApplyResult,
+): Promise<void> {
   for (const file of result.files) {
     if (file.from !== undefined) workspace.memory.see(agent, file.from, null)
     workspace.memory.see(agent, file.path, file.afterHash)
