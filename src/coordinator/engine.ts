@@ -222,7 +222,12 @@ class EditEngine implements InternalEngine {
 
   async close(): Promise<void> {
     this.#closed = true
-    await Promise.all([this.#ownsPool ? this.#pool?.close() : undefined, this.#diagnostics.close()])
+    await Promise.all([
+      this.#ownsPool ? this.#pool?.close() : undefined,
+      this.#diagnostics.close(),
+      // Pruned transactions still being deleted; a journal that never opened has none.
+      this.#journal?.then((journal) => journal.settled()).catch(() => undefined),
+    ])
   }
 
   async #run(

@@ -33,6 +33,11 @@ export interface JournalFs {
   rmdir(p: string): Promise<void>
   /** Removes a directory tree; missing is fine. */
   removeTree(p: string): Promise<void>
+  /**
+   * Removes a directory tree off the event loop (the threadpool); missing is fine. For pruned
+   * transactions only: freeing their blocks can wait on the device (see Journal.#prune).
+   */
+  removeTreeAside(p: string): Promise<void>
   readdir(p: string): Promise<string[]>
   /** lstat: symlinks are reported as symlinks, never followed. */
   lstat(p: string): Promise<JournalStat>
@@ -88,6 +93,7 @@ export const nodeJournalFs: JournalFs = {
   },
   rmdir: async (p) => fss.rmdirSync(p),
   removeTree: async (p) => removeTreeSync(p),
+  removeTreeAside: (p) => removeTreeAsync(p),
   readdir: async (p) => fss.readdirSync(p),
   lstat: async (p) => statOf(fss.lstatSync(p, { bigint: true })),
   syncDir: async (p) => {
@@ -164,6 +170,34 @@ function removeTreeSync(p: string): void {
   }
   try {
     fss.rmdirSync(p)
+  } catch (error) {
+    if (errnoOf(error) !== 'ENOENT') throw error
+  }
+}
+
+/** removeTreeSync on the threadpool: the same walk, each call a promise (fs.rm would lstat each). */
+async function removeTreeAsync(p: string): Promise<void> {
+  let entries: fss.Dirent[]
+  try {
+    entries = await fss.promises.readdir(p, { withFileTypes: true })
+  } catch (error) {
+    const code = errnoOf(error)
+    if (code === 'ENOENT') return
+    if (code === 'ENOTDIR') return ignoreMissing(fss.promises.unlink(p))
+    throw error
+  }
+  for (const entry of entries) {
+    const child = path.join(p, entry.name)
+    if (entry.isDirectory() || !(entry.isFile() || entry.isSymbolicLink()))
+      await removeTreeAsync(child)
+    else await ignoreMissing(fss.promises.unlink(child))
+  }
+  await ignoreMissing(fss.promises.rmdir(p))
+}
+
+async function ignoreMissing(call: Promise<void>): Promise<void> {
+  try {
+    await call
   } catch (error) {
     if (errnoOf(error) !== 'ENOENT') throw error
   }

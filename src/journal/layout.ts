@@ -1,6 +1,8 @@
 // Where the journal keeps its files inside a workspace. One directory per transaction, whose
 // name carries its state: `<id>.pending` while it runs (recovery rolls it back), `<id>` once
 // committed (backups kept for undo), `<id>.conflict` when recovery had to leave files alone.
+// A pruned transaction is renamed into the trash directory beside the journal and deleted from
+// there off the event loop (journal.ts); nothing reads the trash.
 import path from 'node:path'
 import { isTransactionId } from './manifest.js'
 import type { TransactionStatus } from './types.js'
@@ -11,6 +13,7 @@ export interface Layout {
   readonly root: string
   readonly stateDir: string
   readonly journalDir: string
+  readonly trashDir: string
   readonly lockPath: string
 }
 
@@ -20,6 +23,7 @@ export function layoutFor(rootReal: string): Layout {
     root: rootReal,
     stateDir,
     journalDir: path.join(stateDir, 'journal'),
+    trashDir: path.join(stateDir, 'trash'),
     lockPath: path.join(stateDir, 'lock'),
   }
 }

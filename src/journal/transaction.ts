@@ -155,7 +155,8 @@ export async function runTransaction(
     for (const d of emptied)
       for (const pruned of await pruneEmptyDirs(fs, d, layout.root))
         touchedDirs.add(path.dirname(pruned))
-    await fs.rmdir(path.join(dir, NEW_DIR))
+    // new/ is empty now and stays, deleted with the transaction when it is pruned: removing it
+    // here cost more than the rest of a one-file commit on this project's disks (#11, D-120).
     // All of them finish before the mark below; their order among themselves does not matter.
     if (sync)
       await forEachLimited([...touchedDirs, dir], (d) =>

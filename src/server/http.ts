@@ -6,10 +6,11 @@
 // 2025-era traffic (`initialize` and all) statelessly by the SDK's web-standard transport.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { McpServer } from '@modelcontextprotocol/server'
+import type { AuthInfo, McpServer } from '@modelcontextprotocol/server'
 import { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotocol/node'
 import { EditError } from '../errors.js'
 import { AGENT_NAME, type TokenTable } from './auth.js'
+import { directCandidate, DirectLeg, directRequest } from './direct.js'
 import { InstancePool, reusingHandler } from './instances.js'
 import type { Caller } from './service.js'
 
@@ -69,6 +70,37 @@ export async function startHttp(options: HttpOptions): Promise<RunningHttp> {
     maxRequestBodySize: maxBody,
     ...(options.onError === undefined ? {} : { onerror: options.onError }),
   })
+  const direct = await DirectLeg.connect(options.factory())
+  /** A request whose headers allow the direct leg: its body decides (direct.ts). */
+  const serveCandidate = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    auth: AuthInfo,
+  ): Promise<void> => {
+    const text = await readBody(req, maxBody)
+    if (text === undefined) {
+      res.setHeader('connection', 'close')
+      return reply(res, 413, `Request body over ${maxBody} bytes.`)
+    }
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch {
+      // What the SDK answers a body that is not JSON (its stream is read here, not there).
+      return reply(res, 400, 'Parse error: Invalid JSON', -32700)
+    }
+    const request = directRequest(body)
+    if (request === undefined) {
+      // The SDK's way, with the body already parsed (toNodeHandler's third argument).
+      return serve(Object.assign(req, { auth }) as unknown as NodeIncomingMessageLike, res, body)
+    }
+    const answer = JSON.stringify(await direct.exchange(request, auth))
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(answer),
+    })
+    res.end(answer)
+  }
   const inFlight = new Map<string, number>()
   /** Requests being served, until their response is written (what a shutdown waits for). */
   const pending = new Set<Promise<void>>()
@@ -103,7 +135,7 @@ export async function startHttp(options: HttpOptions): Promise<RunningHttp> {
       }
       inFlight.set(client, count + 1)
       try {
-        const auth = {
+        const auth: AuthInfo = {
           token: caller.token,
           clientId: caller.agent,
           scopes: [],
@@ -112,10 +144,9 @@ export async function startHttp(options: HttpOptions): Promise<RunningHttp> {
             ...(caller.workspace === undefined ? {} : { workspace: caller.workspace }),
           },
         }
-        const served = serve(
-          Object.assign(req, { auth }) as unknown as NodeIncomingMessageLike,
-          res,
-        )
+        const served = directCandidate(req)
+          ? serveCandidate(req, res, auth)
+          : serve(Object.assign(req, { auth }) as unknown as NodeIncomingMessageLike, res)
         pending.add(served)
         await served.finally(() => pending.delete(served))
       } finally {
@@ -149,7 +180,7 @@ export async function startHttp(options: HttpOptions): Promise<RunningHttp> {
       await drain()
       server.closeAllConnections()
       await closed
-      await handler.close()
+      await Promise.all([handler.close(), direct.close()])
     },
   }
 }
@@ -204,7 +235,19 @@ function originHostname(origin: string): string {
   }
 }
 
-function reply(res: ServerResponse, status: number, message: string): void {
+function reply(res: ServerResponse, status: number, message: string, code = -32000): void {
   res.writeHead(status, { 'content-type': 'application/json' })
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }))
+}
+
+/** The body as text, or undefined once it grows past `limit` bytes. */
+async function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > limit) return undefined
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks).toString('utf8')
 }

@@ -404,6 +404,43 @@ describe.skipIf(!BUILT)('MCP over Streamable HTTP (needs npm run build)', () => 
     expect(elsewhere.status).toBe(404)
   })
 
+  it('serves 2025-era tools/call directly and leaves every other request to the SDK', async () => {
+    await writeFile(join(dir, 'direct.txt'), 'alpha\nbeta\n')
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    }
+    const post = (message: unknown) => rawPost(server.url, JSON.stringify(message), headers)
+    const read = {
+      jsonrpc: '2.0',
+      id: 'r1',
+      method: 'tools/call',
+      params: { name: 'read_file', arguments: { path: 'direct.txt' } },
+    }
+    const direct = await post(read)
+    expect(direct.status).toBe(200)
+    expect(JSON.parse(direct.body)).toMatchObject({
+      id: 'r1',
+      result: { structuredContent: { path: 'direct.txt' } },
+    })
+    // The SDK's own answers: a listing, a notification, a body that is not JSON.
+    const list = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })
+    expect(list.status).toBe(200)
+    expect(list.body).toContain('"edit_file"')
+    const note = await post({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    expect(note.status).toBe(202)
+    const broken = await rawPost(server.url, '{"jsonrpc":', headers)
+    expect(broken.status).toBe(400)
+    expect(JSON.parse(broken.body)).toMatchObject({ error: { code: -32700 } })
+    // Without an Accept for SSE the SDK refuses it (406), direct leg or not.
+    const accept = await rawPost(server.url, JSON.stringify(read), {
+      ...headers,
+      accept: 'application/json',
+    })
+    expect(accept.status).toBe(406)
+  })
+
   it('answers 429 past the requests in flight allowed per client', async () => {
     const limited = await startHttpServer(['--root', dir, '--max-in-flight', '1'])
     try {

@@ -2,7 +2,14 @@
 // leaves on disk, that the errors keep their errno (fs-errors.ts maps them), and that removeTree
 // never follows a symlink out of the tree it removes.
 import { execFileSync } from 'node:child_process'
-import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { errnoOf, nodeJournalFs } from '../../../src/journal/fs.js'
@@ -59,27 +66,31 @@ describe('nodeJournalFs', () => {
     ).toBe('EEXIST')
   })
 
-  it('removes a tree without following a symlink in it, and accepts a missing one', async () => {
-    const { parent, root } = await tempWorkspace()
-    const outside = path.join(parent, 'outside')
-    mkdirSync(outside)
-    writeFileSync(path.join(outside, 'keep.txt'), 'kept\n')
-    const tree = path.join(root, 'txn')
-    mkdirSync(path.join(tree, 'old', 'deep'), { recursive: true })
-    writeFileSync(path.join(tree, 'manifest.json'), '{}')
-    writeFileSync(path.join(tree, 'old', '0'), 'a')
-    writeFileSync(path.join(tree, 'old', 'deep', '1'), 'b')
-    symlinkSync(outside, path.join(tree, 'old', 'to-outside'))
-    symlinkSync(path.join(outside, 'keep.txt'), path.join(tree, 'old', 'to-file'))
+  it.each(['removeTree', 'removeTreeAside'] as const)(
+    '%s removes a tree without following a symlink in it, and accepts a missing one',
+    async (remove) => {
+      const { parent, root } = await tempWorkspace()
+      const outside = path.join(parent, 'outside')
+      mkdirSync(outside)
+      writeFileSync(path.join(outside, 'keep.txt'), 'kept\n')
+      const tree = path.join(root, 'txn')
+      mkdirSync(path.join(tree, 'old', 'deep'), { recursive: true })
+      writeFileSync(path.join(tree, 'manifest.json'), '{}')
+      writeFileSync(path.join(tree, 'old', '0'), 'a')
+      writeFileSync(path.join(tree, 'old', 'deep', '1'), 'b')
+      symlinkSync(outside, path.join(tree, 'old', 'to-outside'))
+      symlinkSync(path.join(outside, 'keep.txt'), path.join(tree, 'old', 'to-file'))
 
-    await nodeJournalFs.removeTree(tree)
+      await nodeJournalFs[remove](tree)
 
-    expect(() => lstatSync(tree)).toThrow(/ENOENT/)
-    expect(readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe('kept\n')
-    await nodeJournalFs.removeTree(tree)
-    const file = path.join(root, 'plain')
-    writeFileSync(file, 'x')
-    await nodeJournalFs.removeTree(file)
-    expect(() => lstatSync(file)).toThrow(/ENOENT/)
-  })
+      expect(() => lstatSync(tree)).toThrow(/ENOENT/)
+      expect(readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe('kept\n')
+      expect(readdirSync(outside)).toEqual(['keep.txt'])
+      await nodeJournalFs[remove](tree)
+      const file = path.join(root, 'plain')
+      writeFileSync(file, 'x')
+      await nodeJournalFs[remove](file)
+      expect(() => lstatSync(file)).toThrow(/ENOENT/)
+    },
+  )
 })

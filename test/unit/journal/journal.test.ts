@@ -98,20 +98,58 @@ describe('Journal pruning', () => {
     expect((await editError(journal.undo(id))).code).toBe('UNDO_NOT_FOUND')
   })
 
-  it('prunes its own transactions by name, and one holding anything else whole (#9)', async () => {
+  const trash = (root: string) => path.join(root, '.patchloom/trash')
+
+  it('moves pruned transactions into the trash and deletes them there, whatever they hold (#11)', async () => {
     const { root } = await tempWorkspace()
     const journal = journalFor(root, { keep: 1 })
-    const [first, second] = await commitVersions(root, journal, 2)
+    const [, second] = await commitVersions(root, journal, 2)
     expect(await journalEntries(root)).toEqual([second])
-    // Something this journal did not write, inside a transaction it did: removed all the same.
+    // Something the journal did not write, inside a transaction it did: deleted all the same.
     const dir = path.join(root, '.patchloom/journal', second as string)
     await writeFiles(dir, { 'stray.txt': 'x\n', 'old/deeper/stray.txt': 'y\n' })
     const [third] = await commitVersions(root, journal, 1)
     expect(await journalEntries(root)).toEqual([third])
-    expect(first).toBeDefined()
-    // A fresh journal knows nothing of them and prunes by walking the directory.
-    const [fourth] = await commitVersions(root, journalFor(root, { keep: 1 }), 1)
-    expect(await journalEntries(root)).toEqual([fourth])
+    await journal.settled()
+    expect(await readdir(trash(root))).toEqual([])
+  })
+
+  it('sweeps the trash a crashed process left behind, once per journal', async () => {
+    const { root } = await tempWorkspace()
+    await commitVersions(root, journalFor(root, { keep: 1 }), 1)
+    await writeFiles(path.join(trash(root), '20261130T120000000Z-abcdef'), {
+      'manifest.json': '{}\n',
+      'old/0': 'left\n',
+    })
+    const rec = recordingFs()
+    const journal = journalFor(root, { keep: 1, fs: rec.fs })
+    await commitVersions(root, journal, 2)
+    await journal.settled()
+    expect(await readdir(trash(root))).toEqual([])
+    expect(rec.log.filter((l) => l === `readdir ${trash(root)}`)).toHaveLength(1)
+  })
+
+  it('deletes a pruned transaction in place when the trash refuses it', async () => {
+    const { root } = await tempWorkspace()
+    const journal = journalFor(root, { keep: 1 })
+    await commitVersions(root, journal, 1)
+    await writeFiles(path.join(root, '.patchloom'), { trash: 'not a directory\n' })
+    const [, last] = await commitVersions(root, journal, 2)
+    expect(await journalEntries(root)).toEqual([last])
+    expect(await readFile(trash(root), 'utf8')).toBe('not a directory\n')
+  })
+
+  it('commits even when deleting the trash fails, and leaves it for a later sweep', async () => {
+    const { root } = await tempWorkspace()
+    const rec = recordingFs({
+      fail: (call) => (call.method === 'removeTreeAside' ? 'EACCES' : undefined),
+    })
+    const journal = journalFor(root, { keep: 1, fs: rec.fs })
+    const [first, second] = await commitVersions(root, journal, 2)
+    await journal.settled()
+    expect(await journalEntries(root)).toEqual([second])
+    expect(await readdir(trash(root))).toEqual([first])
+    expect(rec.failed).toHaveLength(1)
   })
 
   it('never prunes conflicted transactions', async () => {

@@ -12,6 +12,7 @@ describe('layoutFor and txnDir', () => {
       root: '/ws',
       stateDir: path.join('/ws', '.patchloom'),
       journalDir: path.join('/ws', '.patchloom', 'journal'),
+      trashDir: path.join('/ws', '.patchloom', 'trash'),
       lockPath: path.join('/ws', '.patchloom', 'lock'),
     })
     expect(txnDir(layout, ID, 'committed')).toBe(path.join(layout.journalDir, ID))

@@ -64,7 +64,9 @@ describe('Journal.commit', () => {
     expect((await readdir(path.join(root, '.patchloom'))).sort()).toEqual(['.gitignore', 'journal'])
     expect(await journalEntries(root)).toEqual([id])
     const dir = path.join(root, '.patchloom/journal', id as string)
-    expect((await readdir(dir)).sort()).toEqual(['manifest.json', 'old'])
+    // new/ is left empty for pruning to delete (D-120).
+    expect((await readdir(dir)).sort()).toEqual(['manifest.json', 'new', 'old'])
+    expect(await readdir(path.join(dir, 'new'))).toEqual([])
     expect((await readdir(path.join(dir, 'old'))).sort()).toEqual(['0', '1', '3', '5', '6'])
     // Hard links keep the original inode (nlink was 1); linked.txt had a second link: a copy.
     for (const [i, rel] of [
