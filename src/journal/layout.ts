@@ -53,7 +53,61 @@ export function parseEntry(name: string): { id: string; status: TransactionStatu
 
 export const MANIFEST = 'manifest.json'
 export const CONFLICTS = 'conflicts.json'
-/** Staged new contents, named by step index. */
+/** Version 2 transactions: staged new contents in new/, named by step index. */
 export const NEW_DIR = 'new'
-/** Before-state backups (hard links where possible), named by step index. */
+/** Version 2 transactions: before-state backups in old/ (hard links where possible). */
 export const OLD_DIR = 'old'
+/**
+ * Since manifest version 3 (#11, D-122) both live in the transaction directory itself, as
+ * `new.N` and `old.N`: two directories fewer to make and delete per commit.
+ */
+const STAGED_PREFIX = 'new.'
+const BACKUP_PREFIX = 'old.'
+
+/** Whether a transaction of this manifest version keeps its files in new/ and old/. */
+function inSubdirs(version: number): boolean {
+  return version <= 2
+}
+
+/** Where step `i` of a transaction in `dir` stages its new content. */
+export function stagedPath(dir: string, version: number, i: number): string {
+  return inSubdirs(version) ? path.join(dir, NEW_DIR, String(i)) : path.join(dir, STAGED_PREFIX + i)
+}
+
+/** Where step `i` of a transaction in `dir` keeps its before state. */
+export function backupPath(dir: string, version: number, i: number): string {
+  return inSubdirs(version) ? path.join(dir, OLD_DIR, String(i)) : path.join(dir, BACKUP_PREFIX + i)
+}
+
+/** Where a transaction's staged files are listed (stagedSteps reads that listing). */
+export function stagedListing(dir: string, version: number): string {
+  return inSubdirs(version) ? path.join(dir, NEW_DIR) : dir
+}
+
+/** The steps whose staged file a listing of stagedListing(dir, version) shows. */
+export function stagedSteps(names: readonly string[], version: number): Set<number> {
+  const steps = new Set<number>()
+  for (const name of names) {
+    const index = inSubdirs(version)
+      ? name
+      : name.startsWith(STAGED_PREFIX)
+        ? name.slice(STAGED_PREFIX.length)
+        : undefined
+    if (index !== undefined && /^(0|[1-9]\d*)$/.test(index)) steps.add(Number(index))
+  }
+  return steps
+}
+
+/** The step a file inside a transaction directory stands for (a staged file or a backup). */
+export function stepOfTxnFile(relInTxn: readonly string[]): number | undefined {
+  const [first, second] = relInTxn
+  const index =
+    relInTxn.length === 2 && (first === NEW_DIR || first === OLD_DIR)
+      ? second
+      : relInTxn.length === 1 && first !== undefined
+        ? [STAGED_PREFIX, BACKUP_PREFIX]
+            .filter((p) => first.startsWith(p))
+            .map((p) => first.slice(p.length))[0]
+        : undefined
+  return index !== undefined && /^(0|[1-9]\d*)$/.test(index) ? Number(index) : undefined
+}

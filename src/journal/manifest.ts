@@ -7,11 +7,15 @@
 // state's `kind: 'symlink'` (#8) is part of the signed content and validated like the rest; it
 // needs no version of its own: version 2 was never released without it, and a reader that
 // ignored it would find a link where it expects a file and report a conflict, never follow it.
+// Version 3 changes only where a transaction keeps its files (layout.ts, D-122); version 2
+// transactions are read as before.
 import { SYMLINK_PERMISSIONS } from './symlink.js'
 import type { JournalTrust } from './trust.js'
 import type { FileState, TransactionSummary } from './types.js'
 
-export const MANIFEST_VERSION = 2
+export const MANIFEST_VERSION = 3
+/** Signed manifests of transactions that keep their files in new/ and old/ (layout.ts). */
+export const SUBDIR_MANIFEST_VERSION = 2
 /** Manifests written before transactions were signed (#8). */
 export const LEGACY_MANIFEST_VERSION = 1
 /** The reason decodeManifest gives for a version 1 manifest. */
@@ -29,7 +33,7 @@ export interface ManifestStep {
 }
 
 export interface Manifest {
-  readonly version: typeof MANIFEST_VERSION
+  readonly version: typeof MANIFEST_VERSION | typeof SUBDIR_MANIFEST_VERSION
   readonly id: string
   readonly createdAt: string
   readonly durability: 'full' | 'fast'
@@ -89,7 +93,8 @@ export function decodeManifest(bytes: Uint8Array): Manifest | string {
   }
   if (!isRecord(value)) return 'not a JSON object'
   if (value['version'] === LEGACY_MANIFEST_VERSION) return LEGACY_REASON
-  if (value['version'] !== MANIFEST_VERSION) return `unknown version ${String(value['version'])}`
+  if (value['version'] !== MANIFEST_VERSION && value['version'] !== SUBDIR_MANIFEST_VERSION)
+    return `unknown version ${String(value['version'])}`
   const { id, createdAt, durability, summary, steps } = value
   if (typeof id !== 'string' || !isTransactionId(id)) return 'bad id'
   if (typeof createdAt !== 'string') return 'bad createdAt'

@@ -23,9 +23,10 @@ import { hashBytes } from '../hash.js'
 import {
   CONFLICTS,
   MANIFEST,
-  NEW_DIR,
-  OLD_DIR,
+  backupPath,
   parseEntry,
+  stagedListing,
+  stagedSteps,
   STATE_DIR,
   txnDir,
   type Layout,
@@ -73,9 +74,9 @@ export async function rollBack(
   const status = path.basename(dir).endsWith('.conflict') ? 'conflict' : 'pending'
   const manifest = verified ?? (await verifyTransaction(ctx, id, status))
   const { fs, layout } = ctx
-  // Staged files still in new/ (never renamed into place), listed once rather than one lstat per
-  // step (#9). Nothing else writes new/ while the lock is held; a missing new/ means none are.
-  const staged = await stagedNames(fs, path.join(dir, NEW_DIR))
+  // Staged files still there (never renamed into place), listed once rather than one lstat per
+  // step (#9). Nothing else writes them while the lock is held; a missing new/ means none are.
+  const staged = await stagedNames(fs, dir, manifest.version)
   const conflicts: JournalConflict[] = []
   const sync = ctx.durability === 'full'
   // Directories to fsync at the end, and those recovery removed (gone: their parents are synced).
@@ -88,11 +89,11 @@ export async function rollBack(
   for (let i = last; i >= 0; i--) {
     const step = manifest.steps[i] as ManifestStep
     const abs = path.join(layout.root, ...step.path.split('/'))
-    const backup = path.join(dir, OLD_DIR, String(i))
+    const backup = backupPath(dir, manifest.version, i)
     try {
-      // A staged file still in new/ was never renamed: this step did not touch its target, though
+      // A staged file still in place was never renamed: this step did not touch its target, though
       // it may have created (empty) directories for it.
-      if (step.kind === 'write' && staged.has(String(i))) {
+      if (step.kind === 'write' && staged.has(i)) {
         await removeCreatedDirs(fs, layout.root, step, dirs)
         continue
       }
@@ -423,10 +424,10 @@ async function backupHash(
   }
 }
 
-/** The names in a transaction's new/, or none when it is gone (removed once every step ran). */
-async function stagedNames(fs: JournalFs, newDir: string): Promise<Set<string>> {
+/** The steps whose staged file is still in the transaction (none when new/ is gone, version 2). */
+async function stagedNames(fs: JournalFs, dir: string, version: number): Promise<Set<number>> {
   try {
-    return new Set(await fs.readdir(newDir))
+    return stagedSteps(await fs.readdir(stagedListing(dir, version)), version)
   } catch (error) {
     if (errnoOf(error) === 'ENOENT') return new Set()
     throw error
@@ -445,7 +446,7 @@ async function exists(fs: JournalFs, p: string): Promise<boolean> {
 
 /**
  * mkdir -p for `dir`, never above `root`. With `sync`, each new directory's parent is fsynced
- * right after the mkdir: the backup renamed in next leaves old/ for good once its new directory
+ * right after the mkdir: the backup renamed in next leaves the transaction for good once its new directory
  * is synced, so the directory's own name must be durable first, or a power cut loses both.
  */
 async function ensureDirs(

@@ -9,7 +9,7 @@ import { EditError } from '../errors.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
 import { errnoOf } from './fs.js'
 import { hashBytes } from '../hash.js'
-import { OLD_DIR, txnDir } from './layout.js'
+import { backupPath, txnDir } from './layout.js'
 import { currentState, describeCurrent, sameState } from './recover.js'
 import { isLinkState } from './symlink.js'
 import { verifyTransaction, type VerifyContext } from './verify.js'
@@ -116,7 +116,7 @@ export async function planUndo(
       files.push({ path: step.path, op: 'remove', beforeHash: afterHash, afterHash: null })
       continue
     }
-    const backup = path.join(dir, OLD_DIR, String(i))
+    const backup = backupPath(dir, manifest.version, i)
     const link = isLinkState(step.before)
     // A link's backup must be a link, restored by its target string, never what it points to; a
     // file's must be a regular file: a symlink there could make undo copy a file from elsewhere.

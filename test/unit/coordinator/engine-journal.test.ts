@@ -135,7 +135,7 @@ describe('engine and journal', () => {
     const fs: JournalFs = {
       ...nodeJournalFs,
       rename: async (from, to) => {
-        if (failing && (from.endsWith('.pending') || from.includes(`${path.sep}old${path.sep}`)))
+        if (failing && (from.endsWith('.pending') || path.basename(from).startsWith('old.')))
           throw Object.assign(new Error('I/O error'), { code: 'EIO', path: from })
         return nodeJournalFs.rename(from, to)
       },

@@ -52,15 +52,15 @@ describe('read stamps', () => {
     const { engine, reads } = countingEngine()
     await engine.apply(patch('one', 'two'))
     expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('two\n')
-    // The backup (old/0) is not read: the stamp matched. A just-changed file would be.
-    expect(reads).not.toContain('0')
+    // The backup (old.0) is not read: the stamp matched. A just-changed file would be.
+    expect(reads).not.toContain('old.0')
   })
 
   it('reads back a file changed within the racy window', async () => {
     await writeFile(path.join(root, 'a.txt'), 'one\n')
     const { engine, reads } = countingEngine()
     await engine.apply(patch('one', 'two'))
-    expect(reads).toContain('0')
+    expect(reads).toContain('old.0')
   })
 
   it('refuses a file changed after verification though its size and mtime were put back', async () => {

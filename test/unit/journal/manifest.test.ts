@@ -50,15 +50,17 @@ const withStep = (i: number, change: Record<string, unknown>) =>
   json({ ...VALID, steps: VALID.steps.map((s, j) => (j === i ? { ...s, ...change } : s)) })
 
 describe('decodeManifest', () => {
-  it('round-trips an encoded manifest', () => {
+  it('round-trips an encoded manifest, of version 2 (new/ and old/) and 3 (flat, D-122)', () => {
     expect(decodeManifest(encodeManifest(VALID))).toEqual(VALID)
+    const flat: Manifest = { ...VALID, version: 3 }
+    expect(decodeManifest(encodeManifest(flat))).toEqual(flat)
   })
 
   const REJECTED: [string, Uint8Array, string][] = [
     ['bad JSON', new TextEncoder().encode('{"version":1,'), 'not valid JSON'],
     ['invalid UTF-8', new Uint8Array([0x7b, 0xff, 0x7d]), 'not valid JSON'],
     ['an array', json([VALID]), 'not a JSON object'],
-    ['an unknown version', json({ ...VALID, version: 3 }), 'unknown version 3'],
+    ['an unknown version', json({ ...VALID, version: 4 }), 'unknown version 4'],
     ['version 1 (unsigned)', json({ ...VALID, version: 1 }), 'before transactions were signed'],
     ['a missing version', json({ ...VALID, version: undefined }), 'unknown version'],
     ['a bad id', json({ ...VALID, id: '../x' }), 'bad id'],

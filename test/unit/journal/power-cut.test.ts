@@ -83,10 +83,10 @@ describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () =
     })
     // Staging runs concurrently, so the calls' order varies from run to run; the set is fixed.
     expect(report.calls.filter((c) => c.startsWith('symlink ')).sort()).toEqual([
-      'symlink .patchloom/journal/<id>.pending/new/2',
-      'symlink .patchloom/journal/<id>.pending/new/3',
-      'symlink .patchloom/journal/<id>.pending/old/1',
-      'symlink .patchloom/journal/<id>.pending/old/3',
+      'symlink .patchloom/journal/<id>.pending/new.2',
+      'symlink .patchloom/journal/<id>.pending/new.3',
+      'symlink .patchloom/journal/<id>.pending/old.1',
+      'symlink .patchloom/journal/<id>.pending/old.3',
     ])
     expect(report.vulnerable).toEqual([])
     expect(report.exhaustive).toBe(true)

@@ -4,12 +4,17 @@
 // is itself interrupted), leave files someone changed since alone, drop transactions that never
 // finished preparing, and never act on a manifest it cannot trust.
 import { existsSync } from 'node:fs'
-import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { hashBytes } from '../../../src/hash.js'
 import { layoutFor } from '../../../src/journal/layout.js'
-import { encodeManifest, newTransactionId, type Manifest } from '../../../src/journal/manifest.js'
+import {
+  encodeManifest,
+  encodeSignedManifest,
+  newTransactionId,
+  type Manifest,
+} from '../../../src/journal/manifest.js'
 import { recoverAll } from '../../../src/journal/recover.js'
 import { runTransaction } from '../../../src/journal/transaction.js'
 import type { JournalPoint, RecoveryReport } from '../../../src/journal/types.js'
@@ -25,6 +30,7 @@ import {
   STANDARD_AFTER,
   STANDARD_SUMMARY,
   tempWorkspace,
+  testTrust,
   treeState,
   writeStandardFiles,
   writeStep,
@@ -93,6 +99,33 @@ describe('recoverAll', () => {
       expect(await journalEntries(root)).toEqual([])
       expect(await recoverAll(contextFor(root), false)).toEqual(EMPTY)
       expect(await treeState(root)).toEqual(before)
+    })
+  }
+
+  // Transactions written before manifest version 3 keep staged files in new/ and backups in
+  // old/ (D-122): a crashed one is rolled back all the same.
+  for (const k of [0, 3, STEPS]) {
+    it(`rolls back a version 2 transaction (new/ and old/) interrupted after ${k} of ${STEPS} steps`, async () => {
+      const { root, id, before } = await afterSteps(k)
+      const dir = path.join(root, '.patchloom/journal', `${id}.pending`)
+      await mkdir(path.join(dir, 'new'))
+      await mkdir(path.join(dir, 'old'))
+      for (const name of await readdir(dir)) {
+        const [kind, index] = name.split('.')
+        if ((kind === 'new' || kind === 'old') && index !== undefined && /^\d+$/.test(index))
+          await rename(path.join(dir, name), path.join(dir, kind, index))
+      }
+      const { mac: _mac, ...manifest } = JSON.parse(
+        await readFile(path.join(dir, 'manifest.json'), 'utf8'),
+      ) as Manifest & { mac: string }
+      await writeFile(
+        path.join(dir, 'manifest.json'),
+        await encodeSignedManifest(testTrust(root), { ...manifest, version: 2 }),
+      )
+      expect((await readdir(path.join(dir, 'old'))).length).toBeGreaterThan(0)
+      expect(await recoverAll(contextFor(root), false)).toEqual({ ...EMPTY, rolledBack: [id] })
+      expect(await treeState(root)).toEqual(before)
+      expect(await journalEntries(root)).toEqual([])
     })
   }
 
@@ -211,7 +244,7 @@ describe('recovery conflicts', () => {
           transaction: id,
           path: 'a.txt',
           reason: expect.stringContaining(`neither the state before nor after transaction ${id}`),
-          backup: path.join(conflictDir, 'old/0'),
+          backup: path.join(conflictDir, 'old.0'),
         },
       ],
     })
@@ -248,10 +281,10 @@ describe('recovery conflicts', () => {
     const report = await recoverAll(contextFor(root), false)
     const conflictDir = path.join(root, '.patchloom/journal', `${id}.conflict`)
     expect(report.conflicts.map((c) => [c.path, c.backup])).toEqual([
-      ['gone/only.txt', path.join(conflictDir, 'old/3')],
+      ['gone/only.txt', path.join(conflictDir, 'old.3')],
       ['lib/deep/c.txt', undefined],
     ])
-    expect(await readFile(path.join(conflictDir, 'old/3'), 'utf8')).toBe('bye\n')
+    expect(await readFile(path.join(conflictDir, 'old.3'), 'utf8')).toBe('bye\n')
     expect(await readFile(path.join(root, 'gone/only.txt'), 'utf8')).toBe('again\n')
     expect(await readFile(path.join(root, 'lib/deep/c.txt'), 'utf8')).toBe('edited\n')
   })
@@ -310,7 +343,7 @@ describe('recovery of an untrustworthy manifest', () => {
     it(`never acts on a manifest with ${what}, and reports it`, async () => {
       const { root, parent, id } = await crashDuring('synced')
       // Outside the workspace, a file in step 0's after state: acting on the manifest would
-      // "restore" it from old/0.
+      // "restore" it from old.0.
       await writeFile(path.join(parent, 'outside.txt'), 'ALPHA\n')
       await chmod(path.join(parent, 'outside.txt'), 0o644)
       const dir = path.join(root, '.patchloom/journal', `${id}.pending`)
@@ -331,7 +364,7 @@ describe('recovery of an untrustworthy manifest', () => {
       expect(await treeState(root)).toEqual(crashedTree)
       expect(await readFile(path.join(parent, 'outside.txt'), 'utf8')).toBe('ALPHA\n')
       expect(await journalEntries(root)).toEqual([`${id}.pending`])
-      expect(existsSync(path.join(root, '.patchloom/journal', `${id}.pending`, 'old/0'))).toBe(true)
+      expect(existsSync(path.join(root, '.patchloom/journal', `${id}.pending`, 'old.0'))).toBe(true)
     })
   }
 
@@ -406,9 +439,9 @@ describe('recovery durability (#8)', () => {
     expect(await treeState(root)).toEqual(before)
     const at = (line: string): number => rec.log.indexOf(line)
     const mkdirGone = at(`mkdir ${path.join(root, 'gone')}`)
-    const renameIn = rec.log.findIndex((l) => l.startsWith('rename ') && l.includes('/old/3'))
+    const renameIn = rec.log.findIndex((l) => l.startsWith('rename ') && l.includes('/old.3'))
     expect(mkdirGone).toBeGreaterThanOrEqual(0)
-    // The root's entry for gone/ is durable before gone/only.txt leaves old/ for it.
+    // The root's entry for gone/ is durable before gone/only.txt leaves the transaction for it.
     expect(rec.log.slice(mkdirGone, renameIn)).toContain(`syncDir ${root}`)
     const syncs = syncsOf(rec.log, root)
     // The removed lib/deep/, lib/ and dst/ are not synced (that failed ENOENT and was ignored);
@@ -482,7 +515,7 @@ describe('recovery durability (#8)', () => {
     expect(existsSync(path.join(root, 'gone/only.txt'))).toBe(false)
     expect(await journalEntries(root)).toEqual([`${id}.conflict`])
     expect(
-      await readFile(path.join(root, '.patchloom/journal', `${id}.conflict`, 'old/3'), 'utf8'),
+      await readFile(path.join(root, '.patchloom/journal', `${id}.conflict`, 'old.3'), 'utf8'),
     ).toBe('bye\n')
   })
 
@@ -545,6 +578,6 @@ describe('recovery cost (#9)', () => {
       2 + 12,
     )
     expect(rec.log.filter((l) => l === `lstat ${path.join(root, 'deep')}`)).toHaveLength(2)
-    expect(rec.log.some((l) => l.includes(`${id}.pending/new/`))).toBe(false)
+    expect(rec.log.some((l) => l.includes(`${id}.pending/new.`))).toBe(false)
   })
 })

@@ -75,7 +75,7 @@ describe('journal symlink steps (#8)', () => {
     )
     expect(await entry(path.join(root, 'alias.txt'))).toBe(null)
     expect(await entry(path.join(root, 'real.txt'))).toEqual({ text: 'real\n' })
-    const backup = path.join(root, '.patchloom/journal', id as string, 'old/0')
+    const backup = path.join(root, '.patchloom/journal', id as string, 'old.0')
     expect(await entry(backup)).toEqual({ link: 'real.txt' })
     await journal.undo(id)
     expect(await entry(path.join(root, 'alias.txt'))).toEqual({ link: 'real.txt' })

@@ -64,10 +64,16 @@ describe('Journal.commit', () => {
     expect((await readdir(path.join(root, '.patchloom'))).sort()).toEqual(['.gitignore', 'journal'])
     expect(await journalEntries(root)).toEqual([id])
     const dir = path.join(root, '.patchloom/journal', id as string)
-    // new/ is left empty for pruning to delete (D-120).
-    expect((await readdir(dir)).sort()).toEqual(['manifest.json', 'new', 'old'])
-    expect(await readdir(path.join(dir, 'new'))).toEqual([])
-    expect((await readdir(path.join(dir, 'old'))).sort()).toEqual(['0', '1', '3', '5', '6'])
+    // Backups flat in the transaction as old.N (manifest version 3, D-122); every staged file
+    // was renamed into place.
+    expect((await readdir(dir)).sort()).toEqual([
+      'manifest.json',
+      'old.0',
+      'old.1',
+      'old.3',
+      'old.5',
+      'old.6',
+    ])
     // Hard links keep the original inode (nlink was 1); linked.txt had a second link: a copy.
     for (const [i, rel] of [
       [0, 'a.txt'],
@@ -75,11 +81,11 @@ describe('Journal.commit', () => {
       [3, 'gone/only.txt'],
       [5, 'src/from.txt'],
     ] as const)
-      expect((await stat(path.join(dir, 'old', String(i)))).ino).toBe(inodes.get(rel))
-    const copy = await stat(path.join(dir, 'old/6'))
+      expect((await stat(path.join(dir, `old.${i}`))).ino).toBe(inodes.get(rel))
+    const copy = await stat(path.join(dir, 'old.6'))
     expect(copy.ino).not.toBe(inodes.get('linked.txt'))
-    expect(await readFile(path.join(dir, 'old/6'), 'utf8')).toBe('linked v1\n')
-    expect(await readFile(path.join(dir, 'old/1'), 'utf8')).toBe('#!/bin/sh\necho hi\n')
+    expect(await readFile(path.join(dir, 'old.6'), 'utf8')).toBe('linked v1\n')
+    expect(await readFile(path.join(dir, 'old.1'), 'utf8')).toBe('#!/bin/sh\necho hi\n')
   })
 
   it('records every step with its before and after hash and mode, and the created directories', async () => {
@@ -90,7 +96,7 @@ describe('Journal.commit', () => {
     const manifest = await manifestOf(root, id)
     const h = (text: string) => hashBytes(enc(text))
     expect(manifest).toMatchObject({
-      version: 2,
+      version: 3,
       mac: expect.stringMatching(/^[0-9a-f]{64}$/),
       id,
       durability: 'full',
@@ -160,7 +166,7 @@ describe('Journal.commit', () => {
     expect(rec.failed.length).toBe(4)
     expect(rec.calls.copyNew).toBe(5)
     expect(await treeState(root)).toEqual(STANDARD_AFTER)
-    const backup = path.join(root, '.patchloom/journal', id, 'old/0')
+    const backup = path.join(root, '.patchloom/journal', id, 'old.0')
     expect((await stat(backup)).ino).not.toBe(origin)
     expect(await readFile(backup, 'utf8')).toBe('alpha\n')
   })
@@ -488,7 +494,7 @@ describe('Journal.commit with read stamps (#9, D-082)', () => {
     return { ...step, beforeStamp }
   }
   const backupReads = (log: readonly string[]) =>
-    log.filter((l) => l.startsWith('readFile') && l.includes('/old/'))
+    log.filter((l) => l.startsWith('readFile') && l.includes('/old.'))
 
   it('skips reading the backup back when the file is the one the stamp describes', async () => {
     const { root } = await tempWorkspace()

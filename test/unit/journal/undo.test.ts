@@ -151,11 +151,11 @@ describe('Journal.undo', () => {
 
   it('fails UNDO_UNAVAILABLE when a kept backup is missing or damaged', async () => {
     const { root, id, journal } = await committed()
-    await rm(path.join(root, '.patchloom/journal', id, 'old/0'))
+    await rm(path.join(root, '.patchloom/journal', id, 'old.0'))
     const missing = await editError(journal.undo(id))
     expect(missing.code).toBe('UNDO_UNAVAILABLE')
     expect(missing.message).toContain('a.txt is missing')
-    await writeFile(path.join(root, '.patchloom/journal', id, 'old/0'), 'not the original\n')
+    await writeFile(path.join(root, '.patchloom/journal', id, 'old.0'), 'not the original\n')
     const damaged = await editError(journal.undo(id))
     expect(damaged.code).toBe('UNDO_UNAVAILABLE')
     expect(damaged.message).toContain('damaged')

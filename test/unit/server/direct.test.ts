@@ -100,7 +100,7 @@ describe('DirectLeg', () => {
         service,
         version: 'test',
         callerOf: (extra) => {
-          const agent = String(extra?.agent ?? 'anonymous')
+          const agent = String(extra?.['agent'] ?? 'anonymous')
           agents.push(agent)
           return { agent }
         },
