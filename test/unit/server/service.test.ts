@@ -2,7 +2,8 @@
 // read-before-write, optimistic concurrency, rebasing over another agent's change, undo, the
 // sandbox, workspaces, back-pressure and shutdown. The transports are tested in
 // test/e2e/mcp-server.test.ts.
-import { readFile, rm, writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { EditService, type Caller, type ServiceOptions } from '../../../src/server/service.js'
@@ -78,6 +79,14 @@ describe('read_file', () => {
     expect(codeOf(await call('read_file', { path: 'nope.txt' }))).toBe('FILE_NOT_FOUND')
     expect(codeOf(await call('read_file', { path: '../outside.txt' }))).toBe('PATH_OUTSIDE_ROOT')
     expect(codeOf(await call('read_file', { path: '/etc/passwd' }))).toBe('PATH_OUTSIDE_ROOT')
+  })
+
+  it('refuses a directory and a FIFO without blocking on it (reads are synchronous)', async () => {
+    await mkdir(join(root, 'sub'))
+    execFileSync('mkfifo', [join(root, 'pipe')])
+    await open()
+    expect(codeOf(await call('read_file', { path: 'sub' }))).toBe('FILE_IS_DIRECTORY')
+    expect(codeOf(await call('read_file', { path: 'pipe' }))).toBe('FILE_NOT_REGULAR')
   })
 })
 
