@@ -1,8 +1,9 @@
 // Where the MCP server's time per request goes (issue #11, D-118), in one process, no network:
 // 1. a `read_file` tools/call through the HTTP handler, in both protocol eras: the SDK's
 //    createMcpHandler with a fresh McpServer per request (what the server did first) against
-//    the server's reusing handler (src/server/instances.ts), and the edit service called
-//    directly, with no SDK at all, as the floor;
+//    the server's reusing handler (src/server/instances.ts), the direct leg that 2025-era
+//    tools/call takes over HTTP (src/server/direct.ts, D-121: one connected McpServer, no web
+//    Request), and the edit service called directly, with no SDK at all, as the floor;
 // 2. the filesystem calls of one journal commit (a one-line JSON edit through a warm engine),
 //    counted and timed per call by wrapping node:fs, on the filesystem of the temp directory
 //    (not tmpfs: the server's workspaces are on disk), beside a bare mkdir/rmdir pair there.
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createMcpHandler } from '@modelcontextprotocol/server'
 import { createMcpServer } from '../src/server/mcp.js'
+import { DirectLeg } from '../src/server/direct.js'
 import { InstancePool, reusingHandler } from '../src/server/instances.js'
 import { EditService } from '../src/server/service.js'
 import { loadLine, machineLine, markdownTable, median, ms } from './report.js'
@@ -83,22 +85,36 @@ async function handlerCosts(root: string): Promise<string> {
     const after = await perRequest(era, (r) => reusing.fetch(r))
     rows.push([era, ms(before), ms(after)])
   }
+  const leg = await DirectLeg.connect(make())
+  const auth = { token: '', clientId: 'b', scopes: [] }
+  const call = (id: number) => ({
+    jsonrpc: '2.0' as const,
+    id,
+    method: 'tools/call',
+    params: { name: 'read_file', arguments: { path: 'a.txt', limit: 2 } },
+  })
+  const legFirst = JSON.stringify(await leg.exchange(call(0), auth))
+  if (!legFirst.includes('content_hash')) throw new Error(`direct leg: unexpected ${legFirst}`)
+  const viaLeg: number[] = []
   const direct: number[] = []
   for (let r = 0; r < ROUNDS; r++) {
-    const start = performance.now()
+    let start = performance.now()
+    for (let i = 0; i < REQUESTS; i++) await leg.exchange(call(i), auth)
+    viaLeg.push((performance.now() - start) / REQUESTS)
+    start = performance.now()
     for (let i = 0; i < REQUESTS; i++) {
       await service.call('read_file', { path: 'a.txt', limit: 2 }, { agent: 'b' })
     }
     direct.push((performance.now() - start) / REQUESTS)
   }
-  await Promise.all([fresh.close(), reusing.close()])
+  await Promise.all([fresh.close(), reusing.close(), leg.close()])
   await service.close()
   return [
     `### read_file per request, in-process (${REQUESTS} requests x ${ROUNDS} rounds, median)`,
     '',
     markdownTable(['era', 'fresh McpServer per request ms', 'reused instances ms'], rows),
     '',
-    `The edit service alone (no SDK): ${ms(median(direct))} ms per read_file. Instances made by the reusing handler: ${pool.made}.`,
+    `A 2025-era tools/call through the direct leg (one connected McpServer): ${ms(median(viaLeg))} ms. The edit service alone (no SDK): ${ms(median(direct))} ms per read_file. Instances made by the reusing handler: ${pool.made}.`,
   ].join('\n')
 }
 
