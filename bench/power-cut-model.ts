@@ -333,6 +333,27 @@ function recordingFs(
     rec.data(ino, data, permissions, `write ${rec.label(p)}`)
     if (sync) rec.sync(ino, `fsync ${rec.label(p)}`)
   }
+  const removeModelled = async (
+    p: string,
+    method: 'removeTree' | 'removeTreeAside',
+  ): Promise<void> => {
+    // What it removes, deepest first, taken from the model before the disk loses it.
+    const removals: { abs: string; kind: 'file' | 'dir' }[] = []
+    const walk = (abs: string, ino: number): void => {
+      const node = rec.inodes.get(ino)
+      if (node?.kind === 'dir')
+        for (const [name, child] of [...node.entries].sort()) walk(path.join(abs, name), child)
+      removals.push({ abs, kind: node?.kind === 'dir' ? 'dir' : 'file' })
+    }
+    const top = rec.lookup(p)
+    if (top !== undefined) walk(p, top)
+    await base[method](p)
+    call(`${method} ${rec.label(p)}`)
+    for (const r of removals) {
+      const { dir, name } = rec.parent(r.abs)
+      rec.entry(dir, name, null, `${r.kind === 'dir' ? 'rmdir' : 'unlink'} ${rec.label(r.abs)}`)
+    }
+  }
   return {
     ...unmodelled(base),
     writeNew: async (p, data, permissions, sync) => {
@@ -385,24 +406,16 @@ function recordingFs(
       const { dir, name } = rec.parent(p)
       rec.entry(dir, name, null, `rmdir ${rec.label(p)}`)
     },
-    removeTree: async (p) => {
-      // What it removes, deepest first, taken from the model before the disk loses it.
-      const removals: { abs: string; kind: 'file' | 'dir' }[] = []
-      const walk = (abs: string, ino: number): void => {
-        const node = rec.inodes.get(ino)
-        if (node?.kind === 'dir')
-          for (const [name, child] of [...node.entries].sort()) walk(path.join(abs, name), child)
-        removals.push({ abs, kind: node?.kind === 'dir' ? 'dir' : 'file' })
-      }
-      const top = rec.lookup(p)
-      if (top !== undefined) walk(p, top)
-      await base.removeTree(p)
-      call(`removeTree ${rec.label(p)}`)
-      for (const r of removals) {
-        const { dir, name } = rec.parent(r.abs)
-        rec.entry(dir, name, null, `${r.kind === 'dir' ? 'rmdir' : 'unlink'} ${rec.label(r.abs)}`)
-      }
+    removeTree: (p) => removeModelled(p, 'removeTree'),
+    syncFile: async (p) => {
+      await base.syncFile(p)
+      call(`syncFile ${rec.label(p)}`)
+      const ino = rec.lookup(p)
+      if (ino === undefined) throw new Error(`power-cut: fsync of missing ${p}`)
+      rec.sync(ino, `fsync ${rec.label(p)}`)
     },
+    // Pruned transactions in the trash (journal.ts, D-120), deleted by the same walk.
+    removeTreeAside: (p) => removeModelled(p, 'removeTreeAside'),
     syncDir: async (p) => {
       const what = policy?.(rec.label(p), rec.calls) ?? 'sync'
       if (what === 'fail') {

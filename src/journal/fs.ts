@@ -43,6 +43,8 @@ export interface JournalFs {
   lstat(p: string): Promise<JournalStat>
   /** fsync a directory, making renames, links and unlinks inside it durable. */
   syncDir(p: string): Promise<void>
+  /** fsync a regular file this process wrote (its content and mode; not its name). */
+  syncFile(p: string): Promise<void>
 }
 
 /**
@@ -98,6 +100,14 @@ export const nodeJournalFs: JournalFs = {
   lstat: async (p) => statOf(fss.lstatSync(p, { bigint: true })),
   syncDir: async (p) => {
     const fd = fss.openSync(p, 'r')
+    try {
+      await fsyncFd(fd)
+    } finally {
+      fss.closeSync(fd)
+    }
+  },
+  syncFile: async (p) => {
+    const fd = openRegular(p)
     try {
       await fsyncFd(fd)
     } finally {

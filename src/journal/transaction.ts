@@ -64,7 +64,8 @@ export async function runTransaction(
       if (step.kind !== 'write') return
       const staged = stagedPath(dir, MANIFEST_VERSION, i)
       if (step.symlink === true) await fs.symlink(step.bytes, staged)
-      else await fs.writeNew(staged, step.bytes, step.permissions, sync)
+      // Flushed with the manifest below, in one round of fsyncs (D-125).
+      else await fs.writeNew(staged, step.bytes, step.permissions, false)
       hooks.at?.('staged', i)
     })
     captured = await captureAll(ctx, dir, steps)
@@ -109,7 +110,20 @@ export async function runTransaction(
     // Written aside and renamed: a manifest is either absent (nothing was touched) or whole.
     const manifestTemp = path.join(dir, MANIFEST + '.tmp')
     const bytes = await encodeSignedManifest(ctx.trust, manifest)
-    await fs.writeNew(manifestTemp, bytes, 0o644, sync)
+    await fs.writeNew(manifestTemp, bytes, 0o644, false)
+    // PERF (#11, D-125): the staged contents and the manifest's flushed at once, before the
+    // manifest gets its name: none of them matters until a target is replaced, which waits for
+    // every sync here and below, and a manifest is never named before its bytes are durable.
+    if (sync) {
+      const files = steps.flatMap((step, i) => [
+        ...(step.kind === 'write' && step.symlink !== true
+          ? [stagedPath(dir, MANIFEST_VERSION, i)]
+          : []),
+        // A backup that is a copy (a hard link shares the target's inode: nothing to flush).
+        ...(captured[i]?.kind === 'copied' ? [backupPath(dir, MANIFEST_VERSION, i)] : []),
+      ])
+      await forEachLimited([...files, manifestTemp], (p) => fs.syncFile(p))
+    }
     await fs.rename(manifestTemp, path.join(dir, MANIFEST))
     // Independent of one another, and all done before any target is touched: in flight at once.
     if (sync) await forEachLimited([dir, layout.journalDir], (d) => fs.syncDir(d))
@@ -251,7 +265,8 @@ async function capture(
     if (stat.ino === stamp.ino && stat.size === stamp.size && stat.mtimeNs === stamp.mtimeNs)
       return { kind: 'linked', stat }
   }
-  if (!linked) await fs.copyNew(step.abs, backup, current.permissions, ctx.durability === 'full')
+  // A copy is flushed with the staged files and the manifest (runTransaction, D-125).
+  if (!linked) await fs.copyNew(step.abs, backup, current.permissions, false)
   const bytes = await fs.readFile(backup)
   // PERF (#9): the bytes the caller hashed, when it kept them, are compared (a memcmp) instead
   // of hashing the backup: a file edited again within RACY_MS of its last change (an agent's

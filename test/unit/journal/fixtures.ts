@@ -266,6 +266,9 @@ export const quietJournalFs: JournalFs = {
   syncDir: async (p) => {
     await stat(p)
   },
+  syncFile: async (p) => {
+    await stat(p)
+  },
 }
 
 export type FsMethod = keyof JournalFs
@@ -279,6 +282,7 @@ export const FAULT_METHODS = [
   'mkdir',
   'rmdir',
   'syncDir',
+  'syncFile',
   'readFile',
   'lstat',
 ] as const satisfies readonly FsMethod[]

@@ -195,11 +195,14 @@ describe('Journal.commit', () => {
     for (const durability of ['full', 'fast'] as const) {
       const { root } = await tempWorkspace()
       await writeStandardFiles(root)
-      const synced: boolean[] = []
+      const written: string[] = []
       const rec = recordingFs({
         fail: (call) => {
-          if (call.method === 'writeNew' || call.method === 'copyNew')
-            synced.push(call.args[3] === true)
+          if (call.method === 'writeNew' || call.method === 'copyNew') {
+            // Files are written unsynced and flushed together by syncFile (D-125).
+            expect(call.args[3]).toBe(false)
+            written.push(String(call.args[call.method === 'writeNew' ? 0 : 1]))
+          }
           return undefined
         },
       })
@@ -208,13 +211,24 @@ describe('Journal.commit', () => {
         STANDARD_SUMMARY,
       )
       expect(await treeState(root)).toEqual(STANDARD_AFTER)
+      const syncedFiles = rec.log.filter((l) => l.startsWith('syncFile ')).map((l) => l.slice(9))
       if (durability === 'fast') {
         expect(rec.calls.syncDir).toBe(0)
-        expect(synced.every((s) => !s)).toBe(true)
+        expect(syncedFiles).toEqual([])
       } else {
-        expect(rec.calls.syncDir).toBeGreaterThan(5)
-        // The .gitignore is the one file written without a sync.
-        expect(synced.filter((s) => !s)).toHaveLength(1)
+        expect(rec.calls.syncDir).toBeGreaterThan(3)
+        // Every staged file and the manifest; the .gitignore is the one file left unsynced.
+        expect(syncedFiles.sort()).toEqual(written.filter((p) => !p.endsWith('.gitignore')).sort())
+        expect(syncedFiles.some((p) => p.endsWith('manifest.json.tmp'))).toBe(true)
+        // The manifest's bytes are durable before it is named.
+        const named = rec.log.findIndex(
+          (l) => l.startsWith('rename ') && l.includes('manifest.json.tmp'),
+        )
+        const flushed = rec.log.findIndex(
+          (l) => l.startsWith('syncFile ') && l.includes('manifest.json.tmp'),
+        )
+        expect(flushed).toBeGreaterThan(-1)
+        expect(flushed).toBeLessThan(named)
       }
     }
   })
