@@ -54,6 +54,7 @@ describe('farm.bench --quick', () => {
     for (const row of report.rows) {
       for (const figure of [
         'editsPerSec',
+        'keptPerSec',
         'p50Ms',
         'p99Ms',
         'retriesPerEdit',
@@ -65,6 +66,11 @@ describe('farm.bench --quick', () => {
       ])
         expect(typeof row[figure], `${figure} of ${JSON.stringify(row)}`).toBe('number')
       expect(row.edits + row.failed).toBe(20)
+      // Kept edits are the acknowledged ones minus the lost, over the same wall time.
+      expect(row['keptPerSec']).toBeCloseTo(
+        (row['editsPerSec'] * (row.edits - row.lost)) / row.edits,
+        6,
+      )
     }
     // The reference server has no expected_hash: on private files nothing can be lost.
     expect(reference.find((r) => r.mix === 'private')?.lost).toBe(0)
