@@ -68,7 +68,7 @@ describe('farm.bench --quick', () => {
       expect(row.edits + row.failed).toBe(20)
       // Kept edits are the acknowledged ones minus the lost, over the same wall time.
       expect(row['keptPerSec']).toBeCloseTo(
-        (row['editsPerSec'] * (row.edits - row.lost)) / row.edits,
+        ((row['editsPerSec'] as number) * (row.edits - row.lost)) / row.edits,
         6,
       )
     }
