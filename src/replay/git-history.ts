@@ -269,6 +269,22 @@ export async function startOf(repo: string, range = 'HEAD'): Promise<string | nu
   return fields[1] ?? null
 }
 
+/**
+ * The first-parent commits of `range`, oldest first: what a replay of it visits (the distributed
+ * replay splits this list into ranges, #12). One id per line; 41 bytes a commit in memory.
+ */
+export async function firstParentCommits(repo: string, range = 'HEAD'): Promise<string[]> {
+  checkRange(range)
+  const out = await runGit(
+    repo,
+    ['rev-list', '--first-parent', '--reverse', '--end-of-options', range, '--'],
+    range,
+  )
+  return latin1(out, 0, out.length)
+    .split('\n')
+    .filter((line) => line !== '')
+}
+
 /** One long-lived `git cat-file --batch` process for blobs by id, on demand. */
 export function createBlobReader(repo: string): BlobReader {
   const git = startGit(repo, ['cat-file', '--batch'], true)
