@@ -385,6 +385,13 @@ export const ERROR_CODES = {
     hint: 'Name one of the workspaces the server was started with (see its workspaces list).',
     retryable: false,
   },
+  // The distributed replay on BullMQ (#12).
+  QUEUE_JOB_INVALID: {
+    meaning:
+      'A job on the replay queue does not carry a valid range job (a malformed or foreign payload); the worker refuses it and goes on.',
+    hint: 'Enqueue replays with `patchloom replay --queue`; remove foreign jobs with `patchloom queue clean`.',
+    retryable: false,
+  },
   CONFIG_INVALID: {
     meaning: 'An engine or request option is invalid.',
     hint: 'Fix the option named in the message.',

@@ -23,6 +23,7 @@ const AREAS = [
   'REPLAY',
   'EDIT',
   'SERVER',
+  'QUEUE',
 ]
 
 // "Resending the same request, unchanged, may succeed": only these conditions pass by themselves.
