@@ -392,6 +392,12 @@ export const ERROR_CODES = {
     hint: 'Enqueue replays with `patchloom replay --queue`; remove foreign jobs with `patchloom queue clean`.',
     retryable: false,
   },
+  QUEUE_UNREACHABLE: {
+    meaning:
+      'The Redis server named by --queue did not answer (not running, wrong address, refused the password, or the network is down); nothing was enqueued.',
+    hint: 'Check the URL (redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]) and that redis-server is running and reachable from this machine.',
+    retryable: true,
+  },
   CONFIG_INVALID: {
     meaning: 'An engine or request option is invalid.',
     hint: 'Fix the option named in the message.',

@@ -102,6 +102,10 @@ Usage:
   patchloom diagnostics FILE... [--root DIR] [--json]
   patchloom replay REPO [--range A..B] [--first-parent] [--via unified|codex|search-replace]
                    [--workers N] [--max-commits N] [--out DIR] [--json]
+  patchloom replay --queue URL REPO... [--split commits=N] [--range A..B] [--via V]
+                   [--attempts N] [--json]
+  patchloom worker --queue URL [--concurrency K] [--name NAME] [--lock-ms MS]
+  patchloom queue status|clean --queue URL [--json] [--run ID]
   patchloom mcp [--root DIR]... [--workspace NAME=DIR]... [--agent NAME] [SERVER FLAGS]
   patchloom serve --http [HOST:]PORT [--root DIR]... [--workspace NAME=DIR]...
                   [--token-file FILE] [--allow-host NAME]... [--max-body-bytes N] [SERVER FLAGS]
@@ -123,6 +127,9 @@ Commands:
                 workspace did not write are never acted on. Exit 1 while a file is left in
                 conflict or a transaction is not acted on.
   diagnostics   Language-server errors in FILE... as they are on disk.
+  worker        Take replay ranges from a BullMQ queue on Redis (replay --queue enqueues them,
+                split into ranges of about N commits) and replay them; SIGTERM stops it after
+                the jobs in hand. URL: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB].
   replay        Re-apply a repository's first-parent history (default: HEAD from its root
                 commit; --range A..B: the commits after A up to B) through the engine, in
                 memory, checking every touched file against git's blob ids and modes. Writes

@@ -42,7 +42,8 @@ async function bundle(): Promise<void> {
     platform: 'node',
     target: 'node20',
     // The MCP SDK and zod stay external too: only the server commands load them (#11).
-    external: ['piscina', '@modelcontextprotocol/*', 'zod'],
+    // BullMQ and its Redis client likewise: only the queue commands load them (#12).
+    external: ['piscina', '@modelcontextprotocol/*', 'zod', 'bullmq', 'ioredis'],
     // import('piscina') becomes a require() on first use: still lazy, and no vm.Script dynamic
     // import callback is needed (Node 20's is experimental, warns on stderr, and is lost when the
     // script comes from the code cache).

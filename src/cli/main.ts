@@ -30,6 +30,20 @@ const DEFAULT_DEPS: CliDeps = { createEngine: (options) => createEngineWithInter
 /** The long-running server commands (src/server/cli.ts, #11). */
 const SERVER_COMMANDS = new Set(['mcp', 'serve', 'tools'])
 
+/** Resolves on the first SIGTERM or SIGINT (a worker then finishes the jobs in hand). */
+function stopSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => resolve())
+  })
+}
+
+/** The distributed replay's commands (#12): `worker`, `queue`, and `replay --queue`. */
+function isQueueCommand(argv: readonly string[]): boolean {
+  const [word] = argv
+  if (word === 'worker' || word === 'queue') return true
+  return word === 'replay' && argv.some((a) => a === '--queue' || a.startsWith('--queue='))
+}
+
 /**
  * Runs the CLI with `argv` (without node and script path) and resolves to the exit status.
  * Never rejects: internal failures become exit 70.
@@ -56,6 +70,19 @@ export async function main(
       const { runServerCommand } = await import('../server/cli.js')
       const version = (await findPackageRoot())?.version ?? 'unknown'
       return await runServerCommand(argv, { ...io, env: process.env }, version)
+    } catch (err) {
+      if (isEditError(err)) return report(err.toData())
+      io.stderr(`${err instanceof Error && err.stack !== undefined ? err.stack : String(err)}\n`)
+      return report(internalErrorData(err))
+    }
+  }
+  if (isQueueCommand(argv)) {
+    try {
+      // Loaded only here: other commands never load BullMQ (#12).
+      const { runQueueCommand } = await import('./commands/queue.js')
+      // Only a worker waits for a signal; a one-shot command keeps the default SIGTERM.
+      const stopped = io.stopped ?? (argv[0] === 'worker' ? stopSignal() : undefined)
+      return await runQueueCommand(argv, { ...io, ...(stopped === undefined ? {} : { stopped }) })
     } catch (err) {
       if (isEditError(err)) return report(err.toData())
       io.stderr(`${err instanceof Error && err.stack !== undefined ? err.stack : String(err)}\n`)

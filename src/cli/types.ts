@@ -17,6 +17,11 @@ export interface CliIo {
   readonly cwd: string
   /** Stderr is a terminal: long commands (replay) may draw a progress line there. */
   readonly stderrIsTTY?: boolean
+  /**
+   * Resolves when the command should stop (`patchloom worker`, #12); by default SIGTERM or
+   * SIGINT to this process.
+   */
+  readonly stopped?: Promise<void>
 }
 
 /**

@@ -63,7 +63,10 @@ export function startReplayWorker(options: WorkerOptions): Worker {
     {
       connection: { ...options.connection, maxRetriesPerRequest: null },
       concurrency: options.concurrency ?? 1,
-      ...(options.lockDurationMs === undefined ? {} : { lockDuration: options.lockDurationMs }),
+      // A dead worker's job is found by the others' stalled-job check: as often as locks expire.
+      ...(options.lockDurationMs === undefined
+        ? {}
+        : { lockDuration: options.lockDurationMs, stalledInterval: options.lockDurationMs }),
     },
   )
   worker.on('failed', (job, error) =>

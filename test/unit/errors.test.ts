@@ -41,6 +41,7 @@ const TRANSIENT = new Set<string>([
   'LSP_CRASHED',
   'SERVER_BUSY',
   'SERVER_CLOSING',
+  'QUEUE_UNREACHABLE',
 ])
 
 describe('ERROR_CODES', () => {

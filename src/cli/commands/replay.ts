@@ -76,7 +76,7 @@ function progressLine(done: number, total: number | null, elapsedMs: number): st
 }
 
 /** The --json object: the report's figures with the rates. */
-function jsonReport(report: ReplayReport): Record<string, unknown> {
+export function jsonReport(report: ReplayReport): Record<string, unknown> {
   const seconds = report.wallMs / 1000
   return {
     ok: report.mismatches.length === 0 && report.misplacedHunks === 0,
@@ -109,7 +109,7 @@ function byKey(counts: Readonly<Record<string, number>>, lead = ': '): string {
   return `${lead === '' ? ' ' : lead}${entries.map(([k, v]) => `${k} ${v.toLocaleString('en-US')}`).join(', ')}`
 }
 
-function humanReport(report: ReplayReport, out: string | null): string {
+export function humanReport(report: ReplayReport, out: string | null): string {
   const n = (x: number) => x.toLocaleString('en-US')
   const seconds = report.wallMs / 1000
   const share = report.commits === 0 ? 100 : (100 * report.exactCommits) / report.commits

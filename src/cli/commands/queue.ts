@@ -1,0 +1,271 @@
+// The distributed replay's commands (#12), loaded by the CLI only when one is asked for, so other
+// commands never load BullMQ:
+//   patchloom replay --queue URL REPO... [--split commits=N] [--range R] [--via V]
+//                    [--attempts N] [--json]
+//   patchloom worker --queue URL [--concurrency K] [--name NAME]
+//   patchloom queue status --queue URL [--json]
+//   patchloom queue clean --queue URL [--run ID]
+// The URL is checked whole and the server pinged before anything is enqueued or taken.
+import path from 'node:path'
+import { Queue } from 'bullmq'
+import { EditError } from '../../errors.js'
+import { checkReachable } from '../../queue/reach.js'
+import { runOnQueue, type QueueRunReport } from '../../queue/run.js'
+import { parseQueueUrl, redact, type QueueConnection } from '../../queue/url.js'
+import { REPLAY_QUEUE, startReplayWorker } from '../../queue/worker.js'
+import { REPLAY_VIAS, type ReplayVia } from '../../replay/replay.js'
+import { EXIT } from '../render.js'
+import type { CliIo } from '../types.js'
+import { humanReport, jsonReport } from './replay.js'
+
+export const QUEUE_USAGE = `  patchloom replay --queue URL REPO... [--split commits=N] [--range R] [--via V] [--attempts N] [--json]
+  patchloom worker --queue URL [--concurrency K] [--name NAME] [--lock-ms MS]
+  patchloom queue status --queue URL [--json]
+  patchloom queue clean --queue URL [--run ID]
+  URL: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], or rediss:// for TLS`
+
+const DEFAULT_SPLIT = 200
+const MAX_CONCURRENCY = 64
+
+export type QueueIo = CliIo
+
+interface Flags {
+  readonly positional: string[]
+  readonly values: Map<string, string>
+  readonly json: boolean
+}
+
+const VALUE_FLAGS = new Set([
+  '--queue',
+  '--split',
+  '--range',
+  '--via',
+  '--attempts',
+  '--concurrency',
+  '--name',
+  '--run',
+  '--lock-ms',
+])
+
+function usage(message: string): EditError {
+  return new EditError('USAGE_INVALID', `${message}\n${QUEUE_USAGE}`)
+}
+
+function parseFlags(argv: readonly string[], allowed: readonly string[]): Flags {
+  const positional: string[] = []
+  const values = new Map<string, string>()
+  let json = false
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string
+    if (!arg.startsWith('--')) {
+      positional.push(arg)
+      continue
+    }
+    const eq = arg.indexOf('=')
+    const name = eq === -1 ? arg : arg.slice(0, eq)
+    if (name === '--json' && allowed.includes('--json')) {
+      if (eq !== -1) throw usage('Flag --json takes no value.')
+      json = true
+      continue
+    }
+    if (!VALUE_FLAGS.has(name) || !allowed.includes(name))
+      throw usage(`Flag ${name} is not valid here.`)
+    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1)
+    if (value === undefined || value === '' || (eq === -1 && value.startsWith('--')))
+      throw usage(`Flag ${name} needs a value.`)
+    if (values.has(name)) throw usage(`Flag ${name} is given twice.`)
+    values.set(name, value)
+  }
+  return { positional, values, json }
+}
+
+function wholeNumber(flags: Flags, name: string, min: number, max: number, fallback: number) {
+  const text = flags.values.get(name)
+  if (text === undefined) return fallback
+  const n = /^[0-9]{1,9}$/.test(text) ? Number(text) : Number.NaN
+  if (!(n >= min && n <= max))
+    throw usage(`Flag ${name} needs a whole number from ${min} to ${max}; got '${text}'.`)
+  return n
+}
+
+async function connect(flags: Flags): Promise<{ connection: QueueConnection; url: string }> {
+  const url = flags.values.get('--queue')
+  if (url === undefined) throw usage('This command needs --queue URL.')
+  let connection: QueueConnection
+  try {
+    connection = parseQueueUrl(url)
+  } catch (error) {
+    // A bad URL is a bad command line (exit 64), as replay's own options are.
+    if (error instanceof EditError) throw usage(error.message.replace(/^Invalid option: /, ''))
+    throw error
+  }
+  await checkReachable(connection, url)
+  return { connection, url }
+}
+
+/** Runs one queue command; resolves to the exit status (EditErrors are the caller's to render). */
+export async function runQueueCommand(argv: readonly string[], io: QueueIo): Promise<number> {
+  const [word, ...rest] = argv
+  if (word === 'replay') return replayOnQueue(rest, io)
+  if (word === 'worker') return runWorker(rest, io)
+  if (word === 'queue') {
+    const [sub, ...more] = rest
+    if (sub === 'status') return status(more, io)
+    if (sub === 'clean') return clean(more, io)
+    throw usage(`Unknown queue command '${sub ?? ''}'; use status or clean.`)
+  }
+  throw usage(`Unknown command '${word ?? ''}'.`)
+}
+
+async function replayOnQueue(argv: readonly string[], io: QueueIo): Promise<number> {
+  const flags = parseFlags(argv, ['--queue', '--split', '--range', '--via', '--attempts', '--json'])
+  if (flags.positional.length === 0) throw usage('replay --queue needs at least one REPO.')
+  const split = flags.values.get('--split')
+  const size =
+    split === undefined
+      ? DEFAULT_SPLIT
+      : /^commits=[0-9]{1,7}$/.test(split) && Number(split.slice(8)) >= 1
+        ? Number(split.slice(8))
+        : Number.NaN
+  if (Number.isNaN(size)) throw usage(`Flag --split takes commits=N (N >= 1); got '${split}'.`)
+  const viaText = flags.values.get('--via') ?? 'unified'
+  const via = REPLAY_VIAS.find((v) => v === viaText)
+  if (via === undefined) throw usage(`Unknown --via '${viaText}'; use ${REPLAY_VIAS.join(', ')}.`)
+  const attempts = wholeNumber(flags, '--attempts', 1, 100, 3)
+  const { connection } = await connect(flags)
+  const progress = io.stderrIsTTY === true && !flags.json
+  const started = performance.now()
+  const report = await runOnQueue({
+    connection,
+    repos: flags.positional.map((r) => path.resolve(io.cwd, r)),
+    split: size,
+    via: via as ReplayVia,
+    attempts,
+    ...(flags.values.has('--range') ? { range: flags.values.get('--range') as string } : {}),
+    ...(progress
+      ? {
+          onProgress: (p) => {
+            const seconds = Math.max((performance.now() - started) / 1000, 1e-3)
+            const rate = p.commitsDone / seconds
+            const eta = rate > 0 ? (p.commits - p.commitsDone) / rate : 0
+            io.stderr(
+              `\rreplay --queue: ranges ${p.rangesDone}/${p.ranges}, commits ${p.commitsDone}/${p.commits}, ${rate.toFixed(0)}/s, ETA ${eta.toFixed(0)} s`,
+            )
+          },
+        }
+      : {}),
+  })
+  if (progress) io.stderr('\r\x1b[K')
+  io.stdout(flags.json ? `${JSON.stringify(runJson(report))}\n` : runHuman(report))
+  return runOk(report) ? EXIT.OK : EXIT.REJECTED
+}
+
+function runOk(report: QueueRunReport): boolean {
+  return (
+    report.failedRanges === 0 &&
+    report.repos.every((r) => r.report.mismatches.length === 0 && r.report.misplacedHunks === 0)
+  )
+}
+
+function runJson(report: QueueRunReport): Record<string, unknown> {
+  return {
+    ok: runOk(report),
+    run: report.run,
+    failedRanges: report.failedRanges,
+    wallMs: Math.round(report.wallMs),
+    repos: report.repos.map((r) => ({ ...jsonReport(r.report), ranges: r.ranges })),
+  }
+}
+
+function runHuman(report: QueueRunReport): string {
+  const lines: string[] = []
+  for (const repo of report.repos) {
+    lines.push(humanReport(repo.report, null).trimEnd())
+    const byWorker: Record<string, number> = {}
+    for (const r of repo.ranges)
+      if (r.worker !== null) byWorker[r.worker] = (byWorker[r.worker] ?? 0) + 1
+    lines.push(
+      `  ranges ${repo.ranges.length}, by worker: ${
+        Object.entries(byWorker)
+          .map(([w, n]) => `${w} ${n}`)
+          .join(', ') || 'none'
+      }`,
+    )
+    for (const r of repo.ranges)
+      if (r.error !== null) lines.push(`  failed range ${r.index} (${r.range}): ${r.error}`)
+  }
+  lines.push(`run ${report.run}: ${report.failedRanges} failed ranges`)
+  return `${lines.join('\n')}\n`
+}
+
+async function runWorker(argv: readonly string[], io: QueueIo): Promise<number> {
+  const flags = parseFlags(argv, ['--queue', '--concurrency', '--name', '--lock-ms'])
+  if (flags.positional.length > 0) throw usage(`Unexpected argument '${flags.positional[0]}'.`)
+  const concurrency = wholeNumber(flags, '--concurrency', 1, MAX_CONCURRENCY, 1)
+  // How long a job stays with a worker that stopped renewing its lock (died) before another
+  // worker takes it again: BullMQ's lockDuration, 30 s by default.
+  const lockMs = wholeNumber(flags, '--lock-ms', 1000, 3_600_000, 30_000)
+  const { connection, url } = await connect(flags)
+  const name = flags.values.get('--name')
+  const worker = startReplayWorker({
+    connection,
+    concurrency,
+    lockDurationMs: lockMs,
+    ...(name === undefined ? {} : { name }),
+    onEvent: (text) => io.stderr(`patchloom worker: ${text}\n`),
+  })
+  worker.on('completed', (job) => io.stderr(`patchloom worker: job ${job.id ?? '?'} done\n`))
+  await worker.waitUntilReady()
+  io.stderr(
+    `patchloom worker: taking replay ranges from ${redact(url)} (concurrency ${concurrency})\n`,
+  )
+  await (io.stopped ?? new Promise<void>(() => undefined))
+  io.stderr('patchloom worker: stopping after the jobs in hand\n')
+  await worker.close()
+  return EXIT.OK
+}
+
+async function status(argv: readonly string[], io: QueueIo): Promise<number> {
+  const flags = parseFlags(argv, ['--queue', '--json'])
+  const { connection } = await connect(flags)
+  const queue = new Queue(REPLAY_QUEUE, { connection })
+  try {
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed')
+    io.stdout(
+      flags.json
+        ? `${JSON.stringify({ ok: true, queue: REPLAY_QUEUE, ...counts })}\n`
+        : `${REPLAY_QUEUE}: ${Object.entries(counts)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}\n`,
+    )
+    return EXIT.OK
+  } finally {
+    await queue.close()
+  }
+}
+
+async function clean(argv: readonly string[], io: QueueIo): Promise<number> {
+  const flags = parseFlags(argv, ['--queue', '--run'])
+  const { connection } = await connect(flags)
+  const run = flags.values.get('--run')
+  const queue = new Queue(REPLAY_QUEUE, { connection })
+  try {
+    let removed = 0
+    if (run === undefined) {
+      // Finished jobs only: waiting and active ones belong to a run still going.
+      for (const state of ['completed', 'failed'] as const)
+        removed += (await queue.clean(0, 100_000, state)).length
+    } else {
+      for (const job of await queue.getJobs(['completed', 'failed', 'waiting', 'delayed'])) {
+        if (job.id?.startsWith(`${run}-`) === true) {
+          await job.remove()
+          removed++
+        }
+      }
+    }
+    io.stdout(`removed ${removed} jobs${run === undefined ? ' (finished)' : ` of run ${run}`}\n`)
+    return EXIT.OK
+  } finally {
+    await queue.close()
+  }
+}

@@ -1,0 +1,154 @@
+// The distributed replay through the built CLI (#12), against a real redis-server: `patchloom
+// worker` processes take the ranges `patchloom replay --queue` enqueues, and the merged report is
+// the local replay's; workers stop cleanly on SIGTERM; `queue status` and `queue clean` see and
+// remove the run; an unreachable or malformed --queue is refused before anything runs.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, rmSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildHistoryRepo, type HistoryRepo } from '../helpers/history-repo.js'
+import {
+  REDIS_AVAILABLE,
+  REDIS_SKIP_REASON,
+  startRedis,
+  type RunningRedis,
+} from '../helpers/redis.js'
+import { CLI_BIN, jsonLine, runCli } from '../helpers/run-cli.js'
+import { makeTempDir } from '../helpers/tree.js'
+
+const BUILT = existsSync(fileURLToPath(new URL('../../dist/cli/main.cjs', import.meta.url)))
+
+/** The figures two replays must share: everything but time and the queue's own fields. */
+function figures(report: Record<string, unknown>): Record<string, unknown> {
+  const {
+    wallMs: _w,
+    commitsPerSecond: _c,
+    hunksPerSecond: _h,
+    ranges: _r,
+    repo: _p,
+    ...rest
+  } = report
+  return rest
+}
+
+interface WorkerProcess {
+  readonly child: ChildProcess
+  readonly log: () => string
+  stop(): Promise<number | null>
+}
+
+async function startWorker(url: string, name: string): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [CLI_BIN, 'worker', '--queue', url, '--name', name], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let log = ''
+  child.stderr?.on('data', (c: Buffer) => (log += c.toString()))
+  const deadline = Date.now() + 15_000
+  while (!log.includes('taking replay ranges')) {
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`worker ${name} did not start:\n${log}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return {
+    child,
+    log: () => log,
+    stop: async () => {
+      if (child.exitCode !== null) return child.exitCode
+      const exited = new Promise<number | null>((resolve) =>
+        child.once('exit', (code) => resolve(code)),
+      )
+      child.kill('SIGTERM')
+      return exited
+    },
+  }
+}
+
+describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
+  `patchloom replay --queue and worker (needs npm run build; skipped when ${REDIS_SKIP_REASON})`,
+  () => {
+    let redis: RunningRedis
+    let scratch: string
+    let repo: HistoryRepo
+    beforeAll(async () => {
+      redis = await startRedis()
+      scratch = await makeTempDir('patchloom-cli-queue-')
+      repo = buildHistoryRepo(path.join(scratch, 'repo'), path.join(scratch, 'home'))
+    })
+    afterAll(async () => {
+      await redis?.stop()
+      rmSync(scratch, { recursive: true, force: true })
+    })
+
+    for (const count of [2, 3]) {
+      it(`merges the ranges ${count} worker processes replayed into the local replay's report`, async () => {
+        const local = await runCli(['replay', repo.dir, '--via', 'codex', '--json'])
+        expect(local.code).toBe(0)
+        const workers = await Promise.all(
+          Array.from({ length: count }, (_, i) => startWorker(redis.url, `w${count}-${i}`)),
+        )
+        try {
+          const run = await runCli([
+            'replay',
+            '--queue',
+            redis.url,
+            repo.dir,
+            '--split',
+            'commits=2',
+            '--via',
+            'codex',
+            '--json',
+          ])
+          expect(run.code, run.stderr).toBe(0)
+          const merged = jsonLine(run) as {
+            ok: boolean
+            failedRanges: number
+            repos: Record<string, unknown>[]
+          }
+          expect(merged.ok).toBe(true)
+          expect(merged.failedRanges).toBe(0)
+          expect(figures(merged.repos[0] as Record<string, unknown>)).toEqual(
+            figures(jsonLine(local)),
+          )
+          const ranges = (merged.repos[0] as { ranges: { worker: string }[] }).ranges
+          expect(ranges).toHaveLength(Math.ceil(repo.commits.length / 2))
+          expect(ranges.every((r) => r.worker.startsWith(`w${count}-`))).toBe(true)
+        } finally {
+          for (const worker of workers) expect(await worker.stop(), worker.log()).toBe(0)
+        }
+        expect(workers.every((w) => w.log().includes('stopping after the jobs in hand'))).toBe(true)
+      })
+    }
+
+    it('shows the queue and removes a run from it', async () => {
+      const worker = await startWorker(redis.url, 'w-status')
+      let runId = ''
+      try {
+        const run = await runCli(['replay', '--queue', redis.url, repo.dir, '--json'])
+        expect(run.code, run.stderr).toBe(0)
+        runId = String(jsonLine(run)['run'])
+      } finally {
+        await worker.stop()
+      }
+      const status = await runCli(['queue', 'status', '--queue', redis.url, '--json'])
+      expect(status.code).toBe(0)
+      const before = jsonLine(status) as Record<string, number>
+      expect(before['completed']).toBeGreaterThan(0)
+      const clean = await runCli(['queue', 'clean', '--queue', redis.url, '--run', runId])
+      expect(clean.code).toBe(0)
+      expect(clean.stdout).toMatch(new RegExp(`removed 1 jobs of run ${runId}`))
+      const after = jsonLine(await runCli(['queue', 'status', '--queue', redis.url, '--json']))
+      expect(after['completed']).toBe(before['completed']! - 1)
+    })
+
+    it('refuses an unreachable queue (75) and a malformed URL (64) before doing anything', async () => {
+      const down = await runCli(['replay', '--queue', 'redis://127.0.0.1:1/0', repo.dir, '--json'])
+      expect(down.code).toBe(75)
+      expect(jsonLine(down)).toMatchObject({ ok: false, error: { code: 'QUEUE_UNREACHABLE' } })
+      const bad = await runCli(['worker', '--queue', 'redis://:secret@host/x'])
+      expect(bad.code).toBe(64)
+      expect(bad.stderr).toContain('USAGE_INVALID')
+      expect(bad.stderr).not.toContain('secret')
+    })
+  },
+)
