@@ -85,6 +85,50 @@ describe.skipIf(!REDIS_AVAILABLE)(`replay on the queue (skipped when ${REDIS_SKI
     }
   })
 
+  it('reports a range that fails with its error, and still merges the others', async () => {
+    // A database no worker watches yet: the run is planned and enqueued, then one repository
+    // disappears before a worker takes its ranges.
+    const other = { ...connection, db: 1 }
+    const doomed = path.join(scratch, 'doomed')
+    buildHistoryRepo(doomed, path.join(scratch, 'home-doomed'))
+    let enqueued = false
+    const running = runOnQueue({
+      connection: other,
+      repos: [repo.dir, doomed],
+      split: 5,
+      attempts: 2,
+      backoffMs: 10,
+      run: 'rtest-3',
+      onProgress: () => undefined,
+    })
+    const queue = new Queue(REPLAY_QUEUE, { connection: other })
+    try {
+      const deadline = Date.now() + 10_000
+      while (!enqueued && Date.now() < deadline) {
+        enqueued = (await queue.getJobCounts('waiting'))['waiting']! > 0
+        if (!enqueued) await new Promise((r) => setTimeout(r, 20))
+      }
+      expect(enqueued).toBe(true)
+      rmSync(doomed, { recursive: true, force: true })
+      const worker = startReplayWorker({ connection: other, name: 'late' })
+      try {
+        const report = await running
+        const [kept, lost] = report.repos
+        expect(kept!.ranges.every((r) => r.error === null)).toBe(true)
+        expect(withoutWall(kept!.report)).toEqual(withoutWall(await local('unified')))
+        expect(lost!.ranges.length).toBeGreaterThan(0)
+        expect(lost!.ranges.every((r) => r.error !== null && r.worker === null)).toBe(true)
+        expect(report.failedRanges).toBe(lost!.ranges.length)
+        expect(lost!.report.commits).toBe(0)
+        expect(lost!.ranges[0]?.error).toMatch(/doomed is not a git repository/)
+      } finally {
+        await worker.close()
+      }
+    } finally {
+      await queue.close()
+    }
+  })
+
   it('fails a malformed payload once, without retries, and goes on with the next run', async () => {
     const queue = new Queue(REPLAY_QUEUE, { connection })
     try {
