@@ -2,12 +2,12 @@
 // worker` processes take the ranges `patchloom replay --queue` enqueues, and the merged report is
 // the local replay's; workers stop cleanly on SIGTERM; `queue status` and `queue clean` see and
 // remove the run; an unreachable or malformed --queue is refused before anything runs.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, rmSync } from 'node:fs'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildHistoryRepo, type HistoryRepo } from '../helpers/history-repo.js'
+import { buildHistoryRepo, gitEnv, type HistoryRepo } from '../helpers/history-repo.js'
 import {
   REDIS_AVAILABLE,
   REDIS_SKIP_REASON,
@@ -15,6 +15,9 @@ import {
   type RunningRedis,
 } from '../helpers/redis.js'
 import { CLI_BIN, jsonLine, runCli } from '../helpers/run-cli.js'
+import { Queue } from 'bullmq'
+import { parseQueueUrl } from '../../src/queue/url.js'
+import { REPLAY_QUEUE } from '../../src/queue/worker.js'
 import { makeTempDir } from '../helpers/tree.js'
 
 const BUILT = existsSync(fileURLToPath(new URL('../../dist/cli/main.cjs', import.meta.url)))
@@ -32,16 +35,48 @@ function figures(report: Record<string, unknown>): Record<string, unknown> {
   return rest
 }
 
+/** A linear history of `commits` commits, each rewriting one of 10 files, made by git fast-import. */
+function longHistory(dir: string, home: string, commits: number): void {
+  mkdirSync(dir, { recursive: true })
+  mkdirSync(home, { recursive: true })
+  const env = gitEnv(home)
+  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir, env })
+  const files = Array.from({ length: 10 }, (_, f) =>
+    Array.from({ length: 200 }, (_, l) => `file ${f} line ${l}`),
+  )
+  let stream = ''
+  for (let c = 0; c < commits; c++) {
+    const f = c % 10
+    const lines = files[f] as string[]
+    lines[(c * 7) % lines.length] = `changed by commit ${c}`
+    const data = `${lines.join('\n')}\n`
+    const message = `commit ${c}\n`
+    stream += `commit refs/heads/main\ncommitter replay <replay@example.com> ${1767225600 + c} +0000\n`
+    stream += `data ${Buffer.byteLength(message)}\n${message}`
+    stream += `M 100644 inline src/f${f}.txt\ndata ${Buffer.byteLength(data)}\n${data}\n`
+  }
+  execFileSync('git', ['fast-import', '--quiet'], { cwd: dir, env, input: stream })
+  execFileSync('git', ['checkout', '-q', 'main'], { cwd: dir, env })
+}
+
 interface WorkerProcess {
   readonly child: ChildProcess
   readonly log: () => string
   stop(): Promise<number | null>
 }
 
-async function startWorker(url: string, name: string): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [CLI_BIN, 'worker', '--queue', url, '--name', name], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
+async function startWorker(
+  url: string,
+  name: string,
+  extra: readonly string[] = [],
+): Promise<WorkerProcess> {
+  const child = spawn(
+    process.execPath,
+    [CLI_BIN, 'worker', '--queue', url, '--name', name, ...extra],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  )
   let log = ''
   child.stderr?.on('data', (c: Buffer) => (log += c.toString()))
   const deadline = Date.now() + 15_000
@@ -119,6 +154,57 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
         expect(workers.every((w) => w.log().includes('stopping after the jobs in hand'))).toBe(true)
       })
     }
+
+    it('completes the run exactly when a worker is killed (SIGKILL) in the middle of a range', async () => {
+      const long = path.join(scratch, 'long')
+      longHistory(long, path.join(scratch, 'home-long'), 1500)
+      const local = await runCli(['replay', long, '--json'])
+      expect(local.code).toBe(0)
+      // Short locks, so the survivor takes the dead worker's range back within seconds.
+      const victim = await startWorker(redis.url, 'victim', ['--lock-ms', '1000'])
+      const run = runCli([
+        'replay',
+        '--queue',
+        redis.url,
+        long,
+        '--split',
+        'commits=1500',
+        '--json',
+      ])
+      const deadline = Date.now() + 20_000
+      // No "done" line yet: the range is in its hands. Wait for the job to be active, then kill.
+      while (!victim.log().includes('taking replay ranges') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20))
+      const queue = new Queue(REPLAY_QUEUE, { connection: parseQueueUrl(redis.url) })
+      try {
+        while ((await queue.getJobCounts('active'))['active'] === 0 && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 10))
+        expect((await queue.getJobCounts('active'))['active']).toBe(1)
+      } finally {
+        await queue.close()
+      }
+      victim.child.kill('SIGKILL')
+      await new Promise((resolve) => victim.child.once('exit', resolve))
+      expect(victim.log()).not.toContain('done')
+      const survivor = await startWorker(redis.url, 'survivor', ['--lock-ms', '1000'])
+      try {
+        const finished = await run
+        expect(finished.code, finished.stderr).toBe(0)
+        const merged = jsonLine(finished) as {
+          failedRanges: number
+          repos: Record<string, unknown>[]
+        }
+        expect(merged.failedRanges).toBe(0)
+        expect(figures(merged.repos[0] as Record<string, unknown>)).toEqual(
+          figures(jsonLine(local)),
+        )
+        expect((merged.repos[0] as { ranges: { worker: string }[] }).ranges).toEqual([
+          expect.objectContaining({ worker: 'survivor' }),
+        ])
+      } finally {
+        await survivor.stop()
+      }
+    }, 60_000)
 
     it('shows the queue and removes a run from it', async () => {
       const worker = await startWorker(redis.url, 'w-status')
