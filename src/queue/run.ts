@@ -30,6 +30,8 @@ export interface QueueRunOptions {
   /** The run's id (job ids derive from it). @default a fresh one */
   readonly run?: string
   readonly onProgress?: (progress: QueueRunProgress) => void
+  /** Told of a range the queue lost (and that was enqueued again). */
+  readonly onRequeue?: (jobId: string) => void
 }
 
 export interface QueueRunProgress {
@@ -112,10 +114,25 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
     let settle!: () => void
     const finished = new Promise<void>((resolve) => (settle = resolve))
     const ours = new Map(all.map((j) => [jobIdOf(j), j]))
+    const jobOptions = (data: RangeJobData) => ({
+      jobId: jobIdOf(data),
+      attempts: options.attempts ?? 3,
+      backoff: { type: 'exponential' as const, delay: options.backoffMs ?? 1000 },
+    })
+    let added = false
     const check = async (id: string): Promise<void> => {
-      if (outcomes.has(id) || !ours.has(id)) return
+      const data = ours.get(id)
+      if (outcomes.has(id) || data === undefined) return
       const job = await Job.fromId(queue, id)
-      if (job === undefined) return
+      if (job === undefined) {
+        // Enqueued, and gone: the queue lost it (a Redis restarted without persistence, or a
+        // `queue clean --run` meanwhile). A range replays the same every time: enqueue it again.
+        if (added) {
+          await queue.add('range', data, jobOptions(data))
+          options.onRequeue?.(id)
+        }
+        return
+      }
       const state = await job.getState()
       if (state === 'completed') {
         outcomes.set(id, job.returnvalue as RangeOutcome)
@@ -135,17 +152,8 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
         report()
       }
     })
-    await queue.addBulk(
-      all.map((data) => ({
-        name: 'range',
-        data,
-        opts: {
-          jobId: jobIdOf(data),
-          attempts: options.attempts ?? 3,
-          backoff: { type: 'exponential', delay: options.backoffMs ?? 1000 },
-        },
-      })),
-    )
+    await queue.addBulk(all.map((data) => ({ name: 'range', data, opts: jobOptions(data) })))
+    added = true
     if (all.length === 0) settle()
     const sweep = setInterval(() => {
       for (const id of ours.keys()) void check(id).catch(() => undefined)

@@ -160,22 +160,17 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
       longHistory(long, path.join(scratch, 'home-long'), 1500)
       const local = await runCli(['replay', long, '--json'])
       expect(local.code).toBe(0)
+      // A database of its own: the earlier tests' workers left BullMQ's stalled-check key there
+      // with their 30 s interval, which would hold this one's 1 s check back until it expires.
+      const url = redis.url.replace(/\/0$/, '/3')
       // Short locks, so the survivor takes the dead worker's range back within seconds.
-      const victim = await startWorker(redis.url, 'victim', ['--lock-ms', '1000'])
-      const run = runCli([
-        'replay',
-        '--queue',
-        redis.url,
-        long,
-        '--split',
-        'commits=1500',
-        '--json',
-      ])
+      const victim = await startWorker(url, 'victim', ['--lock-ms', '1000'])
+      const run = runCli(['replay', '--queue', url, long, '--split', 'commits=1500', '--json'])
       const deadline = Date.now() + 20_000
       // No "done" line yet: the range is in its hands. Wait for the job to be active, then kill.
       while (!victim.log().includes('taking replay ranges') && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 20))
-      const queue = new Queue(REPLAY_QUEUE, { connection: parseQueueUrl(redis.url) })
+      const queue = new Queue(REPLAY_QUEUE, { connection: parseQueueUrl(url) })
       try {
         while ((await queue.getJobCounts('active'))['active'] === 0 && Date.now() < deadline)
           await new Promise((r) => setTimeout(r, 10))
@@ -186,7 +181,7 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
       victim.child.kill('SIGKILL')
       await new Promise((resolve) => victim.child.once('exit', resolve))
       expect(victim.log()).not.toContain('done')
-      const survivor = await startWorker(redis.url, 'survivor', ['--lock-ms', '1000'])
+      const survivor = await startWorker(url, 'survivor', ['--lock-ms', '1000'])
       try {
         const finished = await run
         expect(finished.code, finished.stderr).toBe(0)
@@ -204,7 +199,45 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
       } finally {
         await survivor.stop()
       }
-    }, 60_000)
+    }, 120_000)
+
+    it('survives a Redis restart (no persistence) in the middle of a run: lost ranges are enqueued again', async () => {
+      const long = path.join(scratch, 'long-restart')
+      longHistory(long, path.join(scratch, 'home-restart'), 600)
+      const local = await runCli(['replay', long, '--json'])
+      expect(local.code).toBe(0)
+      // Enqueued while no worker runs, then the server restarts empty: every range is lost.
+      const run = runCli(['replay', '--queue', redis.url, long, '--split', 'commits=100', '--json'])
+      const queue = new Queue(REPLAY_QUEUE, { connection: parseQueueUrl(redis.url) })
+      try {
+        const deadline = Date.now() + 30_000
+        while ((await queue.getJobCounts('waiting'))['waiting'] !== 6 && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 20))
+        expect((await queue.getJobCounts('waiting'))['waiting']).toBe(6)
+      } finally {
+        await queue.close()
+      }
+      await redis.restart()
+      const workers = await Promise.all([
+        startWorker(redis.url, 'r1'),
+        startWorker(redis.url, 'r2'),
+      ])
+      try {
+        const finished = await run
+        expect(finished.code, finished.stderr).toBe(0)
+        expect(finished.stderr.match(/was lost by the queue .*enqueued it again/g)).toHaveLength(6)
+        const merged = jsonLine(finished) as {
+          failedRanges: number
+          repos: Record<string, unknown>[]
+        }
+        expect(merged.failedRanges).toBe(0)
+        expect(figures(merged.repos[0] as Record<string, unknown>)).toEqual(
+          figures(jsonLine(local)),
+        )
+      } finally {
+        for (const worker of workers) await worker.stop()
+      }
+    }, 90_000)
 
     it('shows the queue and removes a run from it', async () => {
       const worker = await startWorker(redis.url, 'w-status')

@@ -18,6 +18,8 @@ export interface RunningRedis {
   /** redis://127.0.0.1:PORT/0 */
   readonly url: string
   readonly process: ChildProcess
+  /** Stops the server and starts a new one on the same port: with no persistence, empty. */
+  restart(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -37,10 +39,12 @@ async function freePort(): Promise<number> {
   })
 }
 
-/** Starts redis-server and resolves once it accepts connections. */
-export async function startRedis(extraArgs: readonly string[] = []): Promise<RunningRedis> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'patchloom-redis-'))
-  const port = await freePort()
+/** Spawns redis-server on `port` and resolves once it accepts connections. */
+async function spawnRedis(
+  port: number,
+  dir: string,
+  extraArgs: readonly string[],
+): Promise<ChildProcess> {
   const child = spawn(
     'redis-server',
     [
@@ -76,16 +80,33 @@ export async function startRedis(extraArgs: readonly string[] = []): Promise<Run
       reject(new Error(`redis-server exited with ${String(code)}:\n${output}`))
     })
   })
+  return child
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  await exited
+}
+
+/** Starts redis-server and resolves once it accepts connections. */
+export async function startRedis(extraArgs: readonly string[] = []): Promise<RunningRedis> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'patchloom-redis-'))
+  const port = await freePort()
+  let child = await spawnRedis(port, dir, extraArgs)
   return {
     port,
     url: `redis://127.0.0.1:${port}/0`,
-    process: child,
+    get process() {
+      return child
+    },
+    restart: async () => {
+      await stopChild(child)
+      child = await spawnRedis(port, dir, extraArgs)
+    },
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve))
-        child.kill('SIGTERM')
-        await exited
-      }
+      await stopChild(child)
       await rm(dir, { recursive: true, force: true })
     },
   }

@@ -141,6 +141,10 @@ async function replayOnQueue(argv: readonly string[], io: QueueIo): Promise<numb
     split: size,
     via: via as ReplayVia,
     attempts,
+    onRequeue: (id) =>
+      io.stderr(
+        `${progress ? '\r\x1b[K' : ''}replay --queue: job ${id} was lost by the queue (did Redis restart without persistence?); enqueued it again\n`,
+      ),
     ...(flags.values.has('--range') ? { range: flags.values.get('--range') as string } : {}),
     ...(progress
       ? {
