@@ -2,12 +2,13 @@
 // worker` processes take the ranges `patchloom replay --queue` enqueues, and the merged report is
 // the local replay's; workers stop cleanly on SIGTERM; `queue status` and `queue clean` see and
 // remove the run; an unreachable or malformed --queue is refused before anything runs.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildHistoryRepo, gitEnv, type HistoryRepo } from '../helpers/history-repo.js'
+import { linearHistory } from '../../bench/generated-history.js'
+import { buildHistoryRepo, type HistoryRepo } from '../helpers/history-repo.js'
 import {
   REDIS_AVAILABLE,
   REDIS_SKIP_REASON,
@@ -33,30 +34,6 @@ function figures(report: Record<string, unknown>): Record<string, unknown> {
     ...rest
   } = report
   return rest
-}
-
-/** A linear history of `commits` commits, each rewriting one of 10 files, made by git fast-import. */
-function longHistory(dir: string, home: string, commits: number): void {
-  mkdirSync(dir, { recursive: true })
-  mkdirSync(home, { recursive: true })
-  const env = gitEnv(home)
-  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir, env })
-  const files = Array.from({ length: 10 }, (_, f) =>
-    Array.from({ length: 200 }, (_, l) => `file ${f} line ${l}`),
-  )
-  let stream = ''
-  for (let c = 0; c < commits; c++) {
-    const f = c % 10
-    const lines = files[f] as string[]
-    lines[(c * 7) % lines.length] = `changed by commit ${c}`
-    const data = `${lines.join('\n')}\n`
-    const message = `commit ${c}\n`
-    stream += `commit refs/heads/main\ncommitter replay <replay@example.com> ${1767225600 + c} +0000\n`
-    stream += `data ${Buffer.byteLength(message)}\n${message}`
-    stream += `M 100644 inline src/f${f}.txt\ndata ${Buffer.byteLength(data)}\n${data}\n`
-  }
-  execFileSync('git', ['fast-import', '--quiet'], { cwd: dir, env, input: stream })
-  execFileSync('git', ['checkout', '-q', 'main'], { cwd: dir, env })
 }
 
 interface WorkerProcess {
@@ -157,7 +134,7 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
 
     it('completes the run exactly when a worker is killed (SIGKILL) in the middle of a range', async () => {
       const long = path.join(scratch, 'long')
-      longHistory(long, path.join(scratch, 'home-long'), 1500)
+      linearHistory(long, path.join(scratch, 'home-long'), 1500)
       const local = await runCli(['replay', long, '--json'])
       expect(local.code).toBe(0)
       // A database of its own: the earlier tests' workers left BullMQ's stalled-check key there
@@ -203,7 +180,7 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
 
     it('survives a Redis restart (no persistence) in the middle of a run: lost ranges are enqueued again', async () => {
       const long = path.join(scratch, 'long-restart')
-      longHistory(long, path.join(scratch, 'home-restart'), 600)
+      linearHistory(long, path.join(scratch, 'home-restart'), 600)
       const local = await runCli(['replay', long, '--json'])
       expect(local.code).toBe(0)
       // Enqueued while no worker runs, then the server restarts empty: every range is lost.
