@@ -36,6 +36,9 @@ function figures(report: Record<string, unknown>): Record<string, unknown> {
   return rest
 }
 
+/** Every worker process a test started: any still running at the end is killed (afterAll). */
+const started: ChildProcess[] = []
+
 interface WorkerProcess {
   readonly child: ChildProcess
   readonly log: () => string
@@ -54,6 +57,7 @@ async function startWorker(
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   )
+  started.push(child)
   let log = ''
   child.stderr?.on('data', (c: Buffer) => (log += c.toString()))
   const deadline = Date.now() + 15_000
@@ -88,6 +92,8 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
       repo = buildHistoryRepo(path.join(scratch, 'repo'), path.join(scratch, 'home'))
     })
     afterAll(async () => {
+      // A test that failed half-way may leave a worker behind; it must not outlive the suite.
+      for (const child of started) if (child.exitCode === null) child.kill('SIGKILL')
       await redis?.stop()
       rmSync(scratch, { recursive: true, force: true })
     })
