@@ -15,7 +15,7 @@ import {
   startRedis,
   type RunningRedis,
 } from '../helpers/redis.js'
-import { CLI_BIN, jsonLine, runCli } from '../helpers/run-cli.js'
+import { CLI_BIN, jsonLine, runCli, type CliRun } from '../helpers/run-cli.js'
 import { Queue } from 'bullmq'
 import { parseQueueUrl } from '../../src/queue/url.js'
 import { REPLAY_QUEUE } from '../../src/queue/worker.js'
@@ -34,6 +34,38 @@ function figures(report: Record<string, unknown>): Record<string, unknown> {
     ...rest
   } = report
   return rest
+}
+
+/**
+ * A finished `replay --queue --json` run with no failed range whose one repository's report has
+ * the local replay's figures; returns that repository's ranges.
+ */
+function expectExactRun(run: CliRun, local: CliRun): { worker: string }[] {
+  expect(run.code, run.stderr).toBe(0)
+  const merged = jsonLine(run) as { failedRanges: number; repos: Record<string, unknown>[] }
+  expect(merged.failedRanges).toBe(0)
+  expect(figures(merged.repos[0] as Record<string, unknown>)).toEqual(figures(jsonLine(local)))
+  return (merged.repos[0] as { ranges: { worker: string }[] }).ranges
+}
+
+/** Polls the queue at `url` until its count of `state` jobs passes `done`; returns the last count. */
+async function countWhen(
+  url: string,
+  state: 'active' | 'waiting',
+  done: (count: number) => boolean,
+  timeoutMs: number,
+): Promise<number> {
+  const queue = new Queue(REPLAY_QUEUE, { connection: parseQueueUrl(url) })
+  try {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const count = (await queue.getJobCounts(state))[state] ?? 0
+      if (done(count) || Date.now() > deadline) return count
+      await new Promise((r) => setTimeout(r, 10))
+    }
+  } finally {
+    await queue.close()
+  }
 }
 
 /** Every worker process a test started: any still running at the end is killed (afterAll). */
@@ -117,18 +149,8 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
             'codex',
             '--json',
           ])
-          expect(run.code, run.stderr).toBe(0)
-          const merged = jsonLine(run) as {
-            ok: boolean
-            failedRanges: number
-            repos: Record<string, unknown>[]
-          }
-          expect(merged.ok).toBe(true)
-          expect(merged.failedRanges).toBe(0)
-          expect(figures(merged.repos[0] as Record<string, unknown>)).toEqual(
-            figures(jsonLine(local)),
-          )
-          const ranges = (merged.repos[0] as { ranges: { worker: string }[] }).ranges
+          expect((jsonLine(run) as { ok: boolean }).ok).toBe(true)
+          const ranges = expectExactRun(run, local)
           expect(ranges).toHaveLength(Math.ceil(repo.commits.length / 2))
           expect(ranges.every((r) => r.worker.startsWith(`w${count}-`))).toBe(true)
         } finally {
@@ -149,34 +171,14 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
       // Short locks, so the survivor takes the dead worker's range back within seconds.
       const victim = await startWorker(url, 'victim', ['--lock-ms', '1000'])
       const run = runCli(['replay', '--queue', url, long, '--split', 'commits=1500', '--json'])
-      const deadline = Date.now() + 20_000
       // No "done" line yet: the range is in its hands. Wait for the job to be active, then kill.
-      while (!victim.log().includes('taking replay ranges') && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 20))
-      const queue = new Queue(REPLAY_QUEUE, { connection: parseQueueUrl(url) })
-      try {
-        while ((await queue.getJobCounts('active'))['active'] === 0 && Date.now() < deadline)
-          await new Promise((r) => setTimeout(r, 10))
-        expect((await queue.getJobCounts('active'))['active']).toBe(1)
-      } finally {
-        await queue.close()
-      }
+      expect(await countWhen(url, 'active', (n) => n > 0, 20_000)).toBe(1)
       victim.child.kill('SIGKILL')
       await new Promise((resolve) => victim.child.once('exit', resolve))
       expect(victim.log()).not.toContain('done')
       const survivor = await startWorker(url, 'survivor', ['--lock-ms', '1000'])
       try {
-        const finished = await run
-        expect(finished.code, finished.stderr).toBe(0)
-        const merged = jsonLine(finished) as {
-          failedRanges: number
-          repos: Record<string, unknown>[]
-        }
-        expect(merged.failedRanges).toBe(0)
-        expect(figures(merged.repos[0] as Record<string, unknown>)).toEqual(
-          figures(jsonLine(local)),
-        )
-        expect((merged.repos[0] as { ranges: { worker: string }[] }).ranges).toEqual([
+        expect(expectExactRun(await run, local)).toEqual([
           expect.objectContaining({ worker: 'survivor' }),
         ])
       } finally {
@@ -191,15 +193,7 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
       expect(local.code).toBe(0)
       // Enqueued while no worker runs, then the server restarts empty: every range is lost.
       const run = runCli(['replay', '--queue', redis.url, long, '--split', 'commits=100', '--json'])
-      const queue = new Queue(REPLAY_QUEUE, { connection: parseQueueUrl(redis.url) })
-      try {
-        const deadline = Date.now() + 30_000
-        while ((await queue.getJobCounts('waiting'))['waiting'] !== 6 && Date.now() < deadline)
-          await new Promise((r) => setTimeout(r, 20))
-        expect((await queue.getJobCounts('waiting'))['waiting']).toBe(6)
-      } finally {
-        await queue.close()
-      }
+      expect(await countWhen(redis.url, 'waiting', (n) => n === 6, 30_000)).toBe(6)
       await redis.restart()
       const workers = await Promise.all([
         startWorker(redis.url, 'r1'),
@@ -207,16 +201,8 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
       ])
       try {
         const finished = await run
-        expect(finished.code, finished.stderr).toBe(0)
+        expectExactRun(finished, local)
         expect(finished.stderr.match(/was lost by the queue .*enqueued it again/g)).toHaveLength(6)
-        const merged = jsonLine(finished) as {
-          failedRanges: number
-          repos: Record<string, unknown>[]
-        }
-        expect(merged.failedRanges).toBe(0)
-        expect(figures(merged.repos[0] as Record<string, unknown>)).toEqual(
-          figures(jsonLine(local)),
-        )
       } finally {
         for (const worker of workers) await worker.stop()
       }
