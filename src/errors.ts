@@ -398,6 +398,30 @@ export const ERROR_CODES = {
     hint: 'Check the URL (redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]) and that redis-server is running and reachable from this machine.',
     retryable: true,
   },
+  QUEUE_CLONE_FAILED: {
+    meaning:
+      'git could not clone or fetch a repository a queued replay names by URL (network, authentication, or no such repository); git never prompts for credentials here.',
+    hint: 'Check that this machine can `git clone` the URL non-interactively (credential helper, ssh agent); the range is retried with backoff.',
+    retryable: true,
+  },
+  QUEUE_COMMIT_MISSING: {
+    meaning:
+      'A repository named by URL lacks a commit of the range even after a fetch: its history was rewritten, or another repository now answers at the URL, after the run was planned.',
+    hint: 'Enqueue the replay again, so that it is planned from the current history.',
+    retryable: false,
+  },
+  QUEUE_RUN_CONFLICT: {
+    meaning:
+      'The run named by --run already has jobs on the queue for other repositories, ranges or formats than this command plans; attaching would merge reports of different work.',
+    hint: 'Give the same repositories, --range, --split and --via as the run was started with, or another --run.',
+    retryable: false,
+  },
+  QUEUE_RUN_OPEN: {
+    meaning:
+      '`queue clean --run` was asked to remove a run that still has waiting, delayed or active jobs.',
+    hint: 'Wait for the run to finish, or add --cancel to stop it (its waiting jobs are removed; active ones finish).',
+    retryable: false,
+  },
   CONFIG_INVALID: {
     meaning: 'An engine or request option is invalid.',
     hint: 'Fix the option named in the message.',

@@ -103,9 +103,10 @@ Usage:
   patchloom replay REPO [--range A..B] [--first-parent] [--via unified|codex|search-replace]
                    [--workers N] [--max-commits N] [--out DIR] [--json]
   patchloom replay --queue URL REPO... [--split commits=N] [--range A..B] [--via V]
-                   [--attempts N] [--json]
-  patchloom worker --queue URL [--concurrency K] [--name NAME] [--lock-ms MS]
-  patchloom queue status|clean --queue URL [--json] [--run ID]
+                   [--attempts N] [--cache DIR] [--run ID] [--timeout SECONDS] [--json]
+  patchloom worker --queue URL [--concurrency K] [--name NAME] [--lock-ms MS] [--cache DIR]
+  patchloom queue status --queue URL [--json]
+  patchloom queue clean --queue URL [--run ID [--cancel]]
   patchloom mcp [--root DIR]... [--workspace NAME=DIR]... [--agent NAME] [SERVER FLAGS]
   patchloom serve --http [HOST:]PORT [--root DIR]... [--workspace NAME=DIR]...
                   [--token-file FILE] [--allow-host NAME]... [--max-body-bytes N] [SERVER FLAGS]
@@ -129,7 +130,12 @@ Commands:
   diagnostics   Language-server errors in FILE... as they are on disk.
   worker        Take replay ranges from a BullMQ queue on Redis (replay --queue enqueues them,
                 split into ranges of about N commits) and replay them; SIGTERM stops it after
-                the jobs in hand. URL: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB].
+                the jobs in hand. URL: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]. A REPO
+                given to replay --queue is a path every worker can read, or a file, git,
+                http(s) or ssh URL that each worker mirrors into --cache DIR (default
+                ~/.cache/patchloom/repos). --timeout S: stop waiting after S seconds (exit 75;
+                the run stays queued, and --run ID waits for it again). queue clean --run ID
+                removes a finished run; --cancel stops one still going.
   replay        Re-apply a repository's first-parent history (default: HEAD from its root
                 commit; --range A..B: the commits after A up to B) through the engine, in
                 memory, checking every touched file against git's blob ids and modes. Writes

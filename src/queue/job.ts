@@ -4,6 +4,7 @@
 // QUEUE_JOB_INVALID and the worker goes on with the next.
 import { EditError } from '../errors.js'
 import { REPLAY_VIAS, type ReplayVia } from '../replay/replay.js'
+import { jobSource, URL_SCHEMES } from './source.js'
 
 export const JOB_VERSION = 1
 
@@ -14,7 +15,7 @@ export interface RangeJobData {
   /** Position of the repository in the run's list, and of the range in its history. */
   readonly repoIndex: number
   readonly rangeIndex: number
-  /** An absolute path every worker can read (a shared filesystem). */
+  /** An absolute path every worker can read (a shared filesystem), or a URL each worker clones. */
   readonly repo: string
   /** `A..B`, or one revision: replayed from the tree of A (splitRange). */
   readonly range: string
@@ -27,7 +28,7 @@ export function jobIdOf(data: Pick<RangeJobData, 'run' | 'repoIndex' | 'rangeInd
   return `${data.run}-${data.repoIndex}-${data.rangeIndex}`
 }
 
-const RUN_ID = /^[0-9a-z][0-9a-z-]{0,63}$/
+export const RUN_ID = /^[0-9a-z][0-9a-z-]{0,63}$/
 // A revision or A..B of them: what git's rev-parse reads, minus options and whitespace.
 const RANGE = /^[^\s\0-][^\s\0]*$/
 
@@ -53,8 +54,8 @@ export function parseJobData(value: unknown, jobId?: string): RangeJobData {
     if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
       throw refuse(`${name} is not a whole number`)
   }
-  if (typeof repo !== 'string' || !repo.startsWith('/') || repo.includes('\0'))
-    throw refuse('repo is not an absolute path')
+  if (typeof repo !== 'string' || jobSource(repo) === null)
+    throw refuse(`repo is not an absolute path or a ${URL_SCHEMES.join(', ')} URL`)
   if (typeof range !== 'string' || !RANGE.test(range) || range.includes('...'))
     throw refuse('range is not a revision or A..B')
   if (typeof via !== 'string' || !(REPLAY_VIAS as readonly string[]).includes(via))

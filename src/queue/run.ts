@@ -6,18 +6,24 @@
 // the rest of the run goes on. Completion is learnt from the queue's events and, in case one is
 // missed (a reconnect), from a sweep of the jobs still open every few seconds.
 import { randomBytes } from 'node:crypto'
-import path from 'node:path'
 import { Job, Queue, QueueEvents } from 'bullmq'
-import { firstParentCommits } from '../replay/git-history.js'
+import { firstParentCommits, resolveCommit } from '../replay/git-history.js'
 import type { ReplayReport, ReplayVia } from '../replay/replay.js'
+import { EditError } from '../errors.js'
+import { isCancelled } from './cancel.js'
+import { createCloneCache, defaultCacheDir } from './clone-cache.js'
 import { jobIdOf, JOB_VERSION, type RangeJobData } from './job.js'
 import { mergeReports, rangeBase, splitRange } from './plan.js'
+import { parseRepoSource, redactUrl, sourceText } from './source.js'
 import type { QueueConnection } from './url.js'
 import { REPLAY_QUEUE, type RangeOutcome } from './worker.js'
 
 export interface QueueRunOptions {
   readonly connection: QueueConnection
+  /** Paths every worker can read, or URLs each worker clones (source.ts). */
   readonly repos: readonly string[]
+  /** Where the enqueuer mirrors repositories given by URL, to plan. @default defaultCacheDir() */
+  readonly cacheDir?: string
   /** `A..B` or one revision, for every repository. @default 'HEAD' */
   readonly range?: string
   /** Commits per range. */
@@ -27,11 +33,16 @@ export interface QueueRunOptions {
   readonly attempts?: number
   /** First retry delay; doubles each attempt. @default 1000 */
   readonly backoffMs?: number
-  /** The run's id (job ids derive from it). @default a fresh one */
+  /**
+   * The run's id (job ids derive from it). Naming a run already on the queue attaches to it:
+   * its finished ranges are taken as they are, provided they are this plan's. @default a fresh one
+   */
   readonly run?: string
   readonly onProgress?: (progress: QueueRunProgress) => void
   /** Told of a range the queue lost (and that was enqueued again). */
   readonly onRequeue?: (jobId: string) => void
+  /** Stop waiting after this long: what has not finished is reported unfinished, and stays queued. */
+  readonly timeoutMs?: number
 }
 
 export interface QueueRunProgress {
@@ -46,6 +57,8 @@ export interface RangeSummary {
   readonly range: string
   readonly commits: number
   readonly worker: string | null
+  /** The range's replay on its worker, in ms; null when it did not complete. */
+  readonly wallMs: number | null
   /** Why the range failed every attempt; null when it completed. */
   readonly error: string | null
 }
@@ -60,9 +73,17 @@ export interface RepoRunReport {
 export interface QueueRunReport {
   readonly run: string
   readonly repos: readonly RepoRunReport[]
+  /** Ranges that failed every attempt (or were cancelled). */
   readonly failedRanges: number
+  /** Ranges still waiting or running when the timeout came; their jobs stay on the queue. */
+  readonly unfinishedRanges: number
+  readonly timedOut: boolean
   readonly wallMs: number
 }
+
+type Outcome = RangeOutcome | { readonly error: string; readonly unfinished?: true }
+
+const CANCELLED = 'cancelled by `patchloom queue clean --cancel`'
 
 const SWEEP_MS = 2000
 
@@ -80,28 +101,36 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
   const range = options.range ?? 'HEAD'
   const via = options.via ?? 'unified'
   const base = rangeBase(range)
+  const cache = createCloneCache(options.cacheDir ?? defaultCacheDir())
   const plans = []
   for (const [repoIndex, given] of options.repos.entries()) {
-    const repo = path.resolve(given)
-    const specs = splitRange(await firstParentCommits(repo, range), base, options.split)
+    const source = parseRepoSource(given, process.cwd())
+    // Planned from the remote's current history: a mirror of a URL is fetched first.
+    const local =
+      source.kind === 'path' ? source.path : await cache.mirror(source.url, { refresh: true })
+    // The base as a commit id, so that every worker's mirror reads the same range whatever its
+    // branches say by the time it runs.
+    const baseId = base === null ? null : await resolveCommit(local, base)
+    const specs = splitRange(await firstParentCommits(local, range), baseId, options.split)
     const jobs: RangeJobData[] = specs.map((spec) => ({
       version: JOB_VERSION,
       run,
       repoIndex,
       rangeIndex: spec.index,
-      repo,
+      repo: sourceText(source),
       range: spec.range,
       commits: spec.commits,
       via,
     }))
-    plans.push({ repo, jobs })
+    plans.push({ repo: redactUrl(sourceText(source)), jobs })
   }
   const all = plans.flatMap((p) => p.jobs)
   const queue = new Queue(REPLAY_QUEUE, { connection: options.connection })
   const events = new QueueEvents(REPLAY_QUEUE, { connection: options.connection })
-  const outcomes = new Map<string, RangeOutcome | { error: string }>()
+  const outcomes = new Map<string, Outcome>()
   const progress = new Map<string, number>()
   const commits = all.reduce((n, j) => n + j.commits, 0)
+  let timedOut = false
   const report = (): void =>
     options.onProgress?.({
       ranges: all.length,
@@ -111,6 +140,7 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
     })
   try {
     await events.waitUntilReady()
+    const client = await queue.getBackend().client
     let settle!: () => void
     const finished = new Promise<void>((resolve) => (settle = resolve))
     const ours = new Map(all.map((j) => [jobIdOf(j), j]))
@@ -119,29 +149,37 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
       attempts: options.attempts ?? 3,
       backoff: { type: 'exponential' as const, delay: options.backoffMs ?? 1000 },
     })
+    // A run named by the caller may be on the queue already (attaching to it again, after a
+    // timeout): its jobs must be this plan's, or their reports would be merged as this one's.
+    if (options.run !== undefined) await checkSameRun(queue, ours)
     let added = false
+    const settleOne = (id: string, outcome: Outcome): void => {
+      outcomes.set(id, outcome)
+      if (!('error' in outcome)) progress.set(id, ours.get(id)?.commits ?? 0)
+      report()
+      if (outcomes.size === ours.size) settle()
+    }
     const check = async (id: string): Promise<void> => {
       const data = ours.get(id)
       if (outcomes.has(id) || data === undefined) return
       const job = await Job.fromId(queue, id)
       if (job === undefined) {
-        // Enqueued, and gone: the queue lost it (a Redis restarted without persistence, or a
-        // `queue clean --run` meanwhile). A range replays the same every time: enqueue it again.
-        if (added) {
-          await queue.add('range', data, jobOptions(data))
-          options.onRequeue?.(id)
+        if (!added) return
+        // Enqueued, and gone: removed by `queue clean --run --cancel`, or lost by the queue (a
+        // Redis restarted without persistence). A range replays the same every time: enqueue
+        // a lost one again.
+        if (await isCancelled(client, run)) {
+          if (!outcomes.has(id)) settleOne(id, { error: CANCELLED })
+          return
         }
+        await queue.add('range', data, jobOptions(data))
+        options.onRequeue?.(id)
         return
       }
       const state = await job.getState()
-      if (state === 'completed') {
-        outcomes.set(id, job.returnvalue as RangeOutcome)
-        progress.set(id, ours.get(id)?.commits ?? 0)
-      } else if (state === 'failed') {
-        outcomes.set(id, { error: job.failedReason || 'failed' })
-      } else return
-      report()
-      if (outcomes.size === ours.size) settle()
+      if (outcomes.has(id)) return
+      if (state === 'completed') settleOne(id, job.returnvalue as RangeOutcome)
+      else if (state === 'failed') settleOne(id, { error: job.failedReason || 'failed' })
     }
     events.on('completed', ({ jobId }) => void check(jobId).catch(() => undefined))
     events.on('failed', ({ jobId }) => void check(jobId).catch(() => undefined))
@@ -158,12 +196,30 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
     const sweep = setInterval(() => {
       for (const id of ours.keys()) void check(id).catch(() => undefined)
     }, SWEEP_MS)
+    const limit =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true
+            settle()
+          }, options.timeoutMs)
     try {
       // Jobs finished before the events were heard (a second enqueue of a finished run).
       await Promise.all([...ours.keys()].map((id) => check(id)))
       await finished
     } finally {
       clearInterval(sweep)
+      clearTimeout(limit)
+    }
+    if (timedOut) {
+      for (const [id] of ours) {
+        if (outcomes.has(id)) continue
+        const state = (await Job.fromId(queue, id).then((j) => j?.getState())) ?? 'missing'
+        outcomes.set(id, {
+          error: `not finished within ${((options.timeoutMs ?? 0) / 1000).toFixed(0)} s (${state}); the job stays on the queue`,
+          unfinished: true,
+        })
+      }
     }
   } finally {
     await events.close()
@@ -179,6 +235,7 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
         range: j.range,
         commits: j.commits,
         worker: failed ? null : outcome.worker,
+        wallMs: failed ? null : Math.round(outcome.wallMs),
         error: failed ? (outcome?.error ?? 'no outcome') : null,
       }
     })
@@ -188,10 +245,32 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
     })
     return { repo, report: mergeReports({ repo, range, via }, parts, wallMs), ranges }
   })
+  const unfinished = [...outcomes.values()].filter((o) => 'unfinished' in o).length
   return {
     run,
     repos,
-    failedRanges: repos.reduce((n, r) => n + r.ranges.filter((x) => x.error !== null).length, 0),
+    failedRanges:
+      repos.reduce((n, r) => n + r.ranges.filter((x) => x.error !== null).length, 0) - unfinished,
+    unfinishedRanges: unfinished,
+    timedOut,
     wallMs,
+  }
+}
+
+/** QUEUE_RUN_CONFLICT when a job of this run's ids is on the queue with other data. */
+async function checkSameRun(queue: Queue, ours: ReadonlyMap<string, RangeJobData>): Promise<void> {
+  for (const [id, data] of ours) {
+    const job = await Job.fromId(queue, id)
+    if (job === undefined) continue
+    const theirs = job.data as Partial<RangeJobData>
+    const differs = (Object.keys(data) as (keyof RangeJobData)[]).find(
+      (key) => theirs[key] !== data[key],
+    )
+    if (differs !== undefined) {
+      throw new EditError(
+        'QUEUE_RUN_CONFLICT',
+        `Run ${data.run} is already on the queue with other work: its job ${id} has ${differs} ${JSON.stringify(redactUrl(String(theirs[differs])))} where this command plans ${JSON.stringify(redactUrl(String(data[differs])))}. Nothing was enqueued.`,
+      )
+    }
   }
 }

@@ -6,6 +6,8 @@ import { hostname } from 'node:os'
 import { UnrecoverableError, Worker, type Job } from 'bullmq'
 import { isEditError } from '../errors.js'
 import type { ReplayReport } from '../replay/replay.js'
+import { isCancelled } from './cancel.js'
+import { createCloneCache, defaultCacheDir } from './clone-cache.js'
 import { parseJobData } from './job.js'
 import { replayRange } from './process.js'
 import type { QueueConnection } from './url.js'
@@ -27,6 +29,8 @@ export interface WorkerOptions {
   readonly name?: string
   /** How long a job's lock lasts without renewal: a dead worker's job returns after this. */
   readonly lockDurationMs?: number
+  /** Where repositories named by URL are mirrored. @default defaultCacheDir() */
+  readonly cacheDir?: string
   readonly onEvent?: (text: string) => void
 }
 
@@ -35,6 +39,7 @@ const PROGRESS_EVERY_MS = 250
 
 export function startReplayWorker(options: WorkerOptions): Worker {
   const name = options.name ?? `${hostname()}:${process.pid}`
+  const cache = createCloneCache(options.cacheDir ?? defaultCacheDir())
   const worker = new Worker(
     REPLAY_QUEUE,
     async (job: Job): Promise<RangeOutcome> => {
@@ -44,14 +49,20 @@ export function startReplayWorker(options: WorkerOptions): Worker {
       } catch (error) {
         throw new UnrecoverableError(error instanceof Error ? error.message : String(error))
       }
+      // A run stopped by `queue clean --run --cancel`: its ranges are not started any more.
+      if (await isCancelled(await worker.getBackend().client, data.run))
+        throw new UnrecoverableError(`run ${data.run} was cancelled; range not replayed`)
       const started = performance.now()
       let sent = 0
       try {
-        const report = await replayRange(data, (p) => {
-          const now = performance.now()
-          if (p.commits < p.of && now - sent < PROGRESS_EVERY_MS) return
-          sent = now
-          void job.updateProgress({ commits: p.commits, of: p.of }).catch(() => undefined)
+        const report = await replayRange(data, {
+          cache,
+          onProgress: (p) => {
+            const now = performance.now()
+            if (p.commits < p.of && now - sent < PROGRESS_EVERY_MS) return
+            sent = now
+            void job.updateProgress({ commits: p.commits, of: p.of }).catch(() => undefined)
+          },
         })
         return { report, worker: name, wallMs: performance.now() - started }
       } catch (error) {

@@ -122,6 +122,21 @@ const DROPPED_ENV = [
 ]
 
 /**
+ * The environment git runs in here: C locale, no optional locks, and none of the variables that
+ * point it at another repository or program than its arguments say.
+ */
+export function gitEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    LC_ALL: 'C',
+    LANGUAGE: 'C',
+    GIT_OPTIONAL_LOCKS: '0',
+  }
+  for (const name of DROPPED_ENV) delete env[name]
+  return env
+}
+
+/**
  * The arguments after `git` of the history stream for `range` in `repo`, pins included: what
  * readHistory runs, for a bench that must hand other tools the very same patches.
  */
@@ -269,6 +284,17 @@ export async function startOf(repo: string, range = 'HEAD'): Promise<string | nu
   return fields[1] ?? null
 }
 
+/** The commit id `rev` names in `repo` (a branch, a tag, `HEAD~3`, an id). */
+export async function resolveCommit(repo: string, rev: string): Promise<string> {
+  checkRange(rev)
+  const out = await runGit(
+    repo,
+    ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`],
+    rev,
+  )
+  return latin1(out, 0, out.length).trim()
+}
+
 /**
  * The first-parent commits of `range`, oldest first: what a replay of it visits (the distributed
  * replay splits this list into ranges, #12). One id per line; 41 bytes a commit in memory.
@@ -376,16 +402,9 @@ function startGit(repo: string, args: readonly string[], stdin: boolean): Git {
     throw new EditError('CONFIG_INVALID', 'The repository path is empty.')
   }
   const fullArgs = ['-C', repo, ...CONFIG_PINS, '--no-pager', ...args] // see historyArgs
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    LC_ALL: 'C',
-    LANGUAGE: 'C',
-    GIT_OPTIONAL_LOCKS: '0',
-  }
-  for (const name of DROPPED_ENV) delete env[name]
   const child = spawn('git', fullArgs, {
     stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-    env,
+    env: gitEnv(),
     windowsHide: true,
   })
   const errChunks: Buffer[] = []

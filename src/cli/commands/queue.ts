@@ -1,16 +1,19 @@
 // The distributed replay's commands (#12), loaded by the CLI only when one is asked for, so other
 // commands never load BullMQ:
 //   patchloom replay --queue URL REPO... [--split commits=N] [--range R] [--via V]
-//                    [--attempts N] [--json]
-//   patchloom worker --queue URL [--concurrency K] [--name NAME]
+//                    [--attempts N] [--cache DIR] [--run ID] [--timeout S] [--json]
+//   patchloom worker --queue URL [--concurrency K] [--name NAME] [--lock-ms MS] [--cache DIR]
 //   patchloom queue status --queue URL [--json]
-//   patchloom queue clean --queue URL [--run ID]
+//   patchloom queue clean --queue URL [--run ID [--cancel]]
 // The URL is checked whole and the server pinged before anything is enqueued or taken.
 import path from 'node:path'
 import { Queue } from 'bullmq'
 import { EditError } from '../../errors.js'
+import { markCancelled } from '../../queue/cancel.js'
+import { RUN_ID } from '../../queue/job.js'
 import { checkReachable } from '../../queue/reach.js'
 import { runOnQueue, type QueueRunReport } from '../../queue/run.js'
+import { parseRepoSource, sourceText } from '../../queue/source.js'
 import { parseQueueUrl, redact, type QueueConnection } from '../../queue/url.js'
 import { REPLAY_QUEUE, startReplayWorker } from '../../queue/worker.js'
 import { REPLAY_VIAS, type ReplayVia } from '../../replay/replay.js'
@@ -18,13 +21,17 @@ import { EXIT } from '../render.js'
 import type { CliIo } from '../types.js'
 import { humanReport, jsonReport } from './replay.js'
 
-export const QUEUE_USAGE = `  patchloom replay --queue URL REPO... [--split commits=N] [--range R] [--via V] [--attempts N] [--json]
-  patchloom worker --queue URL [--concurrency K] [--name NAME] [--lock-ms MS]
+export const QUEUE_USAGE = `  patchloom replay --queue URL REPO... [--split commits=N] [--range R] [--via V] [--attempts N]
+                   [--cache DIR] [--run ID] [--timeout SECONDS] [--json]
+  patchloom worker --queue URL [--concurrency K] [--name NAME] [--lock-ms MS] [--cache DIR]
   patchloom queue status --queue URL [--json]
-  patchloom queue clean --queue URL [--run ID]
-  URL: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], or rediss:// for TLS`
+  patchloom queue clean --queue URL [--run ID [--cancel]]
+  URL: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], or rediss:// for TLS
+  REPO: a path every worker can read, or a file, git, http(s) or ssh URL (or user@host:path)
+        that each worker mirrors into its clone cache (--cache, default ~/.cache/patchloom/repos)`
 
 const DEFAULT_SPLIT = 200
+const OPEN_STATES = ['waiting', 'delayed', 'active', 'prioritized', 'waiting-children'] as const
 const MAX_CONCURRENCY = 64
 
 export type QueueIo = CliIo
@@ -32,8 +39,11 @@ export type QueueIo = CliIo
 interface Flags {
   readonly positional: string[]
   readonly values: Map<string, string>
-  readonly json: boolean
+  /** The switches given (--json, --cancel). */
+  readonly switches: Set<string>
 }
+
+const SWITCHES = new Set(['--json', '--cancel'])
 
 const VALUE_FLAGS = new Set([
   '--queue',
@@ -45,6 +55,8 @@ const VALUE_FLAGS = new Set([
   '--name',
   '--run',
   '--lock-ms',
+  '--cache',
+  '--timeout',
 ])
 
 function usage(message: string): EditError {
@@ -54,7 +66,7 @@ function usage(message: string): EditError {
 function parseFlags(argv: readonly string[], allowed: readonly string[]): Flags {
   const positional: string[] = []
   const values = new Map<string, string>()
-  let json = false
+  const switches = new Set<string>()
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string
     if (!arg.startsWith('--')) {
@@ -63,9 +75,9 @@ function parseFlags(argv: readonly string[], allowed: readonly string[]): Flags 
     }
     const eq = arg.indexOf('=')
     const name = eq === -1 ? arg : arg.slice(0, eq)
-    if (name === '--json' && allowed.includes('--json')) {
-      if (eq !== -1) throw usage('Flag --json takes no value.')
-      json = true
+    if (SWITCHES.has(name) && allowed.includes(name)) {
+      if (eq !== -1) throw usage(`Flag ${name} takes no value.`)
+      switches.add(name)
       continue
     }
     if (!VALUE_FLAGS.has(name) || !allowed.includes(name))
@@ -76,7 +88,7 @@ function parseFlags(argv: readonly string[], allowed: readonly string[]): Flags 
     if (values.has(name)) throw usage(`Flag ${name} is given twice.`)
     values.set(name, value)
   }
-  return { positional, values, json }
+  return { positional, values, switches }
 }
 
 function wholeNumber(flags: Flags, name: string, min: number, max: number, fallback: number) {
@@ -118,8 +130,30 @@ export async function runQueueCommand(argv: readonly string[], io: QueueIo): Pro
 }
 
 async function replayOnQueue(argv: readonly string[], io: QueueIo): Promise<number> {
-  const flags = parseFlags(argv, ['--queue', '--split', '--range', '--via', '--attempts', '--json'])
+  const flags = parseFlags(argv, [
+    '--queue',
+    '--split',
+    '--range',
+    '--via',
+    '--attempts',
+    '--json',
+    '--cache',
+    '--run',
+    '--timeout',
+  ])
   if (flags.positional.length === 0) throw usage('replay --queue needs at least one REPO.')
+  const repos = flags.positional.map((r) => {
+    try {
+      return sourceText(parseRepoSource(r, io.cwd))
+    } catch (error) {
+      if (error instanceof EditError) throw usage(error.message.replace(/^Invalid option: /, ''))
+      throw error
+    }
+  })
+  const run = flags.values.get('--run')
+  if (run !== undefined && !RUN_ID.test(run))
+    throw usage(`Flag --run needs a run id (lower-case letters, digits and dashes); got '${run}'.`)
+  const timeoutS = wholeNumber(flags, '--timeout', 1, 30 * 24 * 3600, 0)
   const split = flags.values.get('--split')
   const size =
     split === undefined
@@ -133,12 +167,16 @@ async function replayOnQueue(argv: readonly string[], io: QueueIo): Promise<numb
   if (via === undefined) throw usage(`Unknown --via '${viaText}'; use ${REPLAY_VIAS.join(', ')}.`)
   const attempts = wholeNumber(flags, '--attempts', 1, 100, 3)
   const { connection } = await connect(flags)
-  const progress = io.stderrIsTTY === true && !flags.json
+  const progress = io.stderrIsTTY === true && !flags.switches.has('--json')
   const started = performance.now()
+  const cache = flags.values.get('--cache')
   const report = await runOnQueue({
     connection,
-    repos: flags.positional.map((r) => path.resolve(io.cwd, r)),
+    repos,
     split: size,
+    ...(cache === undefined ? {} : { cacheDir: path.resolve(io.cwd, cache) }),
+    ...(run === undefined ? {} : { run }),
+    ...(timeoutS === 0 ? {} : { timeoutMs: timeoutS * 1000 }),
     via: via as ReplayVia,
     attempts,
     onRequeue: (id) =>
@@ -160,7 +198,13 @@ async function replayOnQueue(argv: readonly string[], io: QueueIo): Promise<numb
       : {}),
   })
   if (progress) io.stderr('\r\x1b[K')
-  io.stdout(flags.json ? `${JSON.stringify(runJson(report))}\n` : runHuman(report))
+  io.stdout(flags.switches.has('--json') ? `${JSON.stringify(runJson(report))}\n` : runHuman(report))
+  if (report.timedOut) {
+    io.stderr(
+      `replay --queue: run ${report.run} did not finish within ${timeoutS} s; its ${report.unfinishedRanges} unfinished ranges stay on the queue. The same command with --run ${report.run} waits for them again; \`patchloom queue clean --queue URL --run ${report.run} --cancel\` stops the run.\n`,
+    )
+    return EXIT.RETRYABLE
+  }
   return runOk(report) ? EXIT.OK : EXIT.REJECTED
 }
 
@@ -176,6 +220,8 @@ function runJson(report: QueueRunReport): Record<string, unknown> {
     ok: runOk(report),
     run: report.run,
     failedRanges: report.failedRanges,
+    unfinishedRanges: report.unfinishedRanges,
+    timedOut: report.timedOut,
     wallMs: Math.round(report.wallMs),
     repos: report.repos.map((r) => ({ ...jsonReport(r.report), ranges: r.ranges })),
   }
@@ -196,14 +242,18 @@ function runHuman(report: QueueRunReport): string {
       }`,
     )
     for (const r of repo.ranges)
-      if (r.error !== null) lines.push(`  failed range ${r.index} (${r.range}): ${r.error}`)
+      if (r.error !== null) lines.push(`  range ${r.index} (${r.range}): ${r.error}`)
   }
-  lines.push(`run ${report.run}: ${report.failedRanges} failed ranges`)
+  lines.push(
+    `run ${report.run}: ${report.failedRanges} failed ranges${
+      report.timedOut ? `, ${report.unfinishedRanges} unfinished` : ''
+    }`,
+  )
   return `${lines.join('\n')}\n`
 }
 
 async function runWorker(argv: readonly string[], io: QueueIo): Promise<number> {
-  const flags = parseFlags(argv, ['--queue', '--concurrency', '--name', '--lock-ms'])
+  const flags = parseFlags(argv, ['--queue', '--concurrency', '--name', '--lock-ms', '--cache'])
   if (flags.positional.length > 0) throw usage(`Unexpected argument '${flags.positional[0]}'.`)
   const concurrency = wholeNumber(flags, '--concurrency', 1, MAX_CONCURRENCY, 1)
   // How long a job stays with a worker that stopped renewing its lock (died) before another
@@ -211,10 +261,12 @@ async function runWorker(argv: readonly string[], io: QueueIo): Promise<number> 
   const lockMs = wholeNumber(flags, '--lock-ms', 1000, 3_600_000, 30_000)
   const { connection, url } = await connect(flags)
   const name = flags.values.get('--name')
+  const cache = flags.values.get('--cache')
   const worker = startReplayWorker({
     connection,
     concurrency,
     lockDurationMs: lockMs,
+    ...(cache === undefined ? {} : { cacheDir: path.resolve(io.cwd, cache) }),
     ...(name === undefined ? {} : { name }),
     onEvent: (text) => io.stderr(`patchloom worker: ${text}\n`),
   })
@@ -236,7 +288,7 @@ async function status(argv: readonly string[], io: QueueIo): Promise<number> {
   try {
     const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed')
     io.stdout(
-      flags.json
+      flags.switches.has('--json')
         ? `${JSON.stringify({ ok: true, queue: REPLAY_QUEUE, ...counts })}\n`
         : `${REPLAY_QUEUE}: ${Object.entries(counts)
             .map(([k, v]) => `${k} ${v}`)
@@ -249,9 +301,11 @@ async function status(argv: readonly string[], io: QueueIo): Promise<number> {
 }
 
 async function clean(argv: readonly string[], io: QueueIo): Promise<number> {
-  const flags = parseFlags(argv, ['--queue', '--run'])
-  const { connection } = await connect(flags)
+  const flags = parseFlags(argv, ['--queue', '--run', '--cancel'])
   const run = flags.values.get('--run')
+  const cancel = flags.switches.has('--cancel')
+  if (cancel && run === undefined) throw usage('Flag --cancel needs --run ID.')
+  const { connection } = await connect(flags)
   const queue = new Queue(REPLAY_QUEUE, { connection })
   try {
     let removed = 0
@@ -259,15 +313,35 @@ async function clean(argv: readonly string[], io: QueueIo): Promise<number> {
       // Finished jobs only: waiting and active ones belong to a run still going.
       for (const state of ['completed', 'failed'] as const)
         removed += (await queue.clean(0, 100_000, state)).length
-    } else {
-      for (const job of await queue.getJobs(['completed', 'failed', 'waiting', 'delayed'])) {
-        if (job.id?.startsWith(`${run}-`) === true) {
-          await job.remove()
-          removed++
-        }
-      }
+      io.stdout(`removed ${removed} finished jobs\n`)
+      return EXIT.OK
     }
-    io.stdout(`removed ${removed} jobs${run === undefined ? ' (finished)' : ` of run ${run}`}\n`)
+    const mine = (job: { id?: string | undefined }): boolean => job.id?.startsWith(`${run}-`) === true
+    const open = (await queue.getJobs([...OPEN_STATES])).filter(mine)
+    if (open.length > 0 && !cancel) {
+      throw new EditError(
+        'QUEUE_RUN_OPEN',
+        `Run ${run} is not finished: ${open.length} of its jobs are waiting, delayed or active. Nothing was removed.`,
+      )
+    }
+    // Marked first, so that neither its enqueuer nor a worker takes the run up again meanwhile.
+    if (cancel) await markCancelled(await queue.getBackend().client, run)
+    let active = 0
+    for (const job of (await queue.getJobs([...OPEN_STATES, 'completed', 'failed'])).filter(mine)) {
+      if ((await job.getState()) === 'active') {
+        active++
+        continue
+      }
+      await job.remove()
+      removed++
+    }
+    io.stdout(
+      `removed ${removed} jobs of run ${run}${
+        active > 0
+          ? `; ${active} active ones finish on their workers (clean the run again afterwards)`
+          : ''
+      }\n`,
+    )
     return EXIT.OK
   } finally {
     await queue.close()

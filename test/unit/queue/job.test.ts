@@ -37,6 +37,13 @@ describe('parseJobData', () => {
     expect(jobIdOf(VALID)).toBe('r20261202-abc-0-3')
   })
 
+  it.each(['https://example.com/org/repo.git', 'file:///srv/git/repo.git', 'git@host:org/repo'])(
+    'accepts a repository by URL: %s',
+    (repo) => {
+      expect(parseJobData({ ...VALID, repo }).repo).toBe(repo)
+    },
+  )
+
   it.each([
     ['null', null, 'not an object'],
     ['an array', [VALID], 'not an object'],
@@ -45,6 +52,9 @@ describe('parseJobData', () => {
     ['a fractional index', { ...VALID, rangeIndex: 1.5 }, 'rangeIndex is not a whole number'],
     ['a negative count', { ...VALID, commits: -1 }, 'commits is not a whole number'],
     ['a relative repo', { ...VALID, repo: 'repos/lodash' }, 'repo is not an absolute path'],
+    ['a remote helper', { ...VALID, repo: 'ext::sh -c id' }, 'repo is not an absolute path or'],
+    ['an unknown scheme', { ...VALID, repo: 'ftp://host/x.git' }, 'repo is not an absolute path'],
+    ['an option as repo', { ...VALID, repo: '--upload-pack=id' }, 'repo is not an absolute path'],
     ['an option as range', { ...VALID, range: '--output=/tmp/x' }, 'range is not'],
     ['a range with spaces', { ...VALID, range: 'a b' }, 'range is not'],
     ['a symmetric range', { ...VALID, range: 'a...b' }, 'range is not'],
@@ -80,7 +90,7 @@ describe('replayRange', () => {
   it('replays the range, reports progress per commit, and is the same on a second run', async () => {
     const progress: RangeProgress[] = []
     const job = jobFor(2, 5)
-    const first = await replayRange(job, (p) => progress.push(p))
+    const first = await replayRange(job, { onProgress: (p) => progress.push(p) })
     expect(first.commits).toBe(3)
     expect(first.exactCommits).toBe(3)
     expect(progress).toEqual([

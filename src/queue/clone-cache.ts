@@ -1,0 +1,157 @@
+// The clone cache of a queued replay (#12): for a repository given by URL, each worker (and the
+// enqueuer, which plans from it) keeps one bare mirror per URL under a cache directory, cloned
+// the first time a job names the URL and fetched again only when a job needs a commit the mirror
+// lacks. A clone goes to a temporary name and is renamed into place, so two processes sharing a
+// cache never see half a mirror: the second rename loses, and its clone is deleted. git never
+// prompts here (a worker has nobody to answer): credentials come from the user's credential
+// helper, ssh agent or the URL itself, and are never echoed.
+import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdir, rename, rm, stat } from 'node:fs/promises'
+import { homedir } from 'node:os'
+import path from 'node:path'
+import { EditError } from '../errors.js'
+import { gitEnv } from '../replay/git-history.js'
+import { cacheName, redactUrl } from './source.js'
+
+export interface CloneCache {
+  readonly dir: string
+  /**
+   * The local mirror of `url`, cloned if the cache has none. With `refresh`, fetched first (the
+   * enqueuer plans from the remote's current history); otherwise fetched only when one of
+   * `commits` is missing. QUEUE_CLONE_FAILED (retryable) when git cannot clone or fetch,
+   * QUEUE_COMMIT_MISSING when a commit is still missing after a fetch.
+   */
+  mirror(url: string, options?: MirrorOptions): Promise<string>
+}
+
+export interface MirrorOptions {
+  readonly refresh?: boolean
+  readonly commits?: readonly string[]
+}
+
+/** `$XDG_CACHE_HOME/patchloom/repos`, or `~/.cache/patchloom/repos`. */
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+  const xdg = env['XDG_CACHE_HOME']
+  const base = xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(home, '.cache')
+  return path.join(base, 'patchloom', 'repos')
+}
+
+export function createCloneCache(dir: string): CloneCache {
+  const root = path.resolve(dir)
+  // One operation per mirror at a time in this process (a worker with --concurrency K takes
+  // several ranges of one repository at once); other processes are handled by the rename.
+  const tails = new Map<string, Promise<unknown>>()
+  const serial = <T>(key: string, work: () => Promise<T>): Promise<T> => {
+    const next = (tails.get(key) ?? Promise.resolve()).then(work, work)
+    const tail = next.catch(() => undefined)
+    tails.set(key, tail)
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key)
+    })
+    return next
+  }
+  return {
+    dir: root,
+    mirror: (url, options = {}) =>
+      serial(url, async () => {
+        const target = path.join(root, cacheName(url))
+        if (!(await isDirectory(target))) await cloneInto(url, root, target)
+        else if (options.refresh === true) await fetchInto(url, target)
+        const wanted = options.commits ?? []
+        if ((await missing(target, wanted)).length === 0) return target
+        await fetchInto(url, target)
+        const still = await missing(target, wanted)
+        if (still.length > 0) {
+          throw new EditError(
+            'QUEUE_COMMIT_MISSING',
+            `${redactUrl(url)} has no commit ${still[0] as string} even after a fetch: its history was rewritten (or the repository replaced) after the run was planned.`,
+          )
+        }
+        return target
+      }),
+  }
+}
+
+async function isDirectory(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+async function cloneInto(url: string, root: string, target: string): Promise<void> {
+  await mkdir(root, { recursive: true })
+  const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`
+  try {
+    // gc.auto=0: a mirror that replays are reading from is never repacked under them.
+    const run = await git(['clone', '--mirror', '--quiet', '-c', 'gc.auto=0', '--', url, temp])
+    if (!run.ok) throw failed('clone', url, run)
+    try {
+      await rename(temp, target)
+    } catch (error) {
+      // Another process sharing the cache renamed its clone first: use that one.
+      const code = (error as NodeJS.ErrnoException).code
+      if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || !(await isDirectory(target))) throw error
+    }
+  } finally {
+    await rm(temp, { recursive: true, force: true })
+  }
+}
+
+async function fetchInto(url: string, target: string): Promise<void> {
+  const run = await git(['-C', target, 'fetch', '--quiet', '--prune', 'origin'])
+  // Two processes fetching into one mirror: the loser fails on a ref lock, and what it wanted
+  // is usually there by now. The caller checks the commits again.
+  if (!run.ok && !/\block\b|\.lock\b/i.test(run.stderr)) throw failed('fetch', url, run)
+}
+
+/** The commits of `wanted` that the mirror at `target` does not have. */
+async function missing(target: string, wanted: readonly string[]): Promise<string[]> {
+  const out: string[] = []
+  for (const id of wanted) {
+    const run = await git(['-C', target, 'cat-file', '-e', `${id}^{commit}`])
+    if (!run.ok) out.push(id)
+  }
+  return out
+}
+
+interface GitRun {
+  readonly ok: boolean
+  readonly stderr: string
+}
+
+function git(args: readonly string[]): Promise<GitRun> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      args,
+      {
+        // No prompt for a user name or password: a worker has nobody to answer it.
+        env: { ...gitEnv(), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' },
+        maxBuffer: 1024 * 1024,
+        windowsHide: true,
+      },
+      (error, _stdout, stderr) => {
+        if (error === null) return resolve({ ok: true, stderr: String(stderr) })
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+          return reject(
+            new EditError('REPLAY_GIT_NOT_INSTALLED', 'git was not found on PATH.', {
+              cause: error,
+            }),
+          )
+        }
+        resolve({ ok: false, stderr: String(stderr) })
+      },
+    )
+  })
+}
+
+function failed(what: string, url: string, run: GitRun): EditError {
+  const said = run.stderr.trim().split('\n').slice(-3).join(' ') || 'no output'
+  return new EditError(
+    'QUEUE_CLONE_FAILED',
+    `git ${what} of ${redactUrl(url)} failed: ${redactUrl(said)}`,
+  )
+}
