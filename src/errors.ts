@@ -412,8 +412,8 @@ export const ERROR_CODES = {
   },
   QUEUE_RUN_CONFLICT: {
     meaning:
-      'The run named by --run already has jobs on the queue for other repositories, ranges or formats than this command plans; attaching would merge reports of different work.',
-    hint: 'Give the same repositories, --range, --split and --via as the run was started with, or another --run.',
+      'The run named by --run already has jobs on the queue for other repositories, ranges or formats than this command plans (attaching would merge reports of different work), or was cancelled.',
+    hint: 'Give the same repositories, --range, --split and --via as the run was started with, or another --run (a cancelled run id is not reused).',
     retryable: false,
   },
   QUEUE_RUN_OPEN: {

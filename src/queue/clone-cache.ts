@@ -149,9 +149,11 @@ function git(args: readonly string[]): Promise<GitRun> {
 }
 
 function failed(what: string, url: string, run: GitRun): EditError {
-  const said = run.stderr.trim().split('\n').slice(-3).join(' ') || 'no output'
+  const lines = run.stderr.split('\n').map((l) => l.trim())
+  const fatal = lines.filter((l) => /^(fatal|error):/.test(l))
+  const said = (fatal.length > 0 ? fatal : lines.filter((l) => l !== '').slice(-2)).join(' ')
   return new EditError(
     'QUEUE_CLONE_FAILED',
-    `git ${what} of ${redactUrl(url)} failed: ${redactUrl(said)}`,
+    `git ${what} of ${redactUrl(url)} failed: ${redactUrl(said) || 'git said nothing'}`,
   )
 }

@@ -151,7 +151,15 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
     })
     // A run named by the caller may be on the queue already (attaching to it again, after a
     // timeout): its jobs must be this plan's, or their reports would be merged as this one's.
-    if (options.run !== undefined) await checkSameRun(queue, ours)
+    if (options.run !== undefined) {
+      if (await isCancelled(client, run)) {
+        throw new EditError(
+          'QUEUE_RUN_CONFLICT',
+          `Run ${run} was cancelled with \`patchloom queue clean --cancel\`; its id is not taken up again. Nothing was enqueued.`,
+        )
+      }
+      await checkSameRun(queue, ours)
+    }
     let added = false
     const settleOne = (id: string, outcome: Outcome): void => {
       outcomes.set(id, outcome)
@@ -216,7 +224,7 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
         if (outcomes.has(id)) continue
         const state = (await Job.fromId(queue, id).then((j) => j?.getState())) ?? 'missing'
         outcomes.set(id, {
-          error: `not finished within ${((options.timeoutMs ?? 0) / 1000).toFixed(0)} s (${state}); the job stays on the queue`,
+          error: `not finished within ${(options.timeoutMs ?? 0) / 1000} s (${state}); the job stays on the queue`,
           unfinished: true,
         })
       }

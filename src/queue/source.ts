@@ -9,8 +9,7 @@ import path from 'node:path'
 import { EditError } from '../errors.js'
 
 export type RepoSource =
-  | { readonly kind: 'path'; readonly path: string }
-  | { readonly kind: 'url'; readonly url: string }
+  { readonly kind: 'path'; readonly path: string } | { readonly kind: 'url'; readonly url: string }
 
 export const URL_SCHEMES = ['file', 'git', 'http', 'https', 'ssh'] as const
 

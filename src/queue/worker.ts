@@ -83,6 +83,15 @@ export function startReplayWorker(options: WorkerOptions): Worker {
   worker.on('failed', (job, error) =>
     options.onEvent?.(`job ${job?.id ?? '?'} failed: ${error.message}`),
   )
-  worker.on('error', (error) => options.onEvent?.(`worker error: ${error.message}`))
+  worker.on('error', (error) => {
+    // BullMQ's words for a job whose keys vanished while this worker held it (a Redis restarted
+    // without persistence, or the job removed): its result has nowhere to go.
+    const lost = /^Missing key for job (\S+?)\.? (\w+)$/.exec(error.message)
+    options.onEvent?.(
+      lost === null
+        ? `worker error: ${error.message}`
+        : `job ${lost[1]} was lost by the queue while this worker held it (${lost[2]}); its result is dropped, and the enqueuer enqueues the range again`,
+    )
+  })
   return worker
 }

@@ -1,9 +1,14 @@
 // The distributed replay through the built CLI (#12), against a real redis-server: `patchloom
 // worker` processes take the ranges `patchloom replay --queue` enqueues, and the merged report is
-// the local replay's; workers stop cleanly on SIGTERM; `queue status` and `queue clean` see and
-// remove the run; an unreachable or malformed --queue is refused before anything runs.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, rmSync } from 'node:fs'
+// the local replay's; workers stop cleanly on SIGTERM; a worker killed mid-range and a Redis
+// restart (with ranges waiting, and with one in a worker's hands) leave the run exact; a
+// repository served by `git daemon` is replayed by URL from the workers' clone caches; --timeout
+// stops waiting and leaves the run queued; `queue status` and `queue clean` see, refuse to
+// remove an open run, cancel and remove it; an unreachable or malformed --queue is refused
+// before anything runs.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, readdirSync, rmSync } from 'node:fs'
+import { connect, createServer, type AddressInfo } from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -20,6 +25,54 @@ import { Queue } from 'bullmq'
 import { parseQueueUrl } from '../../src/queue/url.js'
 import { REPLAY_QUEUE } from '../../src/queue/worker.js'
 import { makeTempDir } from '../helpers/tree.js'
+
+/** git's daemon (git:// over TCP), part of Debian's git package. */
+const GIT_DAEMON = (() => {
+  try {
+    const exec = execFileSync('git', ['--exec-path'], { encoding: 'utf8' }).trim()
+    return existsSync(path.join(exec, 'git-daemon'))
+  } catch {
+    return false
+  }
+})()
+
+/** `git daemon` serving every repository under `base` on a free loopback port. */
+async function startGitDaemon(base: string): Promise<{ port: number; stop: () => void }> {
+  const port = await new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as AddressInfo
+      probe.close(() => resolve(free))
+    })
+  })
+  const child = spawn(
+    'git',
+    [
+      'daemon',
+      '--reuseaddr',
+      '--export-all',
+      '--listen=127.0.0.1',
+      `--port=${port}`,
+      `--base-path=${base}`,
+      base,
+    ],
+    { stdio: 'ignore' },
+  )
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1')
+      socket.once('connect', () => (socket.destroy(), resolve(true)))
+      socket.once('error', () => resolve(false))
+    })
+    if (up) break
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error('git daemon did not start')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return { port, stop: () => child.kill('SIGTERM') }
+}
 
 const BUILT = existsSync(fileURLToPath(new URL('../../dist/cli/main.cjs', import.meta.url)))
 
@@ -208,6 +261,100 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
       }
     }, 90_000)
 
+    it('survives a Redis restart while a worker holds a range: the range is enqueued again and replayed once more', async () => {
+      const long = path.join(scratch, 'long-held')
+      linearHistory(long, path.join(scratch, 'home-held'), 1500)
+      const local = await runCli(['replay', long, '--json'])
+      expect(local.code).toBe(0)
+      const url = redis.url.replace(/\/0$/, '/6')
+      const worker = await startWorker(url, 'holder')
+      try {
+        const run = runCli(['replay', '--queue', url, long, '--split', 'commits=1500', '--json'])
+        expect(await countWhen(url, 'active', (n) => n > 0, 20_000)).toBe(1)
+        await redis.restart()
+        const finished = await run
+        expectExactRun(finished, local)
+        expect(finished.stderr).toMatch(/was lost by the queue .*enqueued it again/)
+        expect(worker.log()).toMatch(/was lost by the queue while this worker held it/)
+      } finally {
+        // The worker outlived the restart: it finished the lost job, and took its copy again.
+        expect(await worker.stop(), worker.log()).toBe(0)
+      }
+    }, 120_000)
+
+    it.skipIf(!GIT_DAEMON)(
+      `replays a repository served by git daemon, by URL, from each worker's clone cache (skipped without git-daemon)`,
+      async () => {
+        const daemon = await startGitDaemon(scratch)
+        const workers = await Promise.all(
+          ['u1', 'u2'].map((n) =>
+            startWorker(redis.url, n, ['--cache', path.join(scratch, `cache-${n}`)]),
+          ),
+        )
+        try {
+          const url = `git://127.0.0.1:${daemon.port}/repo`
+          const local = await runCli(['replay', repo.dir, '--json'])
+          const run = await runCli([
+            'replay',
+            '--queue',
+            redis.url,
+            url,
+            '--split',
+            'commits=3',
+            '--cache',
+            path.join(scratch, 'cache-plan'),
+            '--json',
+          ])
+          const ranges = expectExactRun(run, local)
+          expect((jsonLine(run) as { repos: { repo: string }[] }).repos[0]?.repo).toBe(url)
+          // Each worker that took a range mirrored the URL into its cache, once.
+          for (const name of new Set(ranges.map((r) => r.worker)))
+            expect(readdirSync(path.join(scratch, `cache-${name}`))).toHaveLength(1)
+        } finally {
+          for (const worker of workers) await worker.stop()
+          daemon.stop()
+        }
+      },
+      60_000,
+    )
+
+    it('stops waiting at --timeout (75) and keeps the run queued; clean refuses it open and cancels it', async () => {
+      const url = redis.url.replace(/\/0$/, '/5') // no worker watches it
+      const args = ['replay', '--queue', url, repo.dir, '--split', 'commits=4', '--run', 'rtimeout']
+      const waited = await runCli([...args, '--timeout', '1', '--json'])
+      expect(waited.code, waited.stderr).toBe(75)
+      const ranges = Math.ceil(repo.commits.length / 4)
+      expect(jsonLine(waited)).toMatchObject({
+        ok: false,
+        run: 'rtimeout',
+        timedOut: true,
+        unfinishedRanges: ranges,
+        failedRanges: 0,
+      })
+      expect(waited.stderr).toContain('stay on the queue. The same command with --run rtimeout')
+      const open = await runCli(['queue', 'clean', '--queue', url, '--run', 'rtimeout'])
+      expect(open.code).toBe(1)
+      expect(open.stderr).toContain('QUEUE_RUN_OPEN')
+      expect(await countWhen(url, 'waiting', () => true, 0)).toBe(ranges)
+      const cancel = await runCli([
+        'queue',
+        'clean',
+        '--queue',
+        url,
+        '--run',
+        'rtimeout',
+        '--cancel',
+      ])
+      expect(cancel.code, cancel.stderr).toBe(0)
+      expect(cancel.stdout).toContain(`removed ${ranges} jobs of run rtimeout`)
+      expect(await countWhen(url, 'waiting', () => true, 0)).toBe(0)
+      // A cancelled run's id is not taken up again.
+      const again = await runCli([...args, '--json'])
+      expect(again.code).toBe(1)
+      expect(jsonLine(again)).toMatchObject({ error: { code: 'QUEUE_RUN_CONFLICT' } })
+      expect(await countWhen(url, 'waiting', () => true, 0)).toBe(0)
+    }, 60_000)
+
     it('shows the queue and removes a run from it', async () => {
       const worker = await startWorker(redis.url, 'w-status')
       let runId = ''
@@ -237,6 +384,10 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
       expect(bad.code).toBe(64)
       expect(bad.stderr).toContain('USAGE_INVALID')
       expect(bad.stderr).not.toContain('secret')
+      const scheme = await runCli(['replay', '--queue', redis.url, 'ftp://me:pw@host/r.git'])
+      expect(scheme.code).toBe(64)
+      expect(scheme.stderr).toContain('scheme ftp is not one of file, git, http, https, ssh')
+      expect(scheme.stderr).not.toContain(':pw@')
     })
   },
 )

@@ -1,11 +1,15 @@
 // The distributed replay's library parts against a real redis-server (#12): a history split into
 // ranges, replayed by two BullMQ workers, merges into exactly the local replay's report; the same
-// run enqueued again adds no job and gives the same report; a malformed payload fails once, is not
-// retried, and the workers go on. (Worker processes and the CLI come with `patchloom worker`.)
-import { rmSync } from 'node:fs'
+// run enqueued again adds no job and gives the same report, and attaching to it with another plan
+// is refused; a repository given by URL is mirrored by each worker and merges the same; a run
+// that times out stays queued and can be waited for again; a cancelled run's ranges are neither
+// enqueued again nor replayed; a malformed payload fails once, is not retried, and the workers
+// go on. (Worker processes and the CLI: test/e2e/cli-queue.test.ts.)
+import { readdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { Job, Queue, type Worker } from 'bullmq'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { markCancelled } from '../../src/queue/cancel.js'
 import { runOnQueue } from '../../src/queue/run.js'
 import { parseQueueUrl, type QueueConnection } from '../../src/queue/url.js'
 import { REPLAY_QUEUE, startReplayWorker } from '../../src/queue/worker.js'
@@ -33,7 +37,7 @@ describe.skipIf(!REDIS_AVAILABLE)(`replay on the queue (skipped when ${REDIS_SKI
     scratch = await makeTempDir('patchloom-queue-replay-')
     repo = buildHistoryRepo(path.join(scratch, 'repo'), path.join(scratch, 'home'))
     for (const name of ['w1', 'w2']) {
-      const worker = startReplayWorker({ connection, name })
+      const worker = startReplayWorker({ connection, name, cacheDir: path.join(scratch, name) })
       await worker.waitUntilReady()
       workers.push(worker)
     }
@@ -43,6 +47,14 @@ describe.skipIf(!REDIS_AVAILABLE)(`replay on the queue (skipped when ${REDIS_SKI
     await redis?.stop()
     rmSync(scratch, { recursive: true, force: true })
   })
+
+  /** Waits until the queue in `db` holds `n` waiting jobs. */
+  async function waitingJobs(queue: Queue, n: number): Promise<void> {
+    const deadline = Date.now() + 10_000
+    while ((await queue.getJobCounts('waiting'))['waiting'] !== n && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
+    expect((await queue.getJobCounts('waiting'))['waiting']).toBe(n)
+  }
 
   async function local(via: 'unified' | 'codex'): Promise<ReplayReport> {
     const run = replay({ repo: repo.dir, range: 'HEAD', via })
@@ -110,7 +122,7 @@ describe.skipIf(!REDIS_AVAILABLE)(`replay on the queue (skipped when ${REDIS_SKI
       }
       expect(enqueued).toBe(true)
       rmSync(doomed, { recursive: true, force: true })
-      const worker = startReplayWorker({ connection: other, name: 'late' })
+      const worker = startReplayWorker({ connection: other, name: 'late', cacheDir: scratch })
       try {
         const report = await running
         const [kept, lost] = report.repos
@@ -151,6 +163,112 @@ describe.skipIf(!REDIS_AVAILABLE)(`replay on the queue (skipped when ${REDIS_SKI
       const next = await runOnQueue({ connection, repos: [repo.dir], split: 4, run: 'rtest-2' })
       expect(next.failedRanges).toBe(0)
       expect(withoutWall(next.repos[0]!.report)).toEqual(withoutWall(await local('unified')))
+    } finally {
+      await queue.close()
+    }
+  })
+
+  it('refuses to attach to a run on the queue with another plan, enqueuing nothing', async () => {
+    await runOnQueue({ connection, repos: [repo.dir], split: 5, run: 'rtest-attach' })
+    const queue = new Queue(REPLAY_QUEUE, { connection })
+    try {
+      const before = await queue.getJobCounts('completed', 'waiting')
+      await expect(
+        runOnQueue({ connection, repos: [repo.dir], split: 4, run: 'rtest-attach' }),
+      ).rejects.toMatchObject({
+        code: 'QUEUE_RUN_CONFLICT',
+        message: expect.stringMatching(
+          /job rtest-attach-0-0 has range .* where this command plans/,
+        ),
+      })
+      expect(await queue.getJobCounts('completed', 'waiting')).toEqual(before)
+    } finally {
+      await queue.close()
+    }
+  })
+
+  it('replays a repository given by URL from each worker’s mirror, as the local replay', async () => {
+    const url = `file://${repo.dir}`
+    const report = await runOnQueue({
+      connection,
+      repos: [url],
+      split: 4,
+      via: 'codex',
+      run: 'rtest-url',
+      cacheDir: path.join(scratch, 'planner'),
+    })
+    expect(report.failedRanges).toBe(0)
+    const merged = report.repos[0]!
+    expect(merged.repo).toBe(url)
+    expect(withoutWall(merged.report)).toEqual({ ...withoutWall(await local('codex')), repo: url })
+    // Each worker that took a range cloned the URL into its own cache.
+    const workersUsed = new Set(merged.ranges.map((r) => r.worker as string))
+    for (const name of workersUsed) expect(readdirSync(path.join(scratch, name))).toHaveLength(1)
+    expect(merged.ranges.every((r) => typeof r.wallMs === 'number' && r.wallMs >= 0)).toBe(true)
+  })
+
+  it('reports a run that times out as unfinished, leaves it queued, and waits for it again by its id', async () => {
+    const idle = { ...connection, db: 2 } // no worker watches it yet
+    const first = await runOnQueue({
+      connection: idle,
+      repos: [repo.dir],
+      split: 4,
+      run: 'rtest-timeout',
+      timeoutMs: 300,
+    })
+    const ranges = Math.ceil(repo.commits.length / 4)
+    expect(first.timedOut).toBe(true)
+    expect(first.unfinishedRanges).toBe(ranges)
+    expect(first.failedRanges).toBe(0)
+    expect(first.repos[0]!.ranges[0]!.error).toMatch(
+      /not finished within 0.3 s \(waiting\); the job stays on the queue/,
+    )
+    const worker = startReplayWorker({ connection: idle, name: 'late', cacheDir: scratch })
+    try {
+      const again = await runOnQueue({
+        connection: idle,
+        repos: [repo.dir],
+        split: 4,
+        run: 'rtest-timeout',
+        timeoutMs: 60_000,
+      })
+      expect(again.timedOut).toBe(false)
+      expect(again.failedRanges + again.unfinishedRanges).toBe(0)
+      expect(withoutWall(again.repos[0]!.report)).toEqual(withoutWall(await local('unified')))
+    } finally {
+      await worker.close()
+    }
+  })
+
+  it('neither enqueues again nor replays the ranges of a cancelled run', async () => {
+    const idle = { ...connection, db: 4 }
+    const queue = new Queue(REPLAY_QUEUE, { connection: idle })
+    try {
+      const running = runOnQueue({
+        connection: idle,
+        repos: [repo.dir],
+        split: 4,
+        run: 'rtest-cancel',
+      })
+      const ranges = Math.ceil(repo.commits.length / 4)
+      await waitingJobs(queue, ranges)
+      // What `queue clean --run rtest-cancel --cancel` does, with one job left behind as if it
+      // had been active then: the mark first, then the jobs.
+      await markCancelled(await queue.getBackend().client, 'rtest-cancel')
+      for (const job of (await queue.getJobs(['waiting'])).slice(1)) await job.remove()
+      const worker = startReplayWorker({ connection: idle, name: 'late', cacheDir: scratch })
+      try {
+        const report = await running
+        expect(report.failedRanges).toBe(ranges)
+        const errors = report.repos[0]!.ranges.map((r) => r.error)
+        expect(errors.filter((e) => e?.includes('cancelled by'))).toHaveLength(ranges - 1)
+        expect(errors.filter((e) => e?.includes('was cancelled; range not replayed'))).toHaveLength(
+          1,
+        )
+        expect(report.repos[0]!.report.commits).toBe(0)
+      } finally {
+        await worker.close()
+      }
     } finally {
       await queue.close()
     }

@@ -42,6 +42,7 @@ const TRANSIENT = new Set<string>([
   'SERVER_BUSY',
   'SERVER_CLOSING',
   'QUEUE_UNREACHABLE',
+  'QUEUE_CLONE_FAILED',
 ])
 
 describe('ERROR_CODES', () => {

@@ -198,7 +198,9 @@ async function replayOnQueue(argv: readonly string[], io: QueueIo): Promise<numb
       : {}),
   })
   if (progress) io.stderr('\r\x1b[K')
-  io.stdout(flags.switches.has('--json') ? `${JSON.stringify(runJson(report))}\n` : runHuman(report))
+  io.stdout(
+    flags.switches.has('--json') ? `${JSON.stringify(runJson(report))}\n` : runHuman(report),
+  )
   if (report.timedOut) {
     io.stderr(
       `replay --queue: run ${report.run} did not finish within ${timeoutS} s; its ${report.unfinishedRanges} unfinished ranges stay on the queue. The same command with --run ${report.run} waits for them again; \`patchloom queue clean --queue URL --run ${report.run} --cancel\` stops the run.\n`,
@@ -210,6 +212,7 @@ async function replayOnQueue(argv: readonly string[], io: QueueIo): Promise<numb
 
 function runOk(report: QueueRunReport): boolean {
   return (
+    !report.timedOut &&
     report.failedRanges === 0 &&
     report.repos.every((r) => r.report.mismatches.length === 0 && r.report.misplacedHunks === 0)
   )
@@ -316,7 +319,8 @@ async function clean(argv: readonly string[], io: QueueIo): Promise<number> {
       io.stdout(`removed ${removed} finished jobs\n`)
       return EXIT.OK
     }
-    const mine = (job: { id?: string | undefined }): boolean => job.id?.startsWith(`${run}-`) === true
+    const mine = (job: { id?: string | undefined }): boolean =>
+      job.id?.startsWith(`${run}-`) === true
     const open = (await queue.getJobs([...OPEN_STATES])).filter(mine)
     if (open.length > 0 && !cancel) {
       throw new EditError(
