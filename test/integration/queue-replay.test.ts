@@ -209,13 +209,9 @@ describe.skipIf(!REDIS_AVAILABLE)(`replay on the queue (skipped when ${REDIS_SKI
 
   it('reports a run that times out as unfinished, leaves it queued, and waits for it again by its id', async () => {
     const idle = { ...connection, db: 2 } // no worker watches it yet
-    const first = await runOnQueue({
-      connection: idle,
-      repos: [repo.dir],
-      split: 4,
-      run: 'rtest-timeout',
-      timeoutMs: 300,
-    })
+    const wait = (timeoutMs: number) =>
+      runOnQueue({ connection: idle, repos: [repo.dir], split: 4, run: 'rtest-timeout', timeoutMs })
+    const first = await wait(300)
     const ranges = Math.ceil(repo.commits.length / 4)
     expect(first.timedOut).toBe(true)
     expect(first.unfinishedRanges).toBe(ranges)
@@ -225,13 +221,7 @@ describe.skipIf(!REDIS_AVAILABLE)(`replay on the queue (skipped when ${REDIS_SKI
     )
     const worker = startReplayWorker({ connection: idle, name: 'late', cacheDir: scratch })
     try {
-      const again = await runOnQueue({
-        connection: idle,
-        repos: [repo.dir],
-        split: 4,
-        run: 'rtest-timeout',
-        timeoutMs: 60_000,
-      })
+      const again = await wait(60_000)
       expect(again.timedOut).toBe(false)
       expect(again.failedRanges + again.unfinishedRanges).toBe(0)
       expect(withoutWall(again.repos[0]!.report)).toEqual(withoutWall(await local('unified')))
