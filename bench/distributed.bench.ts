@@ -7,7 +7,10 @@
 // wall time over the local one's, divided by the number of jobs.
 // Run: npm run bench:distributed, or npm run build && node dist/bench/distributed.bench.js
 //   [--repos DIR,DIR] (default: two generated 3,000-commit histories) [--commits 3000]
-//   [--split 250] [--workers 1,2,4] [--runs 3] [--via unified]
+//   [--split 250] [--workers 1,2,4] [--runs 3] [--via unified] [--url-workers 2]
+// With --url-workers N (default 2), the same replay with the repositories given as file:// URLs
+// to N workers: once with empty clone caches (every worker and the enqueuer clone each
+// repository through git's transport first), once more with those caches warm.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -28,6 +31,9 @@ const SPLIT = Number(flag('--split', '250'))
 const WORKERS = flag('--workers', '1,2,4').split(',').map(Number)
 const RUNS = Number(flag('--runs', '3'))
 const VIA = flag('--via', 'unified')
+// Workers for the runs that name the repositories by file:// URL (each worker mirrors them into
+// a clone cache of its own); 0 leaves those runs out.
+const URL_WORKERS = Number(flag('--url-workers', '2'))
 
 interface Run {
   readonly code: number
@@ -51,17 +57,34 @@ function cli(argv: readonly string[]): Promise<Run> {
   })
 }
 
-/** The figures a queue run must reproduce: a report without time, rates, ranges or path. */
+/** The figures a queue run must reproduce: a report without time, rates, ranges or location. */
 function figures(report: Record<string, unknown>): string {
-  const { wallMs: _w, commitsPerSecond: _c, hunksPerSecond: _h, ranges: _r, ...rest } = report
+  const {
+    wallMs: _w,
+    commitsPerSecond: _c,
+    hunksPerSecond: _h,
+    ranges: _r,
+    repo: _p,
+    ...rest
+  } = report
   return JSON.stringify(rest)
 }
 
-async function startWorkers(url: string, count: number) {
+async function startWorkers(url: string, count: number, cache?: string) {
   const children = Array.from({ length: count }, (_, i) =>
-    spawn(process.execPath, [CLI, 'worker', '--queue', url, '--name', `bench-${i}`], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    }),
+    spawn(
+      process.execPath,
+      [
+        CLI,
+        'worker',
+        '--queue',
+        url,
+        '--name',
+        `bench-${i}`,
+        ...(cache === undefined ? [] : ['--cache', path.join(cache, `worker-${i}`)]),
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    ),
   )
   await Promise.all(
     children.map(
@@ -134,6 +157,40 @@ async function main(): Promise<void> {
         '1.00x',
       ],
     ]
+    /** One `replay --queue` of `sources`, checked against the local reports; its wall and jobs. */
+    const queueRun = async (sources: readonly string[], extra: readonly string[] = []) => {
+      const run = await cli([
+        'replay',
+        '--queue',
+        redis.url,
+        ...sources,
+        '--split',
+        `commits=${SPLIT}`,
+        '--via',
+        VIA,
+        ...extra,
+        '--json',
+      ])
+      if (run.code !== 0) throw new Error(`queue replay failed: ${run.stderr}`)
+      const merged = JSON.parse(run.stdout) as { repos: Record<string, unknown>[] }
+      merged.repos.forEach((report, i) => {
+        if (figures(report) !== expected[i])
+          throw new Error(`queue replay of ${sources[i]} differs from the local report`)
+      })
+      await cli(['queue', 'clean', '--queue', redis.url])
+      return {
+        ms: run.ms,
+        ranges: merged.repos.reduce((n, rep) => n + (rep['ranges'] as unknown[]).length, 0),
+      }
+    }
+    const row = (label: string, count: number, ranges: number, wall: number): string[] => [
+      label,
+      String(count),
+      String(ranges),
+      (wall / 1000).toFixed(2),
+      (commits / (wall / 1000)).toFixed(0),
+      ratio(local, wall),
+    ]
     let overheadPerJob = Number.NaN
     for (const count of WORKERS) {
       const stop = await startWorkers(redis.url, count)
@@ -141,40 +198,42 @@ async function main(): Promise<void> {
       let ranges = 0
       try {
         for (let r = 0; r < RUNS; r++) {
-          const run = await cli([
-            'replay',
-            '--queue',
-            redis.url,
-            ...repos,
-            '--split',
-            `commits=${SPLIT}`,
-            '--via',
-            VIA,
-            '--json',
-          ])
-          if (run.code !== 0) throw new Error(`queue replay failed: ${run.stderr}`)
-          const merged = JSON.parse(run.stdout) as { repos: Record<string, unknown>[] }
-          merged.repos.forEach((report, i) => {
-            if (figures(report) !== expected[i])
-              throw new Error(`queue replay of ${repos[i]} differs from the local report`)
-          })
-          ranges = merged.repos.reduce((n, rep) => n + (rep['ranges'] as unknown[]).length, 0)
+          const run = await queueRun(repos)
+          ranges = run.ranges
           walls.push(run.ms)
-          await cli(['queue', 'clean', '--queue', redis.url])
         }
       } finally {
         await stop()
       }
       const wall = median(walls)
       if (count === 1) overheadPerJob = (wall - local) / ranges
-      rows.push([
-        `queue, ${count} worker process${count === 1 ? '' : 'es'}`,
-        String(count),
-        String(ranges),
-        (wall / 1000).toFixed(2),
-        (commits / (wall / 1000)).toFixed(0),
-        ratio(local, wall),
-      ])
+      rows.push(
+        row(`queue, ${count} worker process${count === 1 ? '' : 'es'}`, count, ranges, wall),
+      )
+    }
+    if (URL_WORKERS > 0) {
+      // The reports name the repository by its URL; figures() leaves the name out.
+      const urls = repos.map((repo) => `file://${repo}`)
+      const cold: number[] = []
+      const warm: number[] = []
+      let ranges = 0
+      for (let r = 0; r < RUNS; r++) {
+        const cache = mkdtempSync(path.join(scratch, 'caches-'))
+        const stop = await startWorkers(redis.url, URL_WORKERS, cache)
+        try {
+          const plan = ['--cache', path.join(cache, 'enqueuer')]
+          const first = await queueRun(urls, plan)
+          cold.push(first.ms)
+          ranges = first.ranges
+          warm.push((await queueRun(urls, plan)).ms)
+        } finally {
+          await stop()
+          rmSync(cache, { recursive: true, force: true })
+        }
+      }
+      const label = `queue by file:// URL, ${URL_WORKERS} workers`
+      rows.push(row(`${label}, empty clone caches`, URL_WORKERS, ranges, median(cold)))
+      rows.push(row(`${label}, warm clone caches`, URL_WORKERS, ranges, median(warm)))
     }
     console.log(
       `${repos.length} histories, ${commits} commits in all, via ${VIA}; ranges of ${SPLIT} commits (about ${jobs} jobs); median of ${RUNS} runs; whole-process wall times, the queue's including planning and merging; every queue run's report checked equal to the local one.\n`,

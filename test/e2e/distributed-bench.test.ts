@@ -12,7 +12,7 @@ const BENCH = fileURLToPath(new URL('../../dist/bench/distributed.bench.js', imp
 describe.skipIf(!existsSync(BENCH) || !REDIS_AVAILABLE)(
   `distributed.bench (needs npm run build; skipped when ${REDIS_SKIP_REASON})`,
   () => {
-    it('replays locally and through the queue with 1 and 2 workers, reports agreeing', () => {
+    it('replays locally and through the queue with 1 and 2 workers, and by URL, reports agreeing', () => {
       const run = spawnSync(
         process.execPath,
         [BENCH, '--commits', '120', '--split', '40', '--workers', '1,2', '--runs', '1'],
@@ -22,6 +22,12 @@ describe.skipIf(!existsSync(BENCH) || !REDIS_AVAILABLE)(
       expect(run.stdout).toContain("every queue run's report checked equal to the local one")
       expect(run.stdout).toMatch(/\| queue, 1 worker process \| 1 \| 6 \|/)
       expect(run.stdout).toMatch(/\| queue, 2 worker processes \| 2 \| 6 \|/)
+      expect(run.stdout).toMatch(
+        /\| queue by file:\/\/ URL, 2 workers, empty clone caches \| 2 \| 6 \|/,
+      )
+      expect(run.stdout).toMatch(
+        /\| queue by file:\/\/ URL, 2 workers, warm clone caches \| 2 \| 6 \|/,
+      )
       expect(run.stdout).toMatch(/Queue overhead per job .*: -?\d+\.\d ms/)
     })
   },
