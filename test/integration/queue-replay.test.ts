@@ -10,6 +10,7 @@ import path from 'node:path'
 import { Job, Queue, type Worker } from 'bullmq'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { markCancelled } from '../../src/queue/cancel.js'
+import { runQueueCommand } from '../../src/cli/commands/queue.js'
 import { runOnQueue } from '../../src/queue/run.js'
 import { parseQueueUrl, type QueueConnection } from '../../src/queue/url.js'
 import { REPLAY_QUEUE, startReplayWorker } from '../../src/queue/worker.js'
@@ -262,5 +263,33 @@ describe.skipIf(!REDIS_AVAILABLE)(`replay on the queue (skipped when ${REDIS_SKI
     } finally {
       await queue.close()
     }
+  })
+
+  it('draws one progress line for the whole run on a terminal, and clears it before the report', async () => {
+    let stderr = ''
+    let stdout = ''
+    const code = await runQueueCommand(
+      ['replay', '--queue', redis.url, repo.dir, '--split', 'commits=3'],
+      {
+        stdin: () => [],
+        stdout: (text) => (stdout += text),
+        stderr: (text) => (stderr += text),
+        cwd: scratch,
+        stderrIsTTY: true,
+      },
+    )
+    expect(code, stderr).toBe(0)
+    const ranges = Math.ceil(repo.commits.length / 3)
+    const n = repo.commits.length
+    const lines = stderr.split('\r').filter((l) => l !== '')
+    expect(lines.at(-1)).toBe('\x1b[K')
+    expect(lines.at(-2)).toMatch(
+      new RegExp(
+        `^replay --queue: ranges ${ranges}/${ranges}, commits ${n}/${n}, \\d+ commits/s, ETA 0 s$`,
+      ),
+    )
+    // Redrawn in place as ranges finish: every line names the same totals.
+    expect(lines.slice(0, -1).every((l) => l.includes(`/${ranges}, commits `))).toBe(true)
+    expect(stdout).toMatch(/ranges \d+, by worker: /)
   })
 })

@@ -12,7 +12,7 @@ import { EditError } from '../../errors.js'
 import { markCancelled } from '../../queue/cancel.js'
 import { RUN_ID } from '../../queue/job.js'
 import { checkReachable } from '../../queue/reach.js'
-import { runOnQueue, type QueueRunReport } from '../../queue/run.js'
+import { runOnQueue, type QueueRunProgress, type QueueRunReport } from '../../queue/run.js'
 import { parseRepoSource, sourceText } from '../../queue/source.js'
 import { parseQueueUrl, redact, type QueueConnection } from '../../queue/url.js'
 import { REPLAY_QUEUE, startReplayWorker } from '../../queue/worker.js'
@@ -186,14 +186,8 @@ async function replayOnQueue(argv: readonly string[], io: QueueIo): Promise<numb
     ...(flags.values.has('--range') ? { range: flags.values.get('--range') as string } : {}),
     ...(progress
       ? {
-          onProgress: (p) => {
-            const seconds = Math.max((performance.now() - started) / 1000, 1e-3)
-            const rate = p.commitsDone / seconds
-            const eta = rate > 0 ? (p.commits - p.commitsDone) / rate : 0
-            io.stderr(
-              `\rreplay --queue: ranges ${p.rangesDone}/${p.ranges}, commits ${p.commitsDone}/${p.commits}, ${rate.toFixed(0)}/s, ETA ${eta.toFixed(0)} s`,
-            )
-          },
+          onProgress: (p) =>
+            io.stderr(`\r${progressLine(p, (performance.now() - started) / 1000)}`),
         }
       : {}),
   })
@@ -208,6 +202,16 @@ async function replayOnQueue(argv: readonly string[], io: QueueIo): Promise<numb
     return EXIT.RETRYABLE
   }
   return runOk(report) ? EXIT.OK : EXIT.REJECTED
+}
+
+/**
+ * The run's progress line: ranges done, commits replayed across all workers, their rate since
+ * the run started, and the time left at that rate ('?' until a commit is done).
+ */
+export function progressLine(p: QueueRunProgress, elapsedSeconds: number): string {
+  const rate = p.commitsDone / Math.max(elapsedSeconds, 1e-3)
+  const eta = rate > 0 ? `${((p.commits - p.commitsDone) / rate).toFixed(0)} s` : '?'
+  return `replay --queue: ranges ${p.rangesDone}/${p.ranges}, commits ${p.commitsDone}/${p.commits}, ${rate.toFixed(0)} commits/s, ETA ${eta}`
 }
 
 function runOk(report: QueueRunReport): boolean {
