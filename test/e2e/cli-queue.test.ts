@@ -376,7 +376,7 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
       expect(after['completed']).toBe(before['completed']! - 1)
     })
 
-    it('refuses an unreachable queue (75) and a malformed URL (64) before doing anything', async () => {
+    it('refuses an unreachable queue (75), a malformed URL (64) and a repository it cannot clone (75) before enqueuing anything', async () => {
       const down = await runCli(['replay', '--queue', 'redis://127.0.0.1:1/0', repo.dir, '--json'])
       expect(down.code).toBe(75)
       expect(jsonLine(down)).toMatchObject({ ok: false, error: { code: 'QUEUE_UNREACHABLE' } })
@@ -388,6 +388,21 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
       expect(scheme.code).toBe(64)
       expect(scheme.stderr).toContain('scheme ftp is not one of file, git, http, https, ssh')
       expect(scheme.stderr).not.toContain(':pw@')
+      // A URL the enqueuer cannot clone to plan from: retryable, nothing enqueued.
+      const gone = await runCli([
+        'replay',
+        '--queue',
+        redis.url,
+        'http://me:pw@127.0.0.1:1/r.git',
+        '--cache',
+        path.join(scratch, 'cache-gone'),
+        '--json',
+      ])
+      expect(gone.code).toBe(75)
+      expect(jsonLine(gone)).toMatchObject({ ok: false, error: { code: 'QUEUE_CLONE_FAILED' } })
+      expect(gone.stdout).toContain('http://me:***@127.0.0.1:1/r.git')
+      expect(gone.stdout + gone.stderr).not.toContain(':pw@')
+      expect(await countWhen(redis.url, 'waiting', () => true, 0)).toBe(0)
     })
   },
 )
