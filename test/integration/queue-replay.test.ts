@@ -57,8 +57,8 @@ describe.skipIf(!REDIS_AVAILABLE)(`replay on the queue (skipped when ${REDIS_SKI
     expect((await queue.getJobCounts('waiting'))['waiting']).toBe(n)
   }
 
-  async function local(via: 'unified' | 'codex'): Promise<ReplayReport> {
-    const run = replay({ repo: repo.dir, range: 'HEAD', via })
+  async function local(via: 'unified' | 'codex', range = 'HEAD'): Promise<ReplayReport> {
+    const run = replay({ repo: repo.dir, range, via })
     let step = await run.next()
     while (!step.done) step = await run.next()
     return step.value
@@ -206,6 +206,22 @@ describe.skipIf(!REDIS_AVAILABLE)(`replay on the queue (skipped when ${REDIS_SKI
     const workersUsed = new Set(merged.ranges.map((r) => r.worker as string))
     for (const name of workersUsed) expect(readdirSync(path.join(scratch, name))).toHaveLength(1)
     expect(merged.ranges.every((r) => typeof r.wallMs === 'number' && r.wallMs >= 0)).toBe(true)
+
+    // A range whose base is a name: planned as a commit id, the same history on every mirror.
+    const part = await runOnQueue({
+      connection,
+      repos: [url],
+      range: 'HEAD~7..HEAD',
+      split: 3,
+      run: 'rtest-url-range',
+      cacheDir: path.join(scratch, 'planner'),
+    })
+    expect(part.failedRanges).toBe(0)
+    expect(part.repos[0]!.ranges[0]!.range).toMatch(/^[0-9a-f]{40}\.\.[0-9a-f]{40}$/)
+    expect(withoutWall(part.repos[0]!.report)).toEqual({
+      ...withoutWall(await local('unified', 'HEAD~7..HEAD')),
+      repo: url,
+    })
   })
 
   it('reports a run that times out as unfinished, leaves it queued, and waits for it again by its id', async () => {
