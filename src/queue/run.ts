@@ -73,6 +73,8 @@ export interface RepoRunReport {
 export interface QueueRunReport {
   readonly run: string
   readonly repos: readonly RepoRunReport[]
+  /** Every repository's report summed: the run in total (its `repo` says how many). */
+  readonly total: ReplayReport
   /** Ranges that failed every attempt (or were cancelled). */
   readonly failedRanges: number
   /** Ranges still waiting or running when the timeout came; their jobs stay on the queue. */
@@ -254,9 +256,15 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
     return { repo, report: mergeReports({ repo, range, via }, parts, wallMs), ranges }
   })
   const unfinished = [...outcomes.values()].filter((o) => 'unfinished' in o).length
+  const total = mergeReports(
+    { repo: `${repos.length} repositories`, range, via },
+    repos.map((r) => r.report),
+    wallMs,
+  )
   return {
     run,
     repos,
+    total,
     failedRanges:
       repos.reduce((n, r) => n + r.ranges.filter((x) => x.error !== null).length, 0) - unfinished,
     unfinishedRanges: unfinished,

@@ -95,9 +95,15 @@ function figures(report: Record<string, unknown>): Record<string, unknown> {
  */
 function expectExactRun(run: CliRun, local: CliRun): { worker: string }[] {
   expect(run.code, run.stderr).toBe(0)
-  const merged = jsonLine(run) as { failedRanges: number; repos: Record<string, unknown>[] }
+  const merged = jsonLine(run) as {
+    failedRanges: number
+    repos: Record<string, unknown>[]
+    total: Record<string, unknown>
+  }
   expect(merged.failedRanges).toBe(0)
   expect(figures(merged.repos[0] as Record<string, unknown>)).toEqual(figures(jsonLine(local)))
+  // One repository: the run's total is its report.
+  expect(figures(merged.total)).toEqual(figures(jsonLine(local)))
   return (merged.repos[0] as { ranges: { worker: string }[] }).ranges
 }
 

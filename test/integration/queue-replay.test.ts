@@ -134,6 +134,13 @@ describe.skipIf(!REDIS_AVAILABLE)(`replay on the queue (skipped when ${REDIS_SKI
         expect(report.failedRanges).toBe(lost!.ranges.length)
         expect(lost!.report.commits).toBe(0)
         expect(lost!.ranges[0]?.error).toMatch(/doomed is not a git repository/)
+        // In total: the figures of what replayed, summed over the repositories.
+        expect(report.total).toMatchObject({
+          repo: '2 repositories',
+          commits: kept!.report.commits,
+          exactCommits: kept!.report.exactCommits,
+          hunks: kept!.report.hunks,
+        })
       } finally {
         await worker.close()
       }

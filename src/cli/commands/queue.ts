@@ -231,6 +231,7 @@ function runJson(report: QueueRunReport): Record<string, unknown> {
     timedOut: report.timedOut,
     wallMs: Math.round(report.wallMs),
     repos: report.repos.map((r) => ({ ...jsonReport(r.report), ranges: r.ranges })),
+    total: jsonReport(report.total),
   }
 }
 
@@ -251,6 +252,7 @@ function runHuman(report: QueueRunReport): string {
     for (const r of repo.ranges)
       if (r.error !== null) lines.push(`  range ${r.index} (${r.range}): ${r.error}`)
   }
+  if (report.repos.length > 1) lines.push(humanReport(report.total, null).trimEnd())
   lines.push(
     `run ${report.run}: ${report.failedRanges} failed ranges${
       report.timedOut ? `, ${report.unfinishedRanges} unfinished` : ''
