@@ -37,7 +37,11 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, home = hom
   return path.join(base, 'patchloom', 'repos')
 }
 
-export function createCloneCache(dir: string): CloneCache {
+/** `onGit` is told of each clone and fetch before it starts (a worker logs them). */
+export function createCloneCache(
+  dir: string,
+  onGit?: (what: 'clone' | 'fetch', url: string, mirror: string) => void,
+): CloneCache {
   const root = path.resolve(dir)
   // One operation per mirror at a time in this process (a worker with --concurrency K takes
   // several ranges of one repository at once); other processes are handled by the rename.
@@ -56,11 +60,17 @@ export function createCloneCache(dir: string): CloneCache {
     mirror: (url, options = {}) =>
       serial(url, async () => {
         const target = path.join(root, cacheName(url))
-        if (!(await isDirectory(target))) await cloneInto(url, root, target)
-        else if (options.refresh === true) await fetchInto(url, target)
+        const fetch = async (): Promise<void> => {
+          onGit?.('fetch', url, target)
+          await fetchInto(url, target)
+        }
+        if (!(await isDirectory(target))) {
+          onGit?.('clone', url, target)
+          await cloneInto(url, root, target)
+        } else if (options.refresh === true) await fetch()
         const wanted = options.commits ?? []
         if ((await missing(target, wanted)).length === 0) return target
-        await fetchInto(url, target)
+        await fetch()
         const still = await missing(target, wanted)
         if (still.length > 0) {
           throw new EditError(

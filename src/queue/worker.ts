@@ -9,6 +9,7 @@ import type { ReplayReport } from '../replay/replay.js'
 import { isCancelled } from './cancel.js'
 import { createCloneCache, defaultCacheDir } from './clone-cache.js'
 import { parseJobData } from './job.js'
+import { redactUrl } from './source.js'
 import { replayRange } from './process.js'
 import type { QueueConnection } from './url.js'
 
@@ -39,7 +40,11 @@ const PROGRESS_EVERY_MS = 250
 
 export function startReplayWorker(options: WorkerOptions): Worker {
   const name = options.name ?? `${hostname()}:${process.pid}`
-  const cache = createCloneCache(options.cacheDir ?? defaultCacheDir())
+  const cache = createCloneCache(options.cacheDir ?? defaultCacheDir(), (what, url, mirror) =>
+    options.onEvent?.(
+      what === 'clone' ? `cloning ${redactUrl(url)} into ${mirror}` : `fetching ${redactUrl(url)}`,
+    ),
+  )
   const worker = new Worker(
     REPLAY_QUEUE,
     async (job: Job): Promise<RangeOutcome> => {

@@ -316,6 +316,9 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
           // Each worker that took a range mirrored the URL into its cache, once.
           for (const name of new Set(ranges.map((r) => r.worker)))
             expect(readdirSync(path.join(scratch, `cache-${name}`))).toHaveLength(1)
+          const cloned = workers.filter((w) => w.log().includes(`cloning ${url} into `))
+          expect(cloned.length).toBe(new Set(ranges.map((r) => r.worker)).size)
+          expect(cloned.every((w) => w.log().split('cloning ').length === 2)).toBe(true)
         } finally {
           for (const worker of workers) await worker.stop()
           daemon.stop()
