@@ -7,7 +7,7 @@
 // helper, ssh agent or the URL itself, and are never echoed.
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdir, rename, rm, stat } from 'node:fs/promises'
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import path from 'node:path'
 import { EditError } from '../errors.js'
@@ -91,9 +91,13 @@ async function isDirectory(p: string): Promise<boolean> {
   }
 }
 
+/** A clone under a temporary name older than this was left by a process that died. */
+export const STALE_CLONE_MS = 24 * 3600 * 1000
+
 async function cloneInto(url: string, root: string, target: string): Promise<void> {
   await mkdir(root, { recursive: true })
-  const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`
+  await removeStaleClones(root, path.basename(target))
+  const temp = `${target}${TEMP_MARK}${process.pid}-${randomBytes(4).toString('hex')}`
   try {
     // gc.auto=0: a mirror that replays are reading from is never repacked under them.
     const run = await git(['clone', '--mirror', '--quiet', '-c', 'gc.auto=0', '--', url, temp])
@@ -107,6 +111,22 @@ async function cloneInto(url: string, root: string, target: string): Promise<voi
     }
   } finally {
     await rm(temp, { recursive: true, force: true })
+  }
+}
+
+const TEMP_MARK = '.tmp-'
+
+/** Deletes the clones of `name` a dead process left under a temporary name a day or more ago. */
+async function removeStaleClones(root: string, name: string): Promise<void> {
+  const now = Date.now()
+  for (const entry of await readdir(root)) {
+    if (!entry.startsWith(`${name}${TEMP_MARK}`)) continue
+    const at = path.join(root, entry)
+    const since = await stat(at).then(
+      (s) => now - s.mtimeMs,
+      () => 0,
+    )
+    if (since >= STALE_CLONE_MS) await rm(at, { recursive: true, force: true })
   }
 }
 

@@ -1,13 +1,15 @@
 // The clone cache of a queued replay (#12), against the real git over file:// URLs: a URL is
 // mirrored once, shared safely by processes racing to clone it, fetched again only for a commit
-// it lacks, and a range replayed from the mirror gives the report a replay of the repository
-// itself gives. Clone failures are retryable and never echo a password.
-import { readdirSync, rmSync, writeFileSync } from 'node:fs'
+// it lacks; temporary clones dead processes left are swept; a range replayed from the mirror
+// gives the report a replay of the repository itself gives. Clone failures are retryable and
+// never echo a password.
+import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createCloneCache } from '../../src/queue/clone-cache.js'
+import { createCloneCache, STALE_CLONE_MS } from '../../src/queue/clone-cache.js'
 import { JOB_VERSION, type RangeJobData } from '../../src/queue/job.js'
 import { replayRange } from '../../src/queue/process.js'
+import { cacheName } from '../../src/queue/source.js'
 import { buildHistoryRepo, type HistoryRepo } from '../helpers/history-repo.js'
 import { makeTempDir } from '../helpers/tree.js'
 
@@ -38,6 +40,19 @@ describe('clone cache', () => {
     expect(new Set(mirrors).size).toBe(1)
     // One mirror, and no clone left under a temporary name by the losers of the race.
     expect(readdirSync(dir)).toEqual([path.basename(mirrors[0] as string)])
+  })
+
+  it('deletes a clone a dead process left under a temporary name a day ago, and no younger one', async () => {
+    const dir = path.join(scratch, 'stale')
+    const mirror = path.join(dir, cacheName(url))
+    mkdirSync(dir)
+    const old = `${mirror}.tmp-999999-dead`
+    const young = `${mirror}.tmp-999999-busy`
+    for (const d of [old, young]) mkdirSync(d)
+    const dayAgo = new Date(Date.now() - STALE_CLONE_MS - 60_000)
+    utimesSync(old, dayAgo, dayAgo)
+    expect(await createCloneCache(dir).mirror(url)).toBe(mirror)
+    expect(readdirSync(dir).sort()).toEqual([path.basename(mirror), path.basename(young)])
   })
 
   it('fetches only for a commit the mirror lacks, and refuses one the remote has not', async () => {
