@@ -5,7 +5,7 @@
 // cache never see half a mirror: the second rename loses, and its clone is deleted. git never
 // prompts here (a worker has nobody to answer): credentials come from the user's credential
 // helper, ssh agent or the URL itself, and are never echoed.
-import { execFile } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
@@ -37,12 +37,20 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, home = hom
   return path.join(base, 'patchloom', 'repos')
 }
 
-/** `onGit` is told of each clone and fetch before it starts (a worker logs them). */
-export function createCloneCache(
-  dir: string,
-  onGit?: (what: 'clone' | 'fetch', url: string, mirror: string) => void,
-): CloneCache {
+export interface CloneCacheOptions {
+  /** Told of each clone and fetch before it starts (a worker logs them). */
+  readonly onGit?: (what: 'clone' | 'fetch', url: string, mirror: string) => void
+  /** A clone or fetch silent for this long is stopped (QUEUE_CLONE_FAILED). @default 300000 */
+  readonly stallMs?: number
+}
+
+/** How long a clone or fetch may go without a word from git (progress included). */
+export const DEFAULT_STALL_MS = 300_000
+
+export function createCloneCache(dir: string, options: CloneCacheOptions = {}): CloneCache {
   const root = path.resolve(dir)
+  const { onGit } = options
+  const stallMs = options.stallMs ?? DEFAULT_STALL_MS
   // One operation per mirror at a time in this process (a worker with --concurrency K takes
   // several ranges of one repository at once); other processes are handled by the rename.
   const tails = new Map<string, Promise<unknown>>()
@@ -62,11 +70,11 @@ export function createCloneCache(
         const target = path.join(root, cacheName(url))
         const fetch = async (): Promise<void> => {
           onGit?.('fetch', url, target)
-          await fetchInto(url, target)
+          await fetchInto(url, target, stallMs)
         }
         if (!(await isDirectory(target))) {
           onGit?.('clone', url, target)
-          await cloneInto(url, root, target)
+          await cloneInto(url, root, target, stallMs)
         } else if (options.refresh === true) await fetch()
         const wanted = options.commits ?? []
         if ((await missing(target, wanted)).length === 0) return target
@@ -94,13 +102,21 @@ async function isDirectory(p: string): Promise<boolean> {
 /** A clone under a temporary name older than this was left by a process that died. */
 export const STALE_CLONE_MS = 24 * 3600 * 1000
 
-async function cloneInto(url: string, root: string, target: string): Promise<void> {
+async function cloneInto(
+  url: string,
+  root: string,
+  target: string,
+  stallMs: number,
+): Promise<void> {
   await mkdir(root, { recursive: true })
   await removeStaleClones(root, path.basename(target))
   const temp = `${target}${TEMP_MARK}${process.pid}-${randomBytes(4).toString('hex')}`
   try {
     // gc.auto=0: a mirror that replays are reading from is never repacked under them.
-    const run = await git(['clone', '--mirror', '--quiet', '-c', 'gc.auto=0', '--', url, temp])
+    const run = await git(
+      ['clone', '--mirror', '--progress', '-c', 'gc.auto=0', '--', url, temp],
+      stallMs,
+    )
     if (!run.ok) throw failed('clone', url, run)
     try {
       await rename(temp, target)
@@ -130,8 +146,8 @@ async function removeStaleClones(root: string, name: string): Promise<void> {
   }
 }
 
-async function fetchInto(url: string, target: string): Promise<void> {
-  const run = await git(['-C', target, 'fetch', '--quiet', '--prune', 'origin'])
+async function fetchInto(url: string, target: string, stallMs: number): Promise<void> {
+  const run = await git(['-C', target, 'fetch', '--progress', '--prune', 'origin'], stallMs)
   // Two processes fetching into one mirror: the loser fails on a ref lock, and what it wanted
   // is usually there by now. The caller checks the commits again.
   if (!run.ok && !/\block\b|\.lock\b/i.test(run.stderr)) throw failed('fetch', url, run)
@@ -150,36 +166,73 @@ async function missing(target: string, wanted: readonly string[]): Promise<strin
 interface GitRun {
   readonly ok: boolean
   readonly stderr: string
+  /** Killed after `stallMs` without a byte from git. */
+  readonly stalled?: number
 }
 
-function git(args: readonly string[]): Promise<GitRun> {
+const STDERR_KEPT = 16 * 1024
+
+/**
+ * Runs git to its end. With `stallMs`, git is asked for progress and killed (its process group:
+ * remote helpers and ssh too) once it has said nothing for that long: a transfer that hangs on a
+ * dead network fails, and the range is retried, instead of holding a worker forever.
+ */
+function git(args: readonly string[], stallMs?: number): Promise<GitRun> {
   return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      args,
-      {
-        // No prompt for a user name or password: a worker has nobody to answer it.
-        env: { ...gitEnv(), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' },
-        maxBuffer: 1024 * 1024,
-        windowsHide: true,
-      },
-      (error, _stdout, stderr) => {
-        if (error === null) return resolve({ ok: true, stderr: String(stderr) })
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-          return reject(
-            new EditError('REPLAY_GIT_NOT_INSTALLED', 'git was not found on PATH.', {
-              cause: error,
-            }),
-          )
+    const child = spawn('git', args, {
+      // No prompt for a user name or password: a worker has nobody to answer it.
+      env: { ...gitEnv(), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: stallMs !== undefined,
+      windowsHide: true,
+    })
+    let stderr = ''
+    let stalled: number | undefined
+    let timer: NodeJS.Timeout | undefined
+    const arm = (): void => {
+      if (stallMs === undefined) return
+      clearTimeout(timer)
+      timer = setTimeout(() => {
+        stalled = stallMs
+        try {
+          process.kill(-(child.pid as number), 'SIGKILL')
+        } catch {
+          child.kill('SIGKILL')
         }
-        resolve({ ok: false, stderr: String(stderr) })
-      },
-    )
+      }, stallMs)
+    }
+    arm()
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEPT)
+      arm()
+    })
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer)
+      if (error.code === 'ENOENT') {
+        reject(
+          new EditError('REPLAY_GIT_NOT_INSTALLED', 'git was not found on PATH.', { cause: error }),
+        )
+      } else reject(error)
+    })
+    child.once('close', (code) => {
+      clearTimeout(timer)
+      resolve({
+        ok: code === 0 && stalled === undefined,
+        stderr,
+        ...(stalled === undefined ? {} : { stalled }),
+      })
+    })
   })
 }
 
 function failed(what: string, url: string, run: GitRun): EditError {
-  const lines = run.stderr.split('\n').map((l) => l.trim())
+  if (run.stalled !== undefined) {
+    return new EditError(
+      'QUEUE_CLONE_FAILED',
+      `git ${what} of ${redactUrl(url)} made no progress for ${run.stalled / 1000} s and was stopped.`,
+    )
+  }
+  const lines = run.stderr.split(/[\r\n]/).map((l) => l.trim())
   const fatal = lines.filter((l) => /^(fatal|error):/.test(l))
   const said = (fatal.length > 0 ? fatal : lines.filter((l) => l !== '').slice(-2)).join(' ')
   return new EditError(

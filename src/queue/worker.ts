@@ -40,11 +40,14 @@ const PROGRESS_EVERY_MS = 250
 
 export function startReplayWorker(options: WorkerOptions): Worker {
   const name = options.name ?? `${hostname()}:${process.pid}`
-  const cache = createCloneCache(options.cacheDir ?? defaultCacheDir(), (what, url, mirror) =>
-    options.onEvent?.(
-      what === 'clone' ? `cloning ${redactUrl(url)} into ${mirror}` : `fetching ${redactUrl(url)}`,
-    ),
-  )
+  const cache = createCloneCache(options.cacheDir ?? defaultCacheDir(), {
+    onGit: (what, url, mirror) =>
+      options.onEvent?.(
+        what === 'clone'
+          ? `cloning ${redactUrl(url)} into ${mirror}`
+          : `fetching ${redactUrl(url)}`,
+      ),
+  })
   const worker = new Worker(
     REPLAY_QUEUE,
     async (job: Job): Promise<RangeOutcome> => {

@@ -1,9 +1,10 @@
 // The clone cache of a queued replay (#12), against the real git over file:// URLs: a URL is
 // mirrored once, shared safely by processes racing to clone it, fetched again only for a commit
 // it lacks; temporary clones dead processes left are swept; a range replayed from the mirror
-// gives the report a replay of the repository itself gives. Clone failures are retryable and
-// never echo a password.
+// gives the report a replay of the repository itself gives. Clone failures (a stalled transfer
+// among them) are retryable and never echo a password.
 import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCloneCache, STALE_CLONE_MS } from '../../src/queue/clone-cache.js'
@@ -85,6 +86,28 @@ describe('clone cache', () => {
     expect(message).toContain('http://me:***@127.0.0.1:1/repo.git')
     expect(message).not.toContain('hunter2')
     expect(readdirSync(cache.dir)).toEqual([])
+  })
+
+  it('stops a clone that makes no progress (a server that accepts and never answers), retryable', async () => {
+    const held: Socket[] = []
+    const silent = createServer((socket) => held.push(socket))
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const { port } = silent.address() as AddressInfo
+    try {
+      const cache = createCloneCache(path.join(scratch, 'stall'), { stallMs: 400 })
+      for (const hung of [`git://127.0.0.1:${port}/repo`, `http://127.0.0.1:${port}/repo.git`]) {
+        await expect(cache.mirror(hung)).rejects.toMatchObject({
+          code: 'QUEUE_CLONE_FAILED',
+          retryable: true,
+          message: expect.stringContaining('made no progress for 0.4 s and was stopped'),
+        })
+      }
+      expect(held.length).toBeGreaterThanOrEqual(2)
+      expect(readdirSync(cache.dir)).toEqual([])
+    } finally {
+      for (const socket of held) socket.destroy()
+      silent.close()
+    }
   })
 
   it('replays a range from the mirror of a URL exactly as from the repository itself', async () => {
