@@ -18,7 +18,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { linearHistory } from './generated-history.js'
 import { REDIS_AVAILABLE, REDIS_SKIP_REASON, startRedis } from './redis-server.js'
-import { loadLine, machineLine, markdownTable, median, ratio } from './report.js'
+import { loadLine, machineLine, markdownTable, median, ratio, replayFigures } from './report.js'
 
 const CLI = fileURLToPath(new URL('../../bin/patchloom.js', import.meta.url))
 const args = process.argv.slice(2)
@@ -57,17 +57,9 @@ function cli(argv: readonly string[]): Promise<Run> {
   })
 }
 
-/** The figures a queue run must reproduce: a report without time, rates, ranges or location. */
+/** The figures a queue run must reproduce, as text to compare. */
 function figures(report: Record<string, unknown>): string {
-  const {
-    wallMs: _w,
-    commitsPerSecond: _c,
-    hunksPerSecond: _h,
-    ranges: _r,
-    repo: _p,
-    ...rest
-  } = report
-  return JSON.stringify(rest)
+  return JSON.stringify(replayFigures(report))
 }
 
 async function startWorkers(url: string, count: number, cache?: string) {

@@ -1,5 +1,6 @@
 // Printing helpers shared by the benches: medians out of a finished tinybench run, ratios, the
-// machine line, and markdown tables that paste straight into bench/RESULTS.md. Nothing here
+// machine line, markdown tables that paste straight into bench/RESULTS.md, and the figures of
+// a replay report two replays must share. Nothing here
 // judges a number: benches print, people read (house style section 9).
 import { execFileSync } from 'node:child_process'
 import { availableParallelism, loadavg } from 'node:os'
@@ -100,4 +101,20 @@ export function mib(bytes: number): string {
   if (Number.isNaN(bytes)) return '-'
   const m = bytes / (1024 * 1024)
   return m >= 100 ? m.toFixed(0) : m >= 1 ? m.toFixed(1) : m.toFixed(2)
+}
+
+/**
+ * A replay report (`--json`) without what two replays of one history may differ in: time,
+ * rates, the queue's ranges and the repository's location (a path or a URL).
+ */
+export function replayFigures(report: Record<string, unknown>): Record<string, unknown> {
+  const {
+    wallMs: _w,
+    commitsPerSecond: _c,
+    hunksPerSecond: _h,
+    ranges: _r,
+    repo: _p,
+    ...rest
+  } = report
+  return rest
 }

@@ -13,6 +13,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { linearHistory } from '../../bench/generated-history.js'
+import { replayFigures } from '../../bench/report.js'
 import { buildHistoryRepo, type HistoryRepo } from '../helpers/history-repo.js'
 import {
   REDIS_AVAILABLE,
@@ -77,17 +78,7 @@ async function startGitDaemon(base: string): Promise<{ port: number; stop: () =>
 const BUILT = existsSync(fileURLToPath(new URL('../../dist/cli/main.cjs', import.meta.url)))
 
 /** The figures two replays must share: everything but time and the queue's own fields. */
-function figures(report: Record<string, unknown>): Record<string, unknown> {
-  const {
-    wallMs: _w,
-    commitsPerSecond: _c,
-    hunksPerSecond: _h,
-    ranges: _r,
-    repo: _p,
-    ...rest
-  } = report
-  return rest
-}
+const figures = replayFigures
 
 /**
  * A finished `replay --queue --json` run with no failed range whose one repository's report has
