@@ -255,7 +255,8 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
     })
     return { repo, report: mergeReports({ repo, range, via }, parts, wallMs), ranges }
   })
-  const unfinished = [...outcomes.values()].filter((o) => 'unfinished' in o).length
+  const errors = [...outcomes.values()].filter((o) => 'error' in o)
+  const unfinished = errors.filter((o) => 'unfinished' in o).length
   const total = mergeReports(
     { repo: `${repos.length} repositories`, range, via },
     repos.map((r) => r.report),
@@ -265,8 +266,7 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
     run,
     repos,
     total,
-    failedRanges:
-      repos.reduce((n, r) => n + r.ranges.filter((x) => x.error !== null).length, 0) - unfinished,
+    failedRanges: errors.length - unfinished,
     unfinishedRanges: unfinished,
     timedOut,
     wallMs,

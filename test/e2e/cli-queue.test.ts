@@ -173,6 +173,15 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
       scratch = await makeTempDir('patchloom-cli-queue-')
       repo = buildHistoryRepo(path.join(scratch, 'repo'), path.join(scratch, 'home'))
     })
+    /** A generated linear history of `commits` commits, and its local replay's `--json` run. */
+    async function generated(name: string, commits: number) {
+      const dir = path.join(scratch, name)
+      linearHistory(dir, path.join(scratch, `home-${name}`), commits)
+      const local = await runCli(['replay', dir, '--json'])
+      expect(local.code).toBe(0)
+      return { dir, local }
+    }
+
     afterAll(async () => {
       // A test that failed half-way may leave a worker behind; it must not outlive the suite.
       for (const child of started) if (child.exitCode === null) child.kill('SIGKILL')
@@ -211,10 +220,7 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
     }
 
     it('completes the run exactly when a worker is killed (SIGKILL) in the middle of a range', async () => {
-      const long = path.join(scratch, 'long')
-      linearHistory(long, path.join(scratch, 'home-long'), 1500)
-      const local = await runCli(['replay', long, '--json'])
-      expect(local.code).toBe(0)
+      const { dir: long, local } = await generated('long', 1500)
       // A database of its own: the earlier tests' workers left BullMQ's stalled-check key there
       // with their 30 s interval, which would hold this one's 1 s check back until it expires.
       const url = redis.url.replace(/\/0$/, '/3')
@@ -237,10 +243,7 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
     }, 120_000)
 
     it('survives a Redis restart (no persistence) in the middle of a run: lost ranges are enqueued again', async () => {
-      const long = path.join(scratch, 'long-restart')
-      linearHistory(long, path.join(scratch, 'home-restart'), 600)
-      const local = await runCli(['replay', long, '--json'])
-      expect(local.code).toBe(0)
+      const { dir: long, local } = await generated('long-restart', 600)
       // Enqueued while no worker runs, then the server restarts empty: every range is lost.
       const run = runCli(['replay', '--queue', redis.url, long, '--split', 'commits=100', '--json'])
       expect(await countWhen(redis.url, 'waiting', (n) => n === 6, 30_000)).toBe(6)
@@ -259,10 +262,7 @@ describe.skipIf(!BUILT || !REDIS_AVAILABLE)(
     }, 90_000)
 
     it('survives a Redis restart while a worker holds a range: the range is enqueued again and replayed once more', async () => {
-      const long = path.join(scratch, 'long-held')
-      linearHistory(long, path.join(scratch, 'home-held'), 1500)
-      const local = await runCli(['replay', long, '--json'])
-      expect(local.code).toBe(0)
+      const { dir: long, local } = await generated('long-held', 1500)
       const url = redis.url.replace(/\/0$/, '/6')
       const worker = await startWorker(url, 'holder')
       try {

@@ -16,7 +16,7 @@ import { runOnQueue, type QueueRunProgress, type QueueRunReport } from '../../qu
 import { parseRepoSource, sourceText } from '../../queue/source.js'
 import { parseQueueUrl, redact, type QueueConnection } from '../../queue/url.js'
 import { REPLAY_QUEUE, startReplayWorker } from '../../queue/worker.js'
-import { REPLAY_VIAS, type ReplayVia } from '../../replay/replay.js'
+import { REPLAY_VIAS } from '../../replay/replay.js'
 import { EXIT } from '../render.js'
 import type { CliIo } from '../types.js'
 import { humanReport, jsonReport } from './replay.js'
@@ -100,17 +100,20 @@ function wholeNumber(flags: Flags, name: string, min: number, max: number, fallb
   return n
 }
 
-async function connect(flags: Flags): Promise<{ connection: QueueConnection; url: string }> {
-  const url = flags.values.get('--queue')
-  if (url === undefined) throw usage('This command needs --queue URL.')
-  let connection: QueueConnection
+/** `parse()`, with its refusal of a bad URL or location as a bad command line (exit 64). */
+function asUsage<T>(parse: () => T): T {
   try {
-    connection = parseQueueUrl(url)
+    return parse()
   } catch (error) {
-    // A bad URL is a bad command line (exit 64), as replay's own options are.
     if (error instanceof EditError) throw usage(error.message.replace(/^Invalid option: /, ''))
     throw error
   }
+}
+
+async function connect(flags: Flags): Promise<{ connection: QueueConnection; url: string }> {
+  const url = flags.values.get('--queue')
+  if (url === undefined) throw usage('This command needs --queue URL.')
+  const connection = asUsage(() => parseQueueUrl(url))
   await checkReachable(connection, url)
   return { connection, url }
 }
@@ -142,14 +145,7 @@ async function replayOnQueue(argv: readonly string[], io: QueueIo): Promise<numb
     '--timeout',
   ])
   if (flags.positional.length === 0) throw usage('replay --queue needs at least one REPO.')
-  const repos = flags.positional.map((r) => {
-    try {
-      return sourceText(parseRepoSource(r, io.cwd))
-    } catch (error) {
-      if (error instanceof EditError) throw usage(error.message.replace(/^Invalid option: /, ''))
-      throw error
-    }
-  })
+  const repos = flags.positional.map((r) => asUsage(() => sourceText(parseRepoSource(r, io.cwd))))
   const run = flags.values.get('--run')
   if (run !== undefined && !RUN_ID.test(run))
     throw usage(`Flag --run needs a run id (lower-case letters, digits and dashes); got '${run}'.`)
@@ -177,7 +173,7 @@ async function replayOnQueue(argv: readonly string[], io: QueueIo): Promise<numb
     ...(cache === undefined ? {} : { cacheDir: path.resolve(io.cwd, cache) }),
     ...(run === undefined ? {} : { run }),
     ...(timeoutS === 0 ? {} : { timeoutMs: timeoutS * 1000 }),
-    via: via as ReplayVia,
+    via,
     attempts,
     onRequeue: (id) =>
       io.stderr(
