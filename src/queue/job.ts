@@ -28,6 +28,18 @@ export function jobIdOf(data: Pick<RangeJobData, 'run' | 'repoIndex' | 'rangeInd
   return `${data.run}-${data.repoIndex}-${data.rangeIndex}`
 }
 
+/**
+ * Whether `jobId` is a range job of `run`. Not a prefix test: run ids may hold dashes, so run
+ * `nightly` must not claim run `nightly-2`'s jobs; a range job's id is the run and two numbers.
+ */
+export function isJobOfRun(jobId: string | undefined, run: string): boolean {
+  return (
+    jobId !== undefined &&
+    jobId.startsWith(`${run}-`) &&
+    /^\d+-\d+$/.test(jobId.slice(run.length + 1))
+  )
+}
+
 export const RUN_ID = /^[0-9a-z][0-9a-z-]{0,63}$/
 // A revision or A..B of them: what git's rev-parse reads, minus options and whitespace.
 const RANGE = /^[^\s\0-][^\s\0]*$/

@@ -10,7 +10,7 @@ import path from 'node:path'
 import { Queue } from 'bullmq'
 import { EditError } from '../../errors.js'
 import { markCancelled } from '../../queue/cancel.js'
-import { RUN_ID } from '../../queue/job.js'
+import { isJobOfRun, RUN_ID } from '../../queue/job.js'
 import { checkReachable } from '../../queue/reach.js'
 import { runOnQueue, type QueueRunProgress, type QueueRunReport } from '../../queue/run.js'
 import { parseRepoSource, sourceText } from '../../queue/source.js'
@@ -321,8 +321,7 @@ async function clean(argv: readonly string[], io: QueueIo): Promise<number> {
       io.stdout(`removed ${removed} finished jobs\n`)
       return EXIT.OK
     }
-    const mine = (job: { id?: string | undefined }): boolean =>
-      job.id?.startsWith(`${run}-`) === true
+    const mine = (job: { id?: string | undefined }): boolean => isJobOfRun(job.id, run)
     const open = (await queue.getJobs([...OPEN_STATES])).filter(mine)
     if (open.length > 0 && !cancel) {
       throw new EditError(

@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EditError } from '../../../src/errors.js'
-import { jobIdOf, parseJobData, type RangeJobData } from '../../../src/queue/job.js'
+import { isJobOfRun, jobIdOf, parseJobData, type RangeJobData } from '../../../src/queue/job.js'
 import { replayRange, type RangeProgress } from '../../../src/queue/process.js'
 import { buildHistoryRepo, type HistoryRepo } from '../../helpers/history-repo.js'
 import { makeTempDir } from '../../helpers/tree.js'
@@ -65,6 +65,18 @@ describe('parseJobData', () => {
     expect(error.retryable).toBe(false)
     expect(error.message).toContain('"job-7"')
     expect(error.message).toContain(why)
+  })
+})
+
+describe('isJobOfRun', () => {
+  it('claims the run’s own range jobs and no job of a run whose id it begins', () => {
+    expect(isJobOfRun('nightly-0-3', 'nightly')).toBe(true)
+    expect(isJobOfRun('nightly-12-140', 'nightly')).toBe(true)
+    expect(isJobOfRun('nightly-2-0-3', 'nightly')).toBe(false)
+    expect(isJobOfRun('nightly-2-0-3', 'nightly-2')).toBe(true)
+    expect(isJobOfRun('nightly-0', 'nightly')).toBe(false)
+    expect(isJobOfRun('nightlyx-0-3', 'nightly')).toBe(false)
+    expect(isJobOfRun(undefined, 'nightly')).toBe(false)
   })
 })
 
