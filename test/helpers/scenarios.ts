@@ -66,6 +66,12 @@ export interface Scenario {
   readonly expectedDir?: string
   readonly expectedError?: ExpectedError
   readonly options: ScenarioOptions
+  /**
+   * Unified diffs only: why patchloom's outcome differs from a plain `git apply` on purpose
+   * (scenario.json "git", one sentence). test/e2e/git-agreement.test.ts asserts that git agrees
+   * with every other patch.diff scenario, and that git really does disagree with these (#22).
+   */
+  readonly git?: string
 }
 
 const SCENARIO_NAME = /^\d{3}_[a-z0-9_]+$/
@@ -76,7 +82,7 @@ const KNOWN_ENTRIES = new Set([
   'scenario.json',
   ...Object.keys(PATCH_FILES),
 ])
-const SCENARIO_JSON_KEYS = new Set(['format', 'engine', 'expectResult'])
+const SCENARIO_JSON_KEYS = new Set(['format', 'engine', 'expectResult', 'git'])
 const EXPECTED_ERROR_KEYS = new Set([
   'code',
   'path',
@@ -114,6 +120,9 @@ export function loadScenario(dir: string, name: string): Scenario {
   }
   const patchFile = join(dir, patchName)
   const settings = entries.includes('scenario.json') ? readScenarioJson(dir, where) : {}
+  if (settings.git !== undefined && PATCH_FILES[patchName] !== 'unified') {
+    throw new Error(`${where}: scenario.json "git" is only for patch.diff scenarios`)
+  }
   return {
     name,
     dir,
@@ -128,6 +137,7 @@ export function loadScenario(dir: string, name: string): Scenario {
       engine: settings.engine ?? {},
       ...(settings.expectResult === undefined ? {} : { expectResult: settings.expectResult }),
     },
+    ...(settings.git === undefined ? {} : { git: settings.git }),
   }
 }
 
@@ -136,12 +146,17 @@ interface ScenarioJson {
   readonly format?: FormatOption
   readonly engine?: ScenarioEngineOptions
   readonly expectResult?: Record<string, unknown>
+  readonly git?: string
 }
 
 function readScenarioJson(dir: string, where: string): ScenarioJson {
   const raw = readJsonObject(join(dir, 'scenario.json'), where)
   for (const key of Object.keys(raw)) {
     if (!SCENARIO_JSON_KEYS.has(key)) throw new Error(`${where}: unknown scenario.json key ${key}`)
+  }
+  const git = raw['git']
+  if (git !== undefined && (typeof git !== 'string' || git.trim() === '')) {
+    throw new Error(`${where}: scenario.json "git" must be a sentence saying why git differs`)
   }
   return raw as ScenarioJson
 }
