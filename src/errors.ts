@@ -155,6 +155,12 @@ export const ERROR_CODES = {
     hint: 'Add surrounding lines (or an @@ hint) until it is unique, or set replace_all / expected_matches.',
     retryable: false,
   },
+  MATCH_NOT_ANCHORED: {
+    meaning:
+      'A unified-diff hunk that must sit at one end of the file is not there, as git apply reads it: one without leading context that starts at line 1 belongs at the start, one without trailing context at the end, and one with no context that only adds lines belongs in an empty file.',
+    hint: 'Regenerate the diff against the file as it is now, with context lines on both sides of each change (git diff writes three).',
+    retryable: false,
+  },
   MATCH_OVERLAP: {
     meaning: 'Two hunks for one file claim overlapping lines.',
     hint: 'Merge the overlapping hunks into one.',

@@ -6,7 +6,8 @@
 // the general path; a property test holds the two to the same bytes and counts.
 // It applies only when the result cannot depend on what the general path decides from the text:
 // the file is UTF-8 (the caller checked it), has no BOM, NUL or CR, and no hunk touches the
-// file's last line, inserts without an old side, states a line ending or a missing final newline.
+// file's last line, inserts without an old side, lacks trailing context, states a line ending or
+// a missing final newline.
 import type { LineHunk, PackedBody, PackedHunk } from '../types.js'
 import { asciiBytesOf, utf8Encode } from '../text/decode.js'
 import { changedLineCounts } from './render-diff.js'
@@ -58,8 +59,11 @@ export function spliceExact(
       if (line.eol !== undefined) return null
       if (line.op !== '+') oldLength++
     }
-    // The file's last line keeps or loses its terminator by rules of the general path.
+    // The file's last line keeps or loses its terminator by rules of the general path; a hunk
+    // without trailing context must end the file (locate.ts anchorsOf), which the general path
+    // checks and refuses.
     if (oldLength === 0 || start < cursor || start + oldLength > total - 1) return null
+    if (hunk.lines[hunk.lines.length - 1]?.op !== ' ') return null
     // Counted a run of removed and added lines at a time, as the general path's diff is
     // (apply-hunks.ts regions): a hunk of thousands of changed lines costs no Myers diff of all.
     let old: string[] = []
@@ -144,8 +148,9 @@ export function splicePacked(
       news = 0
     }
     let k = start
+    let op = SPACE
     for (let q = hunk.bodyFrom - base; q < hunk.bodyTo - base;) {
-      const op = patch[q] as number
+      op = patch[q] as number
       const from = q + 1 // the line's text in the patch
       if (op === PLUS) {
         let eol = from
@@ -170,6 +175,8 @@ export function splicePacked(
       k++
       q = from + length + 1
     }
+    // No trailing context: the hunk must end the file, which it does not (see spliceExact).
+    if (op !== SPACE) return null
     countRun()
     cursor = k
   }
@@ -260,6 +267,7 @@ function sameLines(patch: Uint8Array, o: number, n: number): boolean {
 
 const PLUS = 0x2b
 const MINUS = 0x2d
+const SPACE = 0x20
 
 /**
  * Line starts found by the last search, reused from call to call: the splice runs to completion

@@ -636,8 +636,32 @@ export function locateCursor(
 // 'near-line' (unified)
 
 /**
+ * Where a unified hunk must sit when it lacks context on a side, as git apply reads it (D-129):
+ * no trailing context means the hunk's old side ends the file; no leading context and a stated
+ * start of line 1 (or 0, an empty old side at the top) means it begins the file. A hunk with no
+ * context at all that only adds lines therefore belongs in an empty file. Stated counts, offsets
+ * and lenient passes never lift these.
+ */
+export interface Anchors {
+  readonly start: boolean
+  readonly end: boolean
+}
+
+export function anchorsOf(hunk: LineHunk): Anchors {
+  const lines = hunk.lines
+  const first = lines[0]
+  const last = lines[lines.length - 1]
+  const stated = hunk.oldStartLine
+  return {
+    start: first !== undefined && first.op !== ' ' && stated !== undefined && stated <= 1,
+    end: last !== undefined && last.op !== ' ',
+  }
+}
+
+/**
  * Unified placement: nearest match to the stated line (shifted by `offset`, the previous
- * hunk's actual - stated start) within [minStart, end). Ties at one distance are ambiguous.
+ * hunk's actual - stated start) within [minStart, end), among the places its anchors allow
+ * (anchorsOf). Ties at one distance are ambiguous.
  * Returns the location and the 0-based start the hunk stated, for the next hunk's offset.
  */
 export function locateNearLine(
@@ -650,17 +674,22 @@ export function locateNearLine(
   const total = ctx.index.lines.length
   const old = oldSide(hunk.lines)
   const stated = hunk.oldStartLine ?? 0
+  const anchors = anchorsOf(hunk)
   if (old.length === 0) {
-    // `@@ -N,0` means "after line N": insertion index N.
-    const statedStart = Math.max(0, stated)
-    const at = Math.min(total, Math.max(minStart, statedStart + offset))
-    return ok({ ...located(ctx, hunk, hunk.lines, at, null), statedStart })
+    // Nothing to match: with no context at all, only an empty file places it (`@@ -0,0 +1,N @@`).
+    if (total > 0) return notAnchoredError(ctx, hunk, anchors, [])
+    return ok({ ...located(ctx, hunk, hunk.lines, 0, null), statedStart: Math.max(0, stated) })
   }
+  const fits = (s: number): boolean =>
+    (!anchors.start || s === 0) && (!anchors.end || s + old.length === total)
   const statedStart = Math.max(0, stated - 1)
   const expected = statedStart + offset
   // PERF: an exact match where the hunk is expected is the nearest hit of the first pass that
   // has any, so it wins whatever else the search would find: no need to scan the file for it.
-  if (exactAt(ctx.index.lines, old, expected, minStart, hunk.oldNoNewlineAtEnd === true)) {
+  if (
+    fits(expected) &&
+    exactAt(ctx.index.lines, old, expected, minStart, hunk.oldNoNewlineAtEnd === true)
+  ) {
     return ok({ ...located(ctx, hunk, hunk.lines, expected, 'exact'), statedStart })
   }
   const found = search(ctx, old, minStart, total)
@@ -670,9 +699,12 @@ export function locateNearLine(
   if (found.kind === 'none' || starts.length === 0) {
     return notFoundError(ctx, hunk, old, minStart, total, claimed)
   }
+  // The first pass with any match decides (D-002); its places must also satisfy the anchors.
+  const allowed = starts.filter(fits)
+  if (allowed.length === 0) return notAnchoredError(ctx, hunk, anchors, starts, old.length)
   let best = Infinity
   let winners: number[] = []
-  for (const s of starts) {
+  for (const s of allowed) {
     const d = Math.abs(s - expected)
     if (d < best) {
       best = d
@@ -696,6 +728,49 @@ export function locateNearLine(
           },
         ]
   return ok({ ...located(ctx, hunk, hunk.lines, start, found.pass, offsetWarnings), statedStart })
+}
+
+/**
+ * MATCH_NOT_ANCHORED: the hunk's lines match only where its anchors forbid (`starts`, listed as
+ * candidates), or it adds lines without context to a file that is not empty.
+ */
+function notAnchoredError<T>(
+  ctx: LocateContext,
+  hunk: LineHunk,
+  anchors: Anchors,
+  starts: readonly number[],
+  length = 0,
+): Result<T> {
+  const total = ctx.index.lines.length
+  const name = capitalise(hunkName(hunk))
+  let message: string
+  if (length === 0) {
+    message = `${name} has no context lines and removes none, so it can only add to an empty file, and ${ctx.path} has ${total} line${total === 1 ? '' : 's'}.`
+  } else {
+    const lacks =
+      anchors.start && anchors.end
+        ? 'has no context lines and states line 1, so it must be the whole file'
+        : anchors.end
+          ? 'has no trailing context, so it must end the file'
+          : 'has no leading context and states line 1, so it must start the file'
+    const listed = starts
+      .slice(0, MAX_AMBIGUOUS_LISTED)
+      .map((s) => s + 1)
+      .join(', ')
+    const more =
+      starts.length > MAX_AMBIGUOUS_LISTED
+        ? ` and ${starts.length - MAX_AMBIGUOUS_LISTED} more`
+        : ''
+    const where = starts.length === 1 ? `line ${listed}` : `lines ${listed}${more}`
+    message = `${name} ${lacks} (${total} lines in ${ctx.path}), but its lines are at ${where}.`
+  }
+  return fail(
+    errorData('MATCH_NOT_ANCHORED', message, {
+      path: ctx.path,
+      patchLine: hunk.patchLine,
+      candidates: exactCandidates(ctx, starts.slice(0, MAX_CANDIDATES), length),
+    }),
+  )
 }
 
 /** Whether `old` equals the file's lines at `start` exactly (at the end, if it must be last). */

@@ -17,16 +17,6 @@ import { gitEnv } from '../helpers/history-repo.js'
 import { loadScenarios, type Scenario } from '../helpers/scenarios.js'
 import { copyTree, makeTempDir, readableTree, snapshot, type TreeEntry } from '../helpers/tree.js'
 
-/**
- * TEMPORARY (#22): scenarios whose expectation the engine work on issue #22 is about to change
- * (zero-context hunks: git anchors them where patchloom searches). They are skipped here until
- * the engine and the scenario agree with git; the engineer fixing the engine empties this set.
- */
-const PENDING_ISSUE_22: ReadonlySet<string> = new Set([
-  '135_nearest_match_to_stated_line_wins',
-  '136_zero_context_hunks_apply',
-])
-
 const scenarios = loadScenarios().filter((scenario) => scenario.patchFormat === 'unified')
 let scratch = ''
 let home = ''
@@ -91,18 +81,15 @@ async function gitVerdict(scenario: Scenario): Promise<GitVerdict> {
 }
 
 describe('plain `git apply` agrees with every unified-diff scenario', () => {
-  it('finds unified-diff scenarios, and PENDING_ISSUE_22 names only them', () => {
+  it('finds unified-diff scenarios', () => {
     expect(scenarios.length).toBeGreaterThan(0)
-    const names = new Set(scenarios.map((scenario) => scenario.name))
-    for (const pending of PENDING_ISSUE_22) expect(names, pending).toContain(pending)
   })
 
   for (const scenario of scenarios) {
-    const pending = PENDING_ISSUE_22.has(scenario.name)
     const reason = scenario.git
     const title =
       reason === undefined ? scenario.name : `${scenario.name} (git differs on purpose: ${reason})`
-    it.skipIf(pending).concurrent(title, async () => {
+    it.concurrent(title, async () => {
       const verdict = await gitVerdict(scenario)
       if (reason === undefined) expect(verdict.agrees, verdict.detail).toBe(true)
       else expect(verdict.agrees, `stale "git" annotation: ${verdict.detail}`).toBe(false)

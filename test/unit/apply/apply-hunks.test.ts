@@ -300,7 +300,11 @@ describe('applyHunks (near-line mode)', () => {
   const nl = { mode: 'near-line', format: 'unified' } as const
 
   it('applies at the stated line without warnings', () => {
-    const out = run(file, [hunk([' line 5', '-line 6', '+six'], { oldStartLine: 5 })], nl)
+    const out = run(
+      file,
+      [hunk([' line 5', '-line 6', '+six', ' line 7'], { oldStartLine: 5 })],
+      nl,
+    )
     expect(out.warnings).toEqual([])
     expect(out.text).toContain('line 5\nsix\nline 7\n')
   })
@@ -308,7 +312,7 @@ describe('applyHunks (near-line mode)', () => {
   it('searches outward from a stale line number and warns about the offset', () => {
     const out = run(
       file,
-      [hunk([' line 5', '-line 6', '+six'], { oldStartLine: 2, patchLine: 3 })],
+      [hunk([' line 5', '-line 6', '+six', ' line 7'], { oldStartLine: 2, patchLine: 3 })],
       nl,
     )
     expect(out.text).toContain('line 5\nsix\nline 7\n')
@@ -329,46 +333,53 @@ describe('applyHunks (near-line mode)', () => {
   })
 
   it('refuses two matches at the same distance', () => {
-    const text = 'x\na\nb\nc\nx\n'
-    const error = failure(text, [hunk(['-x', '+y'], { oldStartLine: 3, patchLine: 5 })], nl)
+    const text = 'p\nx\nq\nb\np\nx\nq\n'
+    const error = failure(
+      text,
+      [hunk([' p', '-x', '+y', ' q'], { oldStartLine: 3, patchLine: 5 })],
+      nl,
+    )
     expect(error.code).toBe('MATCH_AMBIGUOUS')
     expect(error.patchLine).toBe(5)
     expect(error.candidates?.map((c) => c.fileLine)).toEqual([1, 5])
   })
 
   it('carries the previous hunk offset to the next hunk', () => {
-    // The second hunk alone would tie (k at lines 3 and 5, both one away from its stated line 4);
-    // shifted by the first hunk's +1 offset it lands on line 5 exactly.
-    const text = 'z\na\nk\nq\nk\n'
-    const out = run(
-      text,
-      [hunk(['-a', '+A'], { oldStartLine: 1 }), hunk(['-k', '+K'], { oldStartLine: 4 })],
-      nl,
-    )
-    expect(out.text).toBe('z\nA\nk\nq\nK\n')
+    // The second hunk alone would tie (k, q at lines 5 and 7, both one away from its stated line
+    // 6); shifted by the first hunk's +1 offset it lands on line 7 exactly.
+    const text = 'w\nz\na\nr\nk\nq\nk\nq\nend\n'
+    const second = hunk(['-k', '+K', ' q'], { oldStartLine: 6 })
+    const out = run(text, [hunk([' z', '-a', '+A', ' r'], { oldStartLine: 1 }), second], nl)
+    expect(out.text).toBe('w\nz\nA\nr\nk\nq\nK\nq\nend\n')
     expect(out.warnings.map((w) => w.code)).toEqual(['match.offset'])
-    const alone = failure(text, [hunk(['-k', '+K'], { oldStartLine: 4 })], nl)
+    const alone = failure(text, [second], nl)
     expect(alone.code).toBe('MATCH_AMBIGUOUS')
   })
 
-  it('inserts a pure insertion after the stated line', () => {
-    const out = run('a\nb\nc\n', [hunk(['+x'], { oldStartLine: 2 })], nl)
-    expect(out.text).toBe('a\nb\nx\nc\n')
-  })
-
-  it('inserts at the top for a zero start and creates content in an empty file', () => {
-    expect(run('a\n', [hunk(['+x'], { oldStartLine: 0 })], nl).text).toBe('x\na\n')
+  it('adds lines without context only to an empty file', () => {
     expect(run('', [hunk(['+x', '+y'], { oldStartLine: 0 })], nl).text).toBe('x\ny\n')
+    // git reads such a hunk as matching at both ends of the file; anywhere else is a guess.
+    for (const oldStartLine of [0, 1, 2, 3]) {
+      const error = failure('a\nb\nc\n', [hunk(['+x'], { oldStartLine, patchLine: 4 })], nl)
+      expect(error).toMatchObject({ code: 'MATCH_NOT_ANCHORED', path: 'src/f.ts', patchLine: 4 })
+      expect(error.message).toContain('can only add to an empty file')
+    }
   })
 
   it('requires an old side marked no-newline to end at the last line', () => {
-    const text = 'a\nz\na'
+    const text = 'a\nb\nd\nq\na\nb\nd'
     const out = run(
       text,
-      [hunk(['-a', '+b'], { oldStartLine: 1, oldNoNewlineAtEnd: true, newNoNewlineAtEnd: true })],
+      [
+        hunk([' a', '-b', '+c', ' d'], {
+          oldStartLine: 1,
+          oldNoNewlineAtEnd: true,
+          newNoNewlineAtEnd: true,
+        }),
+      ],
       nl,
     )
-    expect(out.text).toBe('a\nz\nb')
+    expect(out.text).toBe('a\nb\nd\nq\na\nc\nd')
   })
 
   it('gives the last line a newline when the new side has no marker', () => {
@@ -390,14 +401,17 @@ describe('applyHunks (near-line mode)', () => {
   })
 
   it('leaves a missing final newline missing when the hunk does not reach the end', () => {
-    const out = run('a\nb\nc', [hunk(['-a', '+A'], { oldStartLine: 1 })], nl)
+    const out = run('a\nb\nc', [hunk(['-a', '+A', ' b'], { oldStartLine: 1 })], nl)
     expect(out.text).toBe('A\nb\nc')
   })
 
   it('reports MATCH_NOT_FOUND with candidates from after the previous hunk', () => {
     const error = failure(
       file,
-      [hunk(['-line 3', '+x'], { oldStartLine: 3 }), hunk(['-line 9x', '+y'], { oldStartLine: 9 })],
+      [
+        hunk(['-line 3', '+x', ' line 4'], { oldStartLine: 3 }),
+        hunk(['-line 9x', '+y', ' line 10'], { oldStartLine: 9 }),
+      ],
       nl,
     )
     expect(error.code).toBe('MATCH_NOT_FOUND')
@@ -408,8 +422,8 @@ describe('applyHunks (near-line mode)', () => {
     const error = failure(
       file,
       [
-        hunk([' line 3', '-line 4', '+x'], { oldStartLine: 3 }),
-        hunk(['-line 4', '+y'], { oldStartLine: 4 }),
+        hunk([' line 3', '-line 4', '+x', ' line 5'], { oldStartLine: 3 }),
+        hunk(['-line 4', '+y', ' line 5'], { oldStartLine: 4 }),
       ],
       nl,
     )
@@ -633,7 +647,7 @@ describe('applyHunks (line endings stated by the patch)', () => {
   it('decides per op: one line with a stated ending makes every added line follow the patch', () => {
     const text = 'a\r\nb\r\nc\r\n'
     const hunks = [
-      statedHunk(['-a\r', '+A\r'], { oldStartLine: 1 }),
+      statedHunk(['-a\r', '+A\r', ' b\r'], { oldStartLine: 1 }),
       statedHunk([' c', '+d'], { oldStartLine: 3 }),
     ]
     expect(run(text, hunks, nl).text).toBe('A\r\nb\r\nc\r\nd\n')

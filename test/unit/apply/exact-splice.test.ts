@@ -115,10 +115,10 @@ describe('spliceExact', () => {
   it('counts a hunk of many runs run by run, as the general path and the rendered diff do', () => {
     // A lockfile-like rewrite: one hunk, runs of changes between single context lines. Counting
     // run by run keeps it linear (#9: a real 20,000-line hunk took 31 s as one Myers diff).
-    const lines = Array.from({ length: 400 }, (_, i) => `  "dep${i}": "1.${i % 7}.0",`)
+    const lines = Array.from({ length: 401 }, (_, i) => `  "dep${i}": "1.${i % 7}.0",`)
     const source = encoder.encode(lines.join('\n') + '\n')
     const body: HunkLine[] = []
-    lines.slice(0, 399).forEach((text, i) => {
+    lines.slice(0, 400).forEach((text, i) => {
       if (i % 4 === 3) body.push({ op: ' ', text })
       else body.push({ op: '-', text }, { op: '+', text: i % 8 === 0 ? text : `${text} // new` })
     })
@@ -154,8 +154,11 @@ describe('spliceExact', () => {
       { op: ' ', text: 'a' },
       { op: '-', text: 'b' },
       { op: '+', text: 'B' },
+      { op: ' ', text: 'c' },
     ]
     expect(spliceExact(source, [hunk(1, change)])?.bytes).toEqual(encoder.encode('a\nB\nc\nd\n'))
+    // No trailing context: the hunk must end the file, which only the general path checks.
+    expect(spliceExact(source, [hunk(1, change.slice(0, 3))])).toBeNull()
     expect(spliceExact(source, [hunk(2, change)])).toBeNull() // not where it says
     expect(
       spliceExact(source, [

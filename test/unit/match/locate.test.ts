@@ -112,23 +112,30 @@ describe('locateNearLine', () => {
 
   it('shifts the expected position by the offset', () => {
     const lines = ['k', 'q', 'k', 'q', 'k']
-    const result = locateNearLine(ctx(lines), hunk(['-k', '+K'], { oldStartLine: 2 }), 0, 1)
+    const result = locateNearLine(ctx(lines), hunk(['-k', '+K', ' q'], { oldStartLine: 2 }), 0, 1)
     expect(result).toMatchObject({ ok: true, value: { start: 2 } })
   })
 
   it('never searches before minStart', () => {
     const result = locateNearLine(
-      ctx(['x', 'a', 'x']),
-      hunk(['-x', '+y'], { oldStartLine: 1 }),
+      ctx(['x', 'b', 'a', 'x', 'b']),
+      hunk(['-x', '+y', ' b'], { oldStartLine: 2 }),
       1,
       0,
     )
-    expect(result).toMatchObject({ ok: true, value: { start: 2 } })
+    expect(result).toMatchObject({ ok: true, value: { start: 3 } })
   })
 
-  it('clamps a pure insertion into the allowed range', () => {
-    const result = locateNearLine(ctx(['a']), hunk(['+x'], { oldStartLine: 9 }), 0, 0)
-    expect(result).toMatchObject({ ok: true, value: { start: 1, oldLength: 0, pass: null } })
+  it('places a hunk that adds lines without context only in an empty file', () => {
+    const empty = locateNearLine(ctx([]), hunk(['+x'], { oldStartLine: 0 }), 0, 0)
+    expect(empty).toMatchObject({ ok: true, value: { start: 0, oldLength: 0, pass: null } })
+    for (const oldStartLine of [0, 1, 9]) {
+      const result = locateNearLine(ctx(['a']), hunk(['+x'], { oldStartLine }), 0, 0)
+      expect(result).toMatchObject({
+        ok: false,
+        error: { code: 'MATCH_NOT_ANCHORED', path: 'a.txt', patchLine: 2, candidates: [] },
+      })
+    }
   })
 
   it('fails when an old side marked no-newline does not end at the last line', () => {
@@ -139,6 +146,71 @@ describe('locateNearLine', () => {
       0,
     )
     expect(!result.ok && result.error.code).toBe('MATCH_NOT_FOUND')
+  })
+})
+
+describe('locateNearLine anchors (git apply: match beginning, match end)', () => {
+  const place = (lines: readonly string[], body: readonly string[], oldStartLine: number) =>
+    locateNearLine(ctx(lines), hunk(body, { oldStartLine }), 0, 0)
+
+  it('puts a hunk without trailing context at the end, past a nearer match', () => {
+    const result = place(['p', 'x', 'q', 'p', 'x'], [' p', '-x', '+y'], 1)
+    expect(result).toMatchObject({ ok: true, value: { start: 3 } })
+  })
+
+  it('refuses a hunk without trailing context whose lines do not end the file', () => {
+    const result = place(['p', 'x', 'q'], [' p', '-x', '+y'], 1)
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'MATCH_NOT_ANCHORED', patchLine: 2, candidates: [{ fileLine: 1 }] },
+    })
+    if (!result.ok) expect(result.error.message).toContain('no trailing context')
+  })
+
+  it('puts a hunk without leading context that states line 1 at the start only', () => {
+    expect(place(['x', 'q', 'h', 'x', 'q'], ['-x', '+y', ' q'], 1)).toMatchObject({
+      ok: true,
+      value: { start: 0 },
+    })
+    const moved = place(['h', 'x', 'q'], ['-x', '+y', ' q'], 1)
+    expect(moved).toMatchObject({ ok: false, error: { code: 'MATCH_NOT_ANCHORED' } })
+    if (!moved.ok) expect(moved.error.message).toContain('no leading context')
+    // Stating another line lifts the start anchor: the hunk is placed by its lines.
+    expect(place(['h', 'x', 'q'], ['-x', '+y', ' q'], 2)).toMatchObject({
+      ok: true,
+      value: { start: 1 },
+    })
+  })
+
+  it('places a hunk with leading context by that context, whatever line it states', () => {
+    expect(place(['h', 'p', 'x', 'q'], [' p', '-x', '+y', ' q'], 1)).toMatchObject({
+      ok: true,
+      value: { start: 1 },
+    })
+  })
+
+  it('needs a hunk without any context that states line 1 to be the whole file', () => {
+    expect(place(['x'], ['-x', '+y'], 1)).toMatchObject({ ok: true, value: { start: 0 } })
+    const result = place(['x', 'z'], ['-x', '+y'], 1)
+    expect(result).toMatchObject({ ok: false, error: { code: 'MATCH_NOT_ANCHORED' } })
+    if (!result.ok) expect(result.error.message).toContain('must be the whole file')
+  })
+
+  it('keeps the anchors under the lenient passes', () => {
+    // Only a trim-end match, at the end: allowed, with the lenient warning.
+    const lenient = place(['q', 'x  '], ['-x', '+y'], 2)
+    expect(lenient).toMatchObject({ ok: true, value: { start: 1, pass: 'trim-end' } })
+    // A trim-end match that does not end the file is refused, not placed there.
+    expect(place(['x  ', 'q'], ['-x', '+y'], 2)).toMatchObject({
+      ok: false,
+      error: { code: 'MATCH_NOT_ANCHORED' },
+    })
+    // The first pass with any match decides (D-002): an exact match away from the end is not
+    // passed over for a lenient one at the end.
+    expect(place(['x', 'q', 'x  '], ['-x', '+y'], 2)).toMatchObject({
+      ok: false,
+      error: { code: 'MATCH_NOT_ANCHORED', candidates: [{ fileLine: 1 }] },
+    })
   })
 })
 
