@@ -8,6 +8,7 @@ import { resolveConfig, checkFormat, DEFAULT_DENY_GLOBS, type ResolvedConfig } f
 import { EditError } from '../errors.js'
 import type { JournalFs } from '../journal/fs.js'
 import { Journal } from '../journal/journal.js'
+import { inCommitOrder } from '../journal/transaction.js'
 import type { JournalHooks, RecoveryReport, TransactionInfo, UndoResult } from '../journal/types.js'
 import { silentLogger } from '../log.js'
 import type { ApplyResult, Warning } from '../types.js'
@@ -21,7 +22,7 @@ import { JobPool } from './job-pool.js'
 import { checkComputedSizes } from './limits.js'
 import { patchTextOf } from './patch-input.js'
 import { detectCaseInsensitive, resolveWorkspacePath, type PathContext } from './paths.js'
-import { checkLinkTargets, commitStepsFor, fileResult, summaryOf } from './results.js'
+import { checkLinkTargets, commitStepsFor, fileResults, summaryOf } from './results.js'
 import {
   planRequest,
   verifyPlanned,
@@ -247,7 +248,7 @@ class EditEngine implements InternalEngine {
     const planFormat = request.format
     checkComputedSizes(verified, this.#config.limits.maxFileBytes)
     await checkLinkTargets(ctx, verified)
-    const files = verified.map(fileResult)
+    const files = fileResults(verified)
     const warnings: Warning[] = [...notices, ...verified.flatMap((v) => v.computed.warnings)]
 
     if (!dryRun) {
@@ -261,7 +262,7 @@ class EditEngine implements InternalEngine {
       const baseline = wantDiagnostics
         ? await this.#diagnostics.baseline(ctx.rootReal, changes, warnings)
         : null
-      const steps = verified.flatMap((v) => commitStepsFor(ctx.rootReal, v))
+      const steps = inCommitOrder(verified.flatMap((v) => commitStepsFor(ctx.rootReal, v)))
       const journal = await this.#journalFor()
       const transaction = await journal.commit(steps, summaryOf(files), warnings)
       const committed = transaction === undefined ? {} : { transaction }

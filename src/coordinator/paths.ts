@@ -26,6 +26,13 @@ export interface ResolvedPath {
    * there is one: the path reaches its file through a symlinked directory.
    */
   readonly beyondSymlink?: string
+  /**
+   * The ancestor (workspace-relative) that the plan removes, when the path lies below a file or
+   * symlink the same patch deletes or renames away (git's type change, src/coordinator/
+   * sequence.ts): the path is then resolved through that name literally, as the directory the
+   * commit will create there, and nothing on disk below it is read.
+   */
+  readonly belowRemoved?: string
 }
 
 export interface ResolveOptions {
@@ -37,6 +44,11 @@ export interface ResolveOptions {
   readonly followLast?: boolean
   /** The filesystem calls to make (a verification worker passes the synchronous ones). */
   readonly fs?: ReadFs
+  /**
+   * The nearest strict ancestor of a workspace-relative path that the plan removes (a deletion
+   * or a rename's source), or undefined; see ResolvedPath.belowRemoved.
+   */
+  readonly removedAncestor?: (rel: string) => string | undefined
 }
 
 export interface PathContext {
@@ -101,6 +113,9 @@ export async function resolveWorkspacePath(
   const lexicalAbs = plain ? joinPlain(ctx.rootReal, input) : path.join(ctx.rootReal, lexicalRel)
   // Refused here, by length alone, so no syscall ever fails with a bare ENAMETOOLONG.
   checkLength(lexicalAbs, rel, where)
+  const removed = options.removedAncestor?.(rel)
+  if (removed !== undefined)
+    return resolveBelowRemoved(ctx, input, rel, removed, patchLine, options)
   const fs = options.fs ?? asyncReadFs
   const real =
     options.followLast === false
@@ -141,6 +156,40 @@ export async function resolveWorkspacePath(
   // Resolved to itself, the path went through no symlink at all: no lstat walk needed.
   const beyondSymlink = real === lexicalAbs ? undefined : await symlinkedDirectoryOf(ctx, rel, fs)
   return { input, rel, abs: real, ...(beyondSymlink === undefined ? {} : { beyondSymlink }) }
+}
+
+/**
+ * A path below an ancestor the plan removes: the ancestor resolves as the link or file itself
+ * (its own parents followed), and the rest is appended as written, since the commit creates it
+ * as new directories. Deny rules apply to the path as written and as resolved.
+ */
+async function resolveBelowRemoved(
+  ctx: PathContext,
+  input: string,
+  rel: string,
+  removed: string,
+  patchLine: number,
+  options: ResolveOptions,
+): Promise<ResolvedPath> {
+  const { removedAncestor: _removedAncestor, ...rest } = options
+  const base = await resolveWorkspacePath(ctx, removed, patchLine, { ...rest, followLast: false })
+  const abs = path.join(base.abs, ...rel.slice(removed.length + 1).split('/'))
+  const realRel = relativeTo(ctx.rootReal, abs).split(path.sep).join('/')
+  const denied = ctx.isDenied(rel) ?? (realRel === rel ? undefined : ctx.isDenied(realRel))
+  if (denied !== undefined) {
+    throw new EditError(
+      'PATH_DENIED',
+      `${rel} is protected by the deny rule ${JSON.stringify(denied)}.`,
+      { path: rel, patchLine },
+    )
+  }
+  return {
+    input,
+    rel,
+    abs,
+    belowRemoved: removed,
+    ...(base.beyondSymlink === undefined ? {} : { beyondSymlink: base.beyondSymlink }),
+  }
 }
 
 /**

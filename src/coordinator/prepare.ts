@@ -5,9 +5,9 @@
 // a case-insensitive filesystem), moves onto themselves, missing files, directories, FIFOs and
 // device nodes, files over the size limit, existing targets a diff may not overwrite (creations,
 // copies and renames), and stale expected hashes. Symlinks (issue #8): deletes, moves and diff
-// creations act on a link itself (read as its target string, mode 120000), adds, deletes and
-// moves through a symlinked directory are refused, and a diff's delete followed by a creation of
-// the same path (git's type change) becomes one replacement.
+// creations act on a link itself (read as its target string, mode 120000), and adds, deletes and
+// moves through a symlinked directory are refused. A unified plan that names a path more than
+// once (a type change, sections in sequence, swapped renames) is read by sequence.ts.
 import { EditError } from '../errors.js'
 import type { FileOp, PatchFormat } from '../types.js'
 import { pathKey, resolveWorkspacePath, type PathContext, type ResolvedPath } from './paths.js'
@@ -27,13 +27,17 @@ export interface PreparedOp {
   readonly moveTo?: PreparedPath
   readonly from?: PreparedPath
   /**
-   * A diff creation that follows the deletion of the same path in one patch (a type change, as
-   * git writes it): `target.snap` is then MISSING, and this is what the path holds now, which the
-   * commit replaces in one step.
+   * Set by sequence.ts for a unified plan that names a path more than once: what the path the op
+   * writes holds on disk, which its one commit step replaces (the op itself saw the path as the
+   * earlier sections left it, or as missing where the patch removes what stands there).
    */
   readonly replaces?: Snapshot
-  /** A deletion that the following creation of the same path replaces: it writes nothing itself. */
-  readonly replaced?: true
+  /** A later op writes the same path: this op's write is not committed. */
+  readonly skipWrite?: true
+  /** The path this op removes (a deletion's file, a rename's source) is written again later. */
+  readonly skipRemove?: true
+  /** An update that read what an earlier section wrote to the same path (results merge them). */
+  readonly continues?: true
 }
 
 /**
@@ -67,28 +71,6 @@ export function writesLink(p: PreparedOp): boolean {
   return op.kind === 'update' && p.target.snap.kind === 'symlink'
 }
 
-/**
- * Turns a diff's deletion of a path followed by its creation (git writes a type change between
- * file and symlink that way) into one replacement, as git apply does: the creation then expects
- * the path as the deletion found it, and the deletion writes nothing of its own.
- */
-export function pairTypeChanges(
-  ops: readonly PreparedOp[],
-  caseInsensitive: boolean,
-): PreparedOp[] {
-  const deleted = new Map<string, number>()
-  const out = [...ops]
-  for (const [i, p] of ops.entries()) {
-    const key = pathKey(p.target.resolved.abs, caseInsensitive)
-    if (p.op.kind === 'delete') deleted.set(key, i)
-    const earlier = deleted.get(key)
-    if (p.op.kind !== 'add' || p.op.overwrite || earlier === undefined) continue
-    out[earlier] = { ...(out[earlier] as PreparedOp), replaced: true }
-    out[i] = { ...p, target: { ...p.target, snap: MISSING }, replaces: p.target.snap }
-  }
-  return out
-}
-
 export interface ResolvedOp {
   readonly op: FileOp
   readonly target: ResolvedPath
@@ -100,8 +82,13 @@ export async function resolveOp(
   ctx: PathContext,
   op: FileOp,
   fs: ReadFs = asyncReadFs,
+  removedAncestor?: (rel: string) => string | undefined,
 ): Promise<ResolvedOp> {
-  const options = { followLast: !actsOnLink(op), fs }
+  const options = {
+    followLast: !actsOnLink(op),
+    fs,
+    ...(removedAncestor === undefined ? {} : { removedAncestor }),
+  }
   const target = await resolveWorkspacePath(ctx, op.path, op.patchLine, options)
   if (op.kind === 'update' && op.moveTo !== undefined) {
     const moveTo = await resolveWorkspacePath(ctx, op.moveTo, op.patchLine, options)
@@ -120,17 +107,23 @@ export async function resolveOp(
   return { op: { ...op, path: target.rel }, target }
 }
 
-export function checkDuplicates(ops: readonly ResolvedOp[], caseInsensitive: boolean): void {
-  const seen = new Map<string, { rel: string; abs: string; patchLine: number; deletes: boolean }>()
+/**
+ * Refuses two ops on one path. With `sequences` (a unified plan, sequence.ts), a path named
+ * again as written is left to the sequence rules; two spellings of one file still are refused.
+ */
+export function checkDuplicates(
+  ops: readonly ResolvedOp[],
+  caseInsensitive: boolean,
+  sequences = false,
+): void {
+  const seen = new Map<string, { rel: string; abs: string; patchLine: number }>()
   for (const { op, target, moveTo } of ops) {
     for (const p of moveTo === undefined ? [target] : [target, moveTo]) {
       // Keyed by the file and by the name: an edit through link.txt (its target) and a delete of
       // link.txt (the link itself, #8) resolve apart but are two changes to one path.
       const keys = [pathKey(p.abs, caseInsensitive), `name:${pathKey(p.rel, caseInsensitive)}`]
       const earlier = keys.map((k) => seen.get(k)).find((e) => e !== undefined)
-      // A diff may delete a path and then create it again (git's type change; see pairTypeChanges).
-      const recreates = earlier?.deletes === true && op.kind === 'add' && !op.overwrite
-      if (earlier !== undefined && !recreates) {
+      if (earlier !== undefined && !(sequences && earlier.rel === p.rel)) {
         const also =
           earlier.rel === p.rel
             ? ''
@@ -141,12 +134,7 @@ export function checkDuplicates(ops: readonly ResolvedOp[], caseInsensitive: boo
           { path: p.rel, patchLine: op.patchLine },
         )
       }
-      const entry = {
-        rel: p.rel,
-        abs: p.abs,
-        patchLine: op.patchLine,
-        deletes: op.kind === 'delete',
-      }
+      const entry = { rel: p.rel, abs: p.abs, patchLine: op.patchLine }
       for (const key of keys) seen.set(key, entry)
     }
   }
@@ -165,6 +153,8 @@ export async function readOp(
   // One rule for every path of an op: a link there is read as the link, or followed (#8).
   const link = actsOnLink(op.op)
   const read = async (resolved: ResolvedPath): Promise<PreparedPath> => {
+    // Below a file or link the plan removes: nothing of what stands there now is read.
+    if (resolved.belowRemoved !== undefined) return { resolved, snap: MISSING }
     const limit =
       maxFileBytes === undefined
         ? undefined

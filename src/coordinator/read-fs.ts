@@ -6,9 +6,17 @@
 //   each call costs a few microseconds instead of a thread-pool round trip.
 // The callers `await` every result; awaiting a plain value costs one microtask, so the code
 // paths, error codes and checks are identical whichever implementation runs.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+} from 'node:fs'
 import { readSync, realpathSync, statSync, type BigIntStats, type Stats } from 'node:fs'
-import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises'
+import { lstat, open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 
 export type MaybePromise<T> = T | Promise<T>
@@ -24,6 +32,8 @@ export interface ReadFs {
   readlink(p: string): MaybePromise<string>
   /** A link's target as bytes, verbatim. */
   readlinkBytes(p: string): MaybePromise<Uint8Array>
+  /** A directory's entry names (a directory a type change replaces is listed, sequence.ts). */
+  readdir(p: string): MaybePromise<string[]>
   open(p: string, flags: number): MaybePromise<ReadHandle>
   /** With nanosecond times: the read stamp the journal checks a file against (ReadStamp). */
   fstat(h: ReadHandle): MaybePromise<BigIntStats>
@@ -44,6 +54,7 @@ export const asyncReadFs: ReadFs = {
   realpath: (p) => realpath(p),
   readlink: (p) => readlink(p),
   readlinkBytes: async (p) => new Uint8Array(await readlink(p, { encoding: 'buffer' })),
+  readdir: (p) => readdir(p),
   open: (p, flags) => open(p, flags),
   fstat: (h) => asHandle(h).stat({ bigint: true }),
   read: async (h, buffer, offset, length) =>
@@ -110,6 +121,7 @@ export function createSyncReadFs(): ReadFs {
     },
     readlink: (p) => readlinkSync(p),
     readlinkBytes: (p) => new Uint8Array(readlinkSync(p, { encoding: 'buffer' })),
+    readdir: (p) => readdirSync(p),
     open: (p, flags) => openSync(p, flags),
     fstat: (h) => fstatSync(asFd(h), { bigint: true }),
     read: (h, buffer, offset, length) => readSync(asFd(h), buffer, offset, length, null),

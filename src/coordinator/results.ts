@@ -7,9 +7,44 @@ import { SYMLINK_PERMISSIONS } from '../journal/symlink.js'
 import type { CommitStep, TransactionSummary } from '../journal/types.js'
 import type { FileMode, FileResult } from '../types.js'
 import { checkSymlinkTarget, type PathContext } from './paths.js'
+import { DEFAULT_PERMISSIONS, permissionsFor } from './permissions.js'
 import { writesLink, type PreparedOp } from './prepare.js'
 import type { Snapshot } from './read.js'
 import { DROPPED_AFTER, type VerifiedOp } from './verify.js'
+
+/**
+ * One FileResult per op, except that an update reading what an earlier section wrote to the
+ * same path (sequence.ts) is folded into that section's result: one entry per file, from its
+ * state before the change to its state after, with the sections' diffs one after the other.
+ */
+export function fileResults(verified: readonly VerifiedOp[]): FileResult[] {
+  const out: FileResult[] = []
+  for (const v of verified) {
+    const result = fileResult(v)
+    const earlier =
+      v.prepared.continues === true ? out.findLastIndex((f) => f.path === result.path) : -1
+    const first = out[earlier]
+    if (first === undefined) {
+      out.push(result)
+      continue
+    }
+    const { modeBefore, modeAfter: _firstModeAfter, ...rest } = first
+    const modeAfter = result.modeAfter ?? first.modeAfter
+    const modes =
+      modeAfter === undefined || modeAfter === modeBefore
+        ? {}
+        : { ...(modeBefore === undefined ? {} : { modeBefore }), modeAfter }
+    out[earlier] = {
+      ...rest,
+      additions: first.additions + result.additions,
+      deletions: first.deletions + result.deletions,
+      afterHash: result.afterHash,
+      ...modes,
+      diff: first.diff + result.diff,
+    }
+  }
+  return out
+}
 
 export function fileResult(v: VerifiedOp): FileResult {
   const { prepared: p, computed, afterHash } = v
@@ -95,15 +130,6 @@ function modeFields(p: PreparedOp): { modeBefore?: FileMode; modeAfter?: FileMod
   }
 }
 
-const DEFAULT_PERMISSIONS = 0o644
-
-function permissionsFor(base: number | undefined, mode: FileMode | undefined): number {
-  const start = base ?? DEFAULT_PERMISSIONS
-  if (mode === undefined) return start
-  // Git records only the executable bit: grant x wherever r is granted, or clear all x bits.
-  return mode === '100755' ? start | ((start & 0o444) >> 2) : start & ~0o111
-}
-
 /** Every symlink the change writes must lead somewhere inside the root (paths.ts). */
 export async function checkLinkTargets(
   ctx: PathContext,
@@ -111,7 +137,7 @@ export async function checkLinkTargets(
 ): Promise<void> {
   for (const { prepared: p, computed } of verified) {
     const after = computed.after
-    if (after === null || after === undefined || !writesLink(p)) continue
+    if (after === null || after === undefined || !writesLink(p) || p.skipWrite === true) continue
     const dest = p.moveTo ?? p.target
     await checkSymlinkTarget(ctx, dest.resolved.abs, after, {
       path: dest.resolved.rel,
@@ -123,7 +149,6 @@ export async function checkLinkTargets(
 export function commitStepsFor(rootReal: string, v: VerifiedOp): CommitStep[] {
   const { prepared: p, computed } = v
   const { op, target } = p
-  if (p.replaced === true) return [] // the creation that follows replaces the path in one step
   const stateOf = (snap: PreparedOp['target']['snap']) =>
     snap.kind === 'symlink' && snap.hash !== null
       ? { hash: snap.hash, permissions: SYMLINK_PERMISSIONS, kind: 'symlink' as const }
@@ -146,7 +171,7 @@ export function commitStepsFor(rootReal: string, v: VerifiedOp): CommitStep[] {
     dest: PreparedOp['target'],
     bytes: Uint8Array,
     permissions: number,
-    beforeSnap: Snapshot = dest.snap,
+    beforeSnap: Snapshot,
   ): CommitStep => ({
     kind: 'write',
     abs: dest.resolved.abs,
@@ -159,47 +184,49 @@ export function commitStepsFor(rootReal: string, v: VerifiedOp): CommitStep[] {
     before: stateOf(beforeSnap),
     ...stampOf(beforeSnap),
   })
-  const remove = (dest: PreparedOp['target']): CommitStep => {
+  const remove = (dest: PreparedOp['target']): CommitStep[] => {
+    // A path the patch writes again later (a type change, swapped renames): that write replaces it.
+    if (p.skipRemove === true) return []
     const before = stateOf(dest.snap)
     if (before === null) throw new Error('engine: cannot remove a file that was not read')
-    return {
-      kind: 'remove',
-      abs: dest.resolved.abs,
-      rel: relOf(dest),
-      before,
-      ...stampOf(dest.snap),
-    }
+    return [
+      { kind: 'remove', abs: dest.resolved.abs, rel: relOf(dest), before, ...stampOf(dest.snap) },
+    ]
   }
   const after = computed.after
   // A dry run drops new contents (verify.ts); only a request that commits keeps them.
   if (after === DROPPED_AFTER) throw new Error("engine: cannot commit a dry run's dropped content")
   const modeAfter = op.kind === 'edits' || op.kind === 'delete' ? undefined : op.modeAfter
-  if (after === null) return [remove(target)]
-  if (p.replaces !== undefined) {
-    // A type change: one write replaces what the deletion before it removed.
-    return [write(target, after, permissionsFor(undefined, modeAfter), p.replaces)]
+  if (after === null) return remove(target)
+  // What the destination holds on disk: for a sequenced op, what its step replaces (sequence.ts).
+  const replaced = (dest: PreparedOp['target']): Snapshot => p.replaces ?? dest.snap
+  if (op.kind === 'update' && p.moveTo !== undefined) {
+    const moved =
+      p.skipWrite === true
+        ? []
+        : [
+            write(
+              p.moveTo,
+              after,
+              permissionsFor(target.snap.permissions, modeAfter),
+              replaced(p.moveTo),
+            ),
+          ]
+    return [...remove(target), ...moved]
   }
-  switch (op.kind) {
-    case 'update':
-      if (p.moveTo !== undefined) {
-        // Codex order: write the destination first, then remove the source.
-        return [
-          write(p.moveTo, after, permissionsFor(target.snap.permissions, modeAfter)),
-          remove(target),
-        ]
-      }
-      break
-    case 'copy':
-      return [write(target, after, permissionsFor(p.from?.snap.permissions, modeAfter))]
-    case 'add':
-    case 'edits':
-    case 'delete':
-      break
+  if (p.skipWrite === true) return []
+  if (op.kind === 'copy') {
+    const permissions = permissionsFor(p.from?.snap.permissions, modeAfter)
+    return [write(target, after, permissions, replaced(target))]
   }
   const permissions = permissionsFor(target.snap.permissions, modeAfter)
+  const before = replaced(target)
   const unchanged =
-    v.sameBytes && (link ? target.snap.kind === 'symlink' : permissions === target.snap.permissions)
-  return unchanged ? [] : [write(target, after, permissions)]
+    v.sameBytes &&
+    (link
+      ? before.kind === 'symlink'
+      : before.kind === 'file' && permissions === before.permissions)
+  return unchanged ? [] : [write(target, after, permissions, before)]
 }
 
 /** What the journal's log records about a change. */

@@ -2,26 +2,34 @@
 // batches, in plan order) into the verified ops, or throws the one error the request gets. The
 // order is the same as a single pass over the plan would give: the first path that does not
 // resolve, then a path changed twice, then the first file that cannot be read, the first state
-// refused (missing, exists, stale hash...), the first change that does not verify. A diff's
-// delete and re-creation of one path (git's type change) must be paired; when a split put the
-// two in different batches, `reverify` runs them again together.
-import { pathKey } from './paths.js'
+// refused (missing, exists, stale hash...), the first change that does not verify. A unified plan's
+// sections that name one path (sequence.ts: a type change, sections in sequence, swapped renames)
+// must be verified in one pass; when a split put them in different batches, `reverify` runs them
+// again together.
 import { checkDuplicates, type ResolvedOp } from './prepare.js'
+import { sequenceGroups } from './sequence.js'
 import { errorOf, type OpOutcome, type VerifiedOp, type VerifyPhase } from './verify.js'
 
 const PHASES: readonly VerifyPhase[] = ['resolve', 'read', 'state', 'compute']
 
 export async function settle(
-  outcomes: readonly OpOutcome[],
+  verifiedOutcomes: readonly OpOutcome[],
   caseInsensitive: boolean,
   reverify: (indices: readonly number[]) => Promise<OpOutcome[]>,
   batchOf: (index: number) => number,
+  sequences: boolean,
 ): Promise<VerifiedOp[]> {
+  let outcomes = verifiedOutcomes
+  if (sequences && resolvesOnlyTogether(outcomes, batchOf)) {
+    // A path below a file another batch's section removes (sequence.ts) resolves only with that
+    // section in view: the whole plan is verified again in one pass before any error is final.
+    outcomes = await reverify(outcomes.map((_, i) => i))
+  }
   throwFirst(outcomes, 'resolve')
   const resolved = outcomes.map(resolvedOf)
-  checkDuplicates(resolved, caseInsensitive)
+  checkDuplicates(resolved, caseInsensitive, sequences)
   let settled = outcomes
-  const split = splitTypeChanges(resolved, caseInsensitive, batchOf)
+  const split = sequences ? splitSequences(resolved, caseInsensitive, batchOf) : []
   if (split.length > 0) {
     const again = await reverify(split)
     const replaced = settled.slice()
@@ -30,6 +38,24 @@ export async function settle(
   }
   for (const phase of PHASES) throwFirst(settled, phase)
   return settled.map((o) => (o as Extract<OpOutcome, { ok: true }>).verified)
+}
+
+/**
+ * Whether a path failed to resolve because a parent is a file (PATH_INVALID) in a plan verified
+ * in more than one batch: the section removing that file may be in another batch.
+ */
+function resolvesOnlyTogether(
+  outcomes: readonly OpOutcome[],
+  batchOf: (index: number) => number,
+): boolean {
+  if (outcomes.length < 2 || batchOf(0) === batchOf(outcomes.length - 1)) return false
+  return outcomes.some(
+    (o) =>
+      !o.ok &&
+      o.phase === 'resolve' &&
+      o.failure.kind === 'edit' &&
+      o.failure.data.code === 'PATH_INVALID',
+  )
 }
 
 function throwFirst(outcomes: readonly OpOutcome[], phase: VerifyPhase): void {
@@ -51,26 +77,16 @@ function resolvedOf(o: OpOutcome): ResolvedOp {
   }
 }
 
-/**
- * Indices of deletions and the creations of the same path that follow them (prepare.ts
- * pairTypeChanges) when the two were verified in different batches.
- */
-function splitTypeChanges(
+/** Indices of the ops of every sequence group (sequence.ts) that batches split apart. */
+function splitSequences(
   resolved: readonly ResolvedOp[],
   caseInsensitive: boolean,
   batchOf: (index: number) => number,
 ): number[] {
-  const deleted = new Map<string, number>()
-  const out = new Set<number>()
-  resolved.forEach(({ op, target }, i) => {
-    const key = pathKey(target.abs, caseInsensitive)
-    if (op.kind === 'delete') deleted.set(key, i)
-    const earlier = deleted.get(key)
-    if (op.kind !== 'add' || op.overwrite || earlier === undefined) return
-    if (batchOf(earlier) !== batchOf(i)) {
-      out.add(earlier)
-      out.add(i)
-    }
-  })
-  return [...out].sort((a, b) => a - b)
+  const out: number[] = []
+  for (const group of sequenceGroups(resolved, caseInsensitive)) {
+    const batch = batchOf(group[0] as number)
+    if (group.some((i) => batchOf(i) !== batch)) out.push(...group)
+  }
+  return out.sort((a, b) => a - b)
 }

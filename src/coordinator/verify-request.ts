@@ -43,7 +43,7 @@ export async function verifyPlan(
   if (route === 'inline' || pool === undefined) {
     const outcomes = await verifyOps(plan.ops, settings, inlineFs(plan.ops.length))
     throwIfAborted(signal)
-    return settle(outcomes, settings.caseInsensitive, inline, () => 0)
+    return settle(outcomes, settings.caseInsensitive, inline, () => 0, sequencesIn(settings))
   }
   const ranges = batchRanges(plan.ops.length, pool.maxThreads)
   const replies = await runJobs(
@@ -68,7 +68,13 @@ function settleBatches(
   inline: (indices: readonly number[]) => Promise<OpOutcome[]>,
 ): Promise<VerifiedOp[]> {
   const size = (ranges[0] as readonly [number, number])[1]
-  return settle(outcomes, settings.caseInsensitive, inline, (i) => Math.floor(i / size))
+  return settle(
+    outcomes,
+    settings.caseInsensitive,
+    inline,
+    (i) => Math.floor(i / size),
+    sequencesIn(settings),
+  )
 }
 
 /**
@@ -103,7 +109,13 @@ export async function verifySegments(
   })
   const outcomes = replies.flatMap((r) => r.outcomes)
   const inline = reverifyFrom(() => wholePlan().ops, settings)
-  return settle(outcomes, settings.caseInsensitive, inline, (i) => batchOf[i] as number)
+  return settle(
+    outcomes,
+    settings.caseInsensitive,
+    inline,
+    (i) => batchOf[i] as number,
+    sequencesIn(settings),
+  )
 }
 
 /**
@@ -112,6 +124,11 @@ export async function verifySegments(
  * small request); the event loop then blocks for at most this many reads of maxFileBytes.
  */
 export const INLINE_SYNC_MAX_FILES = 4
+
+/** Whether the plan's sections may name one path again (sequence.ts): unified diffs only. */
+function sequencesIn(settings: VerifySettings): boolean {
+  return settings.format === 'unified'
+}
 
 function inlineFs(files: number): ReadFs {
   return files <= INLINE_SYNC_MAX_FILES ? createSyncReadFs() : asyncReadFs

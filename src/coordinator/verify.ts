@@ -17,7 +17,6 @@ import { plainness } from './plainness.js'
 import type { PathContext } from './paths.js'
 import {
   checkState,
-  pairTypeChanges,
   readOp,
   resolveOp,
   writesLink,
@@ -27,6 +26,8 @@ import {
 } from './prepare.js'
 import type { ReadFs } from './read-fs.js'
 import { searchRegex } from './regex-search.js'
+import { permissionsFor } from './permissions.js'
+import { PlanSequence, removedAncestorIn, removedRels, sequenceGroups } from './sequence.js'
 
 /** What a verification needs besides the ops; plain data, so it crosses to a worker. */
 export interface VerifySettings {
@@ -111,10 +112,14 @@ export async function verifyOps(
       ...(resolved === undefined ? {} : { resolved }),
     }
   }
+  // A unified plan may name a path in several sections (sequence.ts); paths below one it removes
+  // resolve through that name as the directory the commit will make there.
+  const sequences = settings.format === 'unified'
+  const removedAncestor = sequences ? removedAncestorIn(removedRels(ops)) : undefined
   const resolved = await Promise.all(
     ops.map(async (op, i) => {
       try {
-        return await resolveOp(ctx, op, fs)
+        return await resolveOp(ctx, op, fs, removedAncestor)
       } catch (error) {
         fail(i, 'resolve', error)
         return undefined
@@ -133,40 +138,96 @@ export async function verifyOps(
     }),
   )
   const readIndices = read.flatMap((p, i) => (p === undefined ? [] : [i]))
-  const paired = pairTypeChanges(
+  const groups = sequences
+    ? sequenceGroups(
+        readIndices.map((i) => resolved[i] as ResolvedOp),
+        settings.caseInsensitive,
+      )
+    : []
+  if (groups.length === 0) {
+    for (const i of readIndices) {
+      const r = resolved[i] as ResolvedOp
+      const p = read[i] as PreparedOp
+      try {
+        checkState(p, settings.format)
+      } catch (error) {
+        fail(i, 'state', error, r)
+        continue
+      }
+      try {
+        outcomes[i] = { ok: true, verified: verifiedOp(p, computeOp(p, settings), settings) }
+      } catch (error) {
+        fail(i, 'compute', error, r)
+      }
+    }
+    return outcomes as OpOutcome[]
+  }
+  // Sections that name one path are read in order, as git reads them (sequence.ts).
+  const sequence = new PlanSequence(
     readIndices.map((i) => read[i] as PreparedOp),
     settings.caseInsensitive,
+    fs,
   )
-  readIndices.forEach((i, k) => {
-    const p = paired[k] as PreparedOp
+  const computed = new Map<number, { p: PreparedOp; computed: ComputedFile }>()
+  for (const [k, i] of readIndices.entries()) {
     const r = resolved[i] as ResolvedOp
+    let p: PreparedOp
     try {
+      p = await sequence.adjust(k)
       checkState(p, settings.format)
     } catch (error) {
       fail(i, 'state', error, r)
-      return
+      continue
     }
     try {
-      const computed = unwrapCompute(computeFile(computeInput(p, settings), { searchRegex }))
-      const after = computed.after
-      if (after !== null) checkNotebookOp(p, after)
-      const before = p.target.snap.bytes
-      const keepAfter = settings.keepAfter || after === null || writesLink(p)
-      outcomes[i] = {
-        ok: true,
-        verified: {
-          prepared: settings.keepBefore ? p : withoutBytes(p),
-          computed: keepAfter ? computed : { ...computed, after: DROPPED_AFTER },
-          afterHash: after === null ? null : hashBytes(after),
-          afterSize: after === null ? null : after.length,
-          sameBytes: before !== null && after !== null && equalBytes(before, after),
-        },
-      }
+      const result = computeOp(p, settings)
+      const after = result.after
+      sequence.record(k, p, {
+        after,
+        afterHash: after === null ? null : hashBytes(after),
+        permissions: permissionsFor(
+          (p.op.kind === 'copy' ? p.from : p.target)?.snap.permissions,
+          p.op.kind === 'edits' || p.op.kind === 'delete' ? undefined : p.op.modeAfter,
+        ),
+      })
+      computed.set(k, { p, computed: result })
     } catch (error) {
       fail(i, 'compute', error, r)
     }
-  })
+  }
+  const { roles, failure } = sequence.roles()
+  for (const [k, i] of readIndices.entries()) {
+    const done = computed.get(k)
+    if (done === undefined) continue
+    if (failure?.index === k) {
+      fail(i, 'state', failure.error, resolved[i])
+      continue
+    }
+    const p: PreparedOp = { ...done.p, ...roles.get(k) }
+    outcomes[i] = { ok: true, verified: verifiedOp(p, done.computed, settings) }
+  }
   return outcomes as OpOutcome[]
+}
+
+/** The op's new content, its notebook checked; throws EditError when it does not verify. */
+function computeOp(p: PreparedOp, settings: VerifySettings): ComputedFile {
+  const computed = unwrapCompute(computeFile(computeInput(p, settings), { searchRegex }))
+  if (computed.after !== null) checkNotebookOp(p, computed.after)
+  return computed
+}
+
+function verifiedOp(p: PreparedOp, computed: ComputedFile, settings: VerifySettings): VerifiedOp {
+  const after = computed.after
+  // What the path holds now: for a sequenced op, what stands on disk, which its step replaces.
+  const before = p.replaces === undefined ? p.target.snap.bytes : p.replaces.bytes
+  const keepAfter = settings.keepAfter || after === null || writesLink(p)
+  return {
+    prepared: settings.keepBefore ? p : withoutBytes(p),
+    computed: keepAfter ? computed : { ...computed, after: DROPPED_AFTER },
+    afterHash: after === null ? null : hashBytes(after),
+    afterSize: after === null ? null : after.length,
+    sameBytes: before !== null && after !== null && equalBytes(before, after),
+  }
 }
 
 // PERF: deny rules compiled once per list; recompiling them per request was a tenth of a small
@@ -249,6 +310,9 @@ function withoutBytes(p: PreparedOp): PreparedOp {
     target: strip(p.target),
     ...(p.moveTo === undefined ? {} : { moveTo: strip(p.moveTo) }),
     ...(p.from === undefined ? {} : { from: strip(p.from) }),
+    ...(p.replaces === undefined || p.replaces.bytes === null
+      ? {}
+      : { replaces: { ...p.replaces, bytes: null } }),
   }
 }
 

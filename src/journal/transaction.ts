@@ -4,6 +4,10 @@
 //            against the verified hashes, write the manifest; with durability 'full' fsync all
 //            of it. No target has been touched yet.
 //   replace: in step order, re-check each target and rename the staged file over it (or unlink it).
+//            A write may stand where an earlier removal of the same transaction took a file or
+//            link away from a directory it needs (foo removed, foo/bar written), or where a
+//            directory stands whose files earlier removals took (foo/bar removed, foo written):
+//            its directories are then made, or the emptied directory removed, just before it.
 //   mark:    fsync the touched directories, then rename <id>.pending to <id>: committed, and
 //            fsync the journal directory (a failure there is a warning: see the end of runTransaction).
 // Any failure before the mark rolls back with the same code recovery uses (recover.ts), so a
@@ -33,7 +37,8 @@ const CONCURRENCY = 16
 
 /** How a target was captured at prepare time, to re-check it cheaply just before replacing it. */
 type Captured =
-  | { readonly kind: 'absent' }
+  /** Nothing there; `clear`: a directory stands there that earlier removals empty. */
+  | { readonly kind: 'absent'; readonly clear?: true }
   /** A hard link: the target is unchanged while it is still this inode with this stat. */
   | { readonly kind: 'linked'; readonly stat: JournalStat }
   /** A copy: the target must be re-read and hashed. */
@@ -72,10 +77,12 @@ export async function runTransaction(
     // A directory two new files share is created (and removed on rollback) by the first step
     // only: listed twice, the second mkdir would fail with EEXIST.
     const claimedDirs = new Set<string>()
-    for (const step of steps) {
+    for (const [i, step] of steps.entries()) {
       const createdDirs =
         step.kind === 'write' && step.before === null
-          ? (await missingDirs(ctx, step.abs)).filter((d) => !claimedDirs.has(d))
+          ? (await missingDirs(ctx, step.abs, removedBefore(steps, i))).filter(
+              (d) => !claimedDirs.has(d),
+            )
           : []
       for (const d of createdDirs) claimedDirs.add(d)
       manifestSteps.push({
@@ -144,8 +151,10 @@ export async function runTransaction(
     const breathe = slicer()
     for (const [i, step] of steps.entries()) {
       await breathe()
-      await recheck(ctx, step, captured[i] as Captured)
+      const was = captured[i] as Captured
+      await recheck(ctx, step, was)
       if (step.kind === 'write') {
+        if (was.kind === 'absent' && was.clear === true) await clearEmptiedDir(ctx, step)
         const made = await makeDirs(ctx, step, (manifestSteps[i] as ManifestStep).createdDirs)
         for (const abs of made) touchedDirs.add(path.dirname(abs))
       }
@@ -219,7 +228,7 @@ async function captureAll(
 ): Promise<Captured[]> {
   const out: Captured[] = new Array<Captured>(steps.length)
   await forEachLimited(steps, async (step, i) => {
-    out[i] = await capture(ctx, backupPath(dir, MANIFEST_VERSION, i), step)
+    out[i] = await capture(ctx, backupPath(dir, MANIFEST_VERSION, i), step, removedBefore(steps, i))
     ctx.hooks.at?.('backed-up', i)
   })
   return out
@@ -229,10 +238,17 @@ async function capture(
   ctx: TransactionContext,
   backup: string,
   step: CommitStep,
+  removed: ReadonlySet<string>,
 ): Promise<Captured> {
   const { fs } = ctx
+  if (step.before === null && removedAbove(step.abs, removed, ctx.layout.root)) {
+    // Below a file or link an earlier step removes: whatever the path reaches now is not it.
+    return { kind: 'absent' }
+  }
   const current = await lstatOrNull(fs, step.abs)
   if (step.before === null) {
+    if (current?.kind === 'dir' && removesInside(step.abs, removed))
+      return { kind: 'absent', clear: true }
     if (current !== null)
       throw changed(step, current.kind === 'dir' ? 'became a directory' : 'was created')
     return { kind: 'absent' }
@@ -313,6 +329,7 @@ async function recheck(
 ): Promise<void> {
   const current = await lstatOrNull(ctx.fs, step.abs)
   if (captured.kind === 'absent') {
+    if (current?.kind === 'dir' && captured.clear === true) return
     if (current !== null)
       throw changed(step, current.kind === 'dir' ? 'became a directory' : 'was created')
     return
@@ -411,17 +428,81 @@ async function makeDirs(
   return made
 }
 
-/** Directories that must be created for a new file at `abs`, outermost first, relative to root. */
-async function missingDirs(ctx: TransactionContext, abs: string): Promise<string[]> {
+/**
+ * Directories that must be created for a new file at `abs`, outermost first, relative to root:
+ * those missing, and those where a file or link stands that an earlier step removes.
+ */
+async function missingDirs(
+  ctx: TransactionContext,
+  abs: string,
+  removed: ReadonlySet<string>,
+): Promise<string[]> {
   const missing: string[] = []
   let dir = path.dirname(abs)
   while (dir !== ctx.layout.root && dir.startsWith(ctx.layout.root + path.sep)) {
-    const st = await lstatOrNull(ctx.fs, dir)
+    const st = removed.has(dir) ? null : await lstatOrNull(ctx.fs, dir)
     if (st !== null) break
     missing.unshift(path.relative(ctx.layout.root, dir).split(path.sep).join('/'))
     dir = path.dirname(dir)
   }
   return missing
+}
+
+/**
+ * A change's steps in commit order: every removal first, then every write, each in the order
+ * given, as git apply writes a patch. A file replaced by a directory of the same name (or the
+ * reverse, or a rename from foo to foo/bar) needs the old entry gone before the new one is
+ * written; steps on distinct paths do not care.
+ */
+export function inCommitOrder(steps: readonly CommitStep[]): CommitStep[] {
+  return [...steps.filter((s) => s.kind === 'remove'), ...steps.filter((s) => s.kind === 'write')]
+}
+
+/** The targets of the removal steps before step `index`. */
+function removedBefore(steps: readonly CommitStep[], index: number): ReadonlySet<string> {
+  const out = new Set<string>()
+  for (let i = 0; i < index; i++) {
+    const step = steps[i] as CommitStep
+    if (step.kind === 'remove') out.add(step.abs)
+  }
+  return out
+}
+
+/** Whether a strict ancestor of `abs` below `root` is in `removed`. */
+function removedAbove(abs: string, removed: ReadonlySet<string>, root: string): boolean {
+  if (removed.size === 0) return false
+  for (let dir = path.dirname(abs); dir.startsWith(root + path.sep); dir = path.dirname(dir))
+    if (removed.has(dir)) return true
+  return false
+}
+
+/** Whether some path in `removed` lies below the directory `abs`. */
+function removesInside(abs: string, removed: ReadonlySet<string>): boolean {
+  for (const r of removed) if (r.startsWith(abs + path.sep)) return true
+  return false
+}
+
+/**
+ * Removes the directory at a write's target that earlier removals emptied, and the empty
+ * directories inside it, deepest first. Anything else still in it fails the step (rolled back):
+ * it is someone else's, written since verification.
+ */
+async function clearEmptiedDir(ctx: TransactionContext, step: CommitStep): Promise<void> {
+  const { fs } = ctx
+  const clear = async (dir: string): Promise<void> => {
+    for (const name of await fs.readdir(dir)) {
+      const child = path.join(dir, name)
+      if ((await fs.lstat(child)).kind !== 'dir') {
+        throw changed(
+          step,
+          `is a directory that still holds ${path.relative(ctx.layout.root, child)}`,
+        )
+      }
+      await clear(child)
+    }
+    await fs.rmdir(dir)
+  }
+  await clear(step.abs)
 }
 
 /** Removes `dir` and its ancestors below `stopAt` while they are empty, as git apply does. */
@@ -434,7 +515,9 @@ async function pruneEmptyDirs(fs: JournalFs, dir: string, stopAt: string): Promi
     } catch (error) {
       // Not empty (or gone, or a mount point): it stays, as it should. Any other failure would
       // leave an empty directory the change removes, so it fails (and rolls back) the commit.
-      if (['ENOTEMPTY', 'EEXIST', 'ENOENT', 'EBUSY'].includes(errnoOf(error) ?? '')) break
+      // ENOTDIR: a later step wrote a file where the emptied directory stood.
+      if (['ENOTEMPTY', 'EEXIST', 'ENOENT', 'EBUSY', 'ENOTDIR'].includes(errnoOf(error) ?? ''))
+        break
       throw error
     }
     removed.push(current)

@@ -12,6 +12,7 @@ import { hashBytes } from '../hash.js'
 import { backupPath, txnDir } from './layout.js'
 import { currentState, describeCurrent, sameState } from './recover.js'
 import { isLinkState } from './symlink.js'
+import { inCommitOrder } from './transaction.js'
 import { verifyTransaction, type VerifyContext } from './verify.js'
 import type {
   CommitStep,
@@ -154,7 +155,7 @@ export async function planUndo(
   }
   return {
     undone: info.id,
-    steps,
+    steps: inCommitOrder(steps),
     summary: { kind: 'undo', undoes: info.id, files: manifest.summary.files.map(invert) },
     files,
   }

@@ -168,8 +168,12 @@ describe('blockingReads', () => {
     mismatch[5] = section(name(5), 'not there', 'x')
     const outside = mismatch.slice()
     outside[FILES - 10] = section('../outside.txt', 'b', 'B')
+    // Two creations of one path, in different batches: a duplicate in any format.
+    const creation =
+      'diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+x\n'
     const duplicate = mismatch.slice()
-    duplicate[FILES - 2] = section(name(3), 'b3', 'B3')
+    duplicate[2] = creation
+    duplicate[FILES - 2] = creation
     for (const engine of [blocking, awaiting]) {
       expect(await codeOf(engine.check(mismatch.join('')))).toBe('MATCH_NOT_FOUND')
       expect(await codeOf(engine.check(outside.join('')))).toBe('PATH_OUTSIDE_ROOT')
@@ -202,5 +206,20 @@ describe('blockingReads', () => {
     expect((await lstat(path.join(root, 'x'))).isSymbolicLink()).toBe(true)
     expect(await readlink(path.join(root, 'x'))).toBe('target.txt')
     expect(await readFile(path.join(root, name(FILES - 1)), 'utf8')).toBe(`a\nB${FILES - 1}\nc\n`)
+  })
+
+  it('applies a second section of one file, in another batch, to what the first left', async () => {
+    const root = await workspace()
+    const all = sections()
+    all[FILES - 2] = section(name(3), 'B3', 'C3')
+    const { blocking, awaiting } = engines2(root)
+    const checked = await awaiting.check(all.join(''))
+    const result = await blocking.apply(all.join(''))
+    expect(result.files).toEqual(checked.files)
+    // The two sections are one change to the file, reported once.
+    expect(result.files.filter((f) => f.path === name(3))).toHaveLength(1)
+    expect(result.files).toHaveLength(FILES - 1)
+    expect(await readFile(path.join(root, name(3)), 'utf8')).toBe('a\nC3\nc\n')
+    expect(await readFile(path.join(root, name(FILES - 2)), 'utf8')).toBe(`a\nb${FILES - 2}\nc\n`)
   })
 })

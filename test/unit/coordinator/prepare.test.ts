@@ -59,22 +59,20 @@ describe('checkDuplicates', () => {
     }
   })
 
-  it('allows a diff to delete a path and create it again (git type change, #8)', () => {
+  it('leaves a path named again as written to the sequence rules of a unified plan', () => {
     const del: ResolvedOp = {
       op: { kind: 'delete', path: 'f', patchLine: 1, hunks: [] },
       target: { input: 'f', rel: 'f', abs: '/ws/f' },
     }
-    expect(errorOf(() => checkDuplicates([del, add('f', 8)], false))).toBe(undefined)
-    // Creation first, or a Codex Add that overwrites, is still two changes to one path.
-    expect(
-      errorOf(() =>
-        checkDuplicates([add('f', 1), { ...del, op: { ...del.op, patchLine: 8 } }], false),
-      )?.code,
-    ).toBe('PATH_DUPLICATE')
-    const overwrite: ResolvedOp = {
-      ...add('f', 8),
-      op: { kind: 'add', path: 'f', patchLine: 8, content: '', overwrite: true },
+    expect(errorOf(() => checkDuplicates([del, add('f', 8)], false, true))).toBe(undefined)
+    expect(errorOf(() => checkDuplicates([add('f', 1), add('f', 8)], false, true))).toBe(undefined)
+    // Other formats name each path once.
+    expect(errorOf(() => checkDuplicates([del, add('f', 8)], false))?.code).toBe('PATH_DUPLICATE')
+    // Two spellings of one file stay two changes to it, even in a unified plan.
+    const viaLink: ResolvedOp = {
+      ...add('alias', 8),
+      target: { input: 'alias', rel: 'alias', abs: '/ws/f' },
     }
-    expect(errorOf(() => checkDuplicates([del, overwrite], false))?.code).toBe('PATH_DUPLICATE')
+    expect(errorOf(() => checkDuplicates([del, viaLink], false, true))?.code).toBe('PATH_DUPLICATE')
   })
 })
