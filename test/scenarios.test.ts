@@ -31,11 +31,15 @@ type Route = 'inline' | 'pool'
 const SCENARIOS = loadScenarios()
 const WORKER_FILE = fileURLToPath(new URL('../dist/workers/engine.worker.js', import.meta.url))
 const POOL_BUILT = existsSync(WORKER_FILE)
-/** Files that scenarios 602, 603 and 616 would create or touch outside the root if paths escaped. */
+/**
+ * Files that scenarios 602, 603, 616 and 641 would create or touch outside the root if paths
+ * escaped.
+ */
 const ESCAPE_PROBES = [
   '/tmp/patchloom-scenario-602-escape.txt',
   '/etc/patchloom-scenario-603-probe',
   '/etc/patchloom-scenario-616-absent',
+  '/tmp/patchloom-scenario-641-escape.txt',
 ]
 
 type Outcome = { ok: true; result: ApplyResult } | { ok: false; error: unknown }
