@@ -16,6 +16,12 @@ export const ERROR_CODES = {
     hint: 'Fix the header named by patchLine and resend the whole patch.',
     retryable: false,
   },
+  PARSE_INCONSISTENT_HEADER: {
+    meaning:
+      'Two lines of one git diff header contradict each other, so it is unclear which file or change is meant: a ---/+++ name that differs from the file a new file mode, deleted file mode, rename or copy line fixed; two of new file, deleted file, rename and copy; a /dev/null side without the file mode line that makes it one; a mode line that changes the file type. git apply refuses these too.',
+    hint: 'Decide which of the two lines named in the message is right and make the other agree (or regenerate the section with git diff), then resend the whole patch.',
+    retryable: false,
+  },
   PARSE_BAD_LINE: {
     meaning: 'A line inside a hunk does not start with a valid prefix for its format.',
     hint: 'Prefix every hunk line with " " (context), "-" (remove) or "+" (add).',

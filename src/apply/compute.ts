@@ -90,10 +90,15 @@ function newContent(job: ComputeInput, services: ComputeServices): Result<Conten
         const preimage = checkPreimage(source, op.binary, context)
         return preimage.ok ? ok(null) : preimage
       }
-      if (op.hunks.length === 0) return ok(null)
-      // A diff states the removed content; verify it, so a delete never removes a file that
-      // differs from what the patch author saw.
-      const left = applyLineHunks(job, source, op.hunks, 'near-line')
+      // A Codex Delete File states no content. A diff states the removed content; verify it, so
+      // a delete never removes a file that differs from what the patch author saw: git deletes
+      // an empty file with no hunk, and refuses that for a file with content.
+      if (op.hunks.length === 0 && (job.format !== 'unified' || source.length === 0))
+        return ok(null)
+      const left =
+        op.hunks.length === 0
+          ? ok({ bytes: source })
+          : applyLineHunks(job, source, op.hunks, 'near-line')
       if (!left.ok) return left
       if (left.value.bytes.length !== 0) {
         return fail(

@@ -6,9 +6,10 @@
 //
 // where the section is ASCII with no CR or NUL, P is printable with no space, quote or backslash,
 // the mode is a regular file's (100644 or 100755), every hunk's body uses up its stated counts
-// exactly and is followed by the next hunk or the section's end. For such a section the general
-// parser (unified.ts, unified-hunks.ts) has no choice to make and no leniency to apply: it reads
-// one update of P, locating near the stated lines, with these hunks and nothing else. Anything
+// exactly, holds a "-" or "+" line, and is followed by the next hunk or the section's end. For
+// such a section the general parser (unified.ts, unified-hunks.ts) has no choice to make and no
+// leniency to apply: it reads one update of P, locating near the stated lines, with these hunks
+// and nothing else (its header rules, D-129, all hold: one name, no mode line). Anything
 // else, or any doubt, answers null and the section goes to the general parser; so does a packed
 // section whose file cannot take the exact splice (unpackHunks, called by src/apply/compute.ts).
 // A property test holds unpackHunks to parseUnifiedDiff's own op for every section it accepts.
@@ -191,15 +192,20 @@ function scanHunk(
   let lines = 1
   let previous = -1 // start of the body line before q
   let last = -1
+  let changes = false
   while (oldSeen < oldCount || newSeen < newCount) {
     if (q >= end) return null
     const op = text.charCodeAt(q)
     if (op === SPACE) {
       oldSeen++
       newSeen++
-    } else if (op === MINUS) oldSeen++
-    else if (op === PLUS) newSeen++
-    else return null
+    } else if (op === MINUS) {
+      oldSeen++
+      changes = true
+    } else if (op === PLUS) {
+      newSeen++
+      changes = true
+    } else return null
     if (oldSeen > oldCount || newSeen > newCount) return null
     const eol = lineEnd(text, q, end)
     if (eol === -1) return null
@@ -208,7 +214,8 @@ function scanHunk(
     q = eol + 1
     lines++
   }
-  if (q === bodyFrom) return null // no body: an empty hunk is the general parser's to refuse
+  // No body, or only context lines: the general parser refuses such a hunk.
+  if (!changes) return null
   // A body ending in a "--- "/"+++ " pair may be the next file's header swallowed by miscounted
   // counts; the general parser decides that (unified-hunks.ts endsOnFileHeader).
   if (previous !== -1 && text.startsWith('--- ', previous) && text.startsWith('+++ ', last))

@@ -8,7 +8,8 @@
 // when the body disagrees with the counts is the hunk recounted, and only then do `--- `/`+++ `
 // pairs, `diff ` lines and a `-- ` signature end it. A non-empty line that starts with none of
 // ' ', '-', '+', '\' met while the counts still run is corrupt (PARSE_BAD_LINE, #8), unless it is
-// the next hunk or file (`@@`, `diff `, `Index: `) ending a miscounted hunk; see corruptLine.
+// the next hunk or file (`@@`, `diff `, `Index: `) ending a miscounted hunk; see corruptLine. A
+// hunk of context lines alone changes nothing and is refused, as git apply refuses it.
 //
 //   hunk      = "@@ -" a ["," b] " +" c ["," d] " @@" [section] NL { body-line }
 //   body-line = (" " | "-" | "+") text NL | "\" text NL          (\ No newline at end of file)
@@ -143,6 +144,20 @@ function parseHunk(
         'PARSE_EMPTY_HUNK',
         `The hunk for ${path} at patch line ${patchLine} has no lines.`,
         { hint: UNIFIED_EMPTY_HINT, path, patchLine },
+      ),
+    )
+  }
+  // A hunk of context lines alone changes nothing; git apply calls it a corrupt patch.
+  if (!body.some((line) => line.op !== ' ')) {
+    return fail(
+      errorData(
+        'PARSE_EMPTY_HUNK',
+        `The hunk for ${path} at patch line ${patchLine} changes nothing: it has only context lines.`,
+        {
+          hint: 'Give each hunk at least one "-" or "+" line, or leave the hunk out.',
+          path,
+          patchLine,
+        },
       ),
     )
   }

@@ -1,8 +1,8 @@
 // File names in unified diff headers: `diff --git` name pairs, `---`/`+++` names with their
 // timestamps (found at the end of a traditional header, as git finds them, #8), C-style
-// unquoting, the strip level, and `diff -N` epoch stamps. Also `clip`, how a header or patch line
-// is quoted back in an error message. Knows nothing of hunks or of which op a header becomes;
-// that is src/parse/unified.ts.
+// unquoting, the strip level, which file a traditional pair names, and `diff -N` epoch stamps as
+// git reads them. Also `clip`, how a header or patch line is quoted back in an error message.
+// Knows nothing of hunks or of which op a header becomes; that is src/parse/unified.ts.
 //
 //   name = /dev/null | unquoted text
 //        | C-quoted "..." (\t \n \" \\ \a \b \f \r \v, and \ooo octal bytes read as UTF-8;
@@ -12,12 +12,10 @@ import { fail, ok, type Result } from '../result.js'
 import { decodePatchBytes } from '../text/patch-bytes.js'
 
 export const DEV_NULL = '/dev/null'
-// The epoch in ctime form (diff -c era), in any time zone; the ISO form is checked exactly.
-const CTIME_EPOCH_RE = /(?:Jan\s+1|Dec\s+31) \d\d:\d\d:\d\d (?:1970|1969)/
-// An ISO stamp as `diff -u` writes it: date, time, optional fraction, optional zone (+HHMM or
-// +HH:MM, the colon form being what some tools and `date --rfc-3339` write).
-const ISO_STAMP_RE =
-  /^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?: ?([+-])(\d\d):?(\d\d))?(?:\s|$)/
+// The stamp git takes for `diff -N`'s epoch (hasEpochTimestamp): a day next to the epoch, a time
+// on a whole minute, and a zone ending the line.
+const EPOCH_STAMP_RE =
+  /^(1969-12-31|1970-01-01) ([0-2]\d):([0-5]\d):00(?:\.0+)? ([-+])([0-2]\d):?([0-5]\d)$/
 // A traditional header's trailing timestamp, found from the end of the line as git finds it: a
 // date ([YY]YY-MM-DD), then optionally a time (HH:MM:SS[.fraction]) and a zone (+HHMM or
 // +HH:MM), after a tab or after spaces (tools that write spaces, or whitespace damage).
@@ -165,28 +163,32 @@ export function stripPlainNames(
 }
 
 /**
- * True for a `diff -N` timestamp (leniency): the epoch marks a side whose file does not exist.
- * An ISO stamp must be the epoch instant in its own zone (`1969-12-31 16:00:00 -0800`,
- * `1970-01-01 05:30:00 +05:30`), as git checks it; without a zone it is read as UTC.
+ * The one file a traditional header pair names (both names real, strip level applied), as git
+ * picks it: the +++ name, unless the --- name is shorter and the +++ name starts with it, as in
+ * `diff -u f f.new` (f, not f.new). `--- f.orig` / `+++ f` names f either way.
  */
-export function isEpoch(stamp: string): boolean {
-  const iso = ISO_STAMP_RE.exec(stamp)
-  if (iso === null) return CTIME_EPOCH_RE.test(stamp)
-  const [, year, month, day, hour, minute, second, fraction, sign, zoneHours, zoneMinutes] = iso
-  if (fraction !== undefined && /[1-9]/.test(fraction)) return false
-  const local = Date.UTC(
-    Number(year),
-    Number(month) - 1,
-    Number(day),
-    Number(hour),
-    Number(minute),
-    Number(second),
-  )
-  const offsetMinutes =
-    sign === undefined
-      ? 0
-      : (sign === '-' ? -1 : 1) * (Number(zoneHours) * 60 + Number(zoneMinutes))
-  return local - offsetMinutes * 60_000 === 0
+export function traditionalName(oldName: string, newName: string): string {
+  return oldName.length < newName.length && newName.startsWith(oldName) ? oldName : newName
+}
+
+/**
+ * Whether a traditional `--- `/`+++ ` line (`rest`, the text after that prefix) carries the epoch
+ * timestamp `diff -N` writes for a file that does not exist, read exactly as git reads it: after
+ * the line's last TAB, the date 1969-12-31 or 1970-01-01, then hh:mm:00 (a fraction only of
+ * zeros), one space and a zone (+hhmm or +hh:mm) that ends the line, together naming the epoch
+ * instant in that zone (`1970-01-01 09:00:00 +0900`, `1969-12-31 16:00:00 -08:00`). Anything
+ * else (no zone, spaces instead of the TAB, a ctime date) is no epoch: such a side's file is
+ * then judged by whether it exists (unified.ts parsePlainSection).
+ */
+export function hasEpochTimestamp(rest: string): boolean {
+  const tab = rest.lastIndexOf('\t')
+  if (tab === -1) return false
+  const stamp = EPOCH_STAMP_RE.exec(rest.slice(tab + 1))
+  if (stamp === null) return false
+  const [, date, hour, minute, sign, zoneHours, zoneMinutes] = stamp
+  const zone = (sign === '-' ? -1 : 1) * (Number(zoneHours) * 60 + Number(zoneMinutes))
+  const epochMinutes = date === '1969-12-31' ? 24 * 60 : 0
+  return Number(hour) * 60 + Number(minute) - zone === epochMinutes
 }
 
 const SIMPLE_ESCAPES: Readonly<Record<string, number>> = {

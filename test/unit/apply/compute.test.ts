@@ -122,6 +122,17 @@ describe('computeFile', () => {
       diff: 'diff --git a/a.txt b/b.txt\nrename from a.txt\nrename to b.txt\n',
     })
   })
+
+  it("deletes by a diff's hunkless deletion only an empty file, as git does (#22)", () => {
+    // `deleted file mode` with no hunk is git's deletion of an empty file; git apply refuses it
+    // for a file with content ("removal patch leaves file contents"). A Codex Delete File states
+    // no content at all.
+    const op: FileOp = { kind: 'delete', path: 'f.txt', patchLine: 1, hunks: [] }
+    expect(compute('unified', op, utf8('')).after).toBeNull()
+    const refused = computeFile({ format: 'unified', op, source: utf8('x\n') })
+    expect(refused).toMatchObject({ ok: false, error: { code: 'MATCH_NOT_FOUND', path: 'f.txt' } })
+    expect(compute('codex', op, utf8('x\n')).after).toBeNull()
+  })
 })
 
 describe('computeFile with bytesOnly (history replay, #10)', () => {

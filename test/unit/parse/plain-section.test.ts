@@ -263,6 +263,11 @@ describe('scanPlainSection', () => {
       gitSection.replaceAll('src/api0/file2861.ts', 'src/api 0/file.ts'),
       gitSection.replace('--- a/', '--- b/'),
       gitSection + '-- \n2.39.5\n',
+      // A hunk of context lines alone, which the general parser refuses as git does (#22).
+      gitSection.replace(
+        '-export function f2861_0(input: number) {\n+export function f2861_0(input: number, options?: Options) {\n',
+        ' export function f2861_0(input: number) {\n',
+      ),
     ]
     for (const text of variants) expect(scanPlainSection(text, 0, text.length, 1)).toBeNull()
   })

@@ -940,9 +940,9 @@ describe('parseUnifiedDiff errors', () => {
     expect(
       parseError('diff --git a/f b/f\nnew file mode 100644\ndeleted file mode 100644\n'),
     ).toMatchObject({
-      code: 'PARSE_BAD_HEADER',
+      code: 'PARSE_INCONSISTENT_HEADER',
       path: 'f',
-      patchLine: 1,
+      patchLine: 3,
     })
     expect(
       parseError('diff --git a/f b/f\n--- /dev/null\n+++ /dev/null\n@@ -0,0 +0,0 @@\n+x\n'),
@@ -1007,6 +1007,8 @@ runParserContract('unified', parseUnifiedDiff, {
     'diff --git a/new b/new\nnew file mode 100644\nindex 0000000..e69de29\n',
     '--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+n\n\\ No newline at end of file\n',
     'diff --git a/b.bin b/b.bin\nnew file mode 100644\nGIT binary patch\nliteral 6\nNcmZQ%Vn|F%1^@zJ0V)6h\n\nliteral 0\nHcmV?d00001\n\n',
+    '--- missing.orig\n+++ missing\n@@ -0,0 +1 @@\n+a\n',
+    'diff --git a/e b/e\nnew file mode 100644\n--- /dev/null\n+++ b/e\n',
   ],
   invalid: [
     '--- a/f\nno plus line\n',
@@ -1014,6 +1016,9 @@ runParserContract('unified', parseUnifiedDiff, {
     '--- a/f\n+++ b/f\n@@ -1 +1 @@\n',
     'no diff here\n',
     'diff --git a/f b/f\nBinary files a/f and b/f differ\n',
+    'diff --git a/f b/f\nnew file mode 100644\n--- /dev/null\n+++ b/g\n@@ -0,0 +1 @@\n+1\n',
+    'diff --git a/1 b/2\nnew file mode 100644\ncopy from 1\ncopy to 2\n',
+    '--- a/f\n+++ b/f\n@@ -1 +1 @@\n f\n',
   ],
 })
 
@@ -1359,19 +1364,23 @@ describe('parseUnifiedDiff on traditional headers as git reads them (#8)', () =>
     expect(only(parsed(patch)).path).toBe('x 2024-03-01')
   })
 
-  it('reads the epoch of diff -N in the zone it is written in', () => {
-    const created = (stamp: string) =>
-      only(
+  it('reads the epoch of diff -N in the zone it is written in, after a tab, as git does (#22)', () => {
+    const created = (stamp: string) => {
+      const op = only(
         parsed(`--- a/n.txt${stamp}\n+++ b/n.txt\t2024-03-01 10:00:00 +0100\n@@ -0,0 +1 @@\n+n\n`),
-      ).kind
+      )
+      return op.kind === 'update' && op.createIfMissing === true ? 'add if missing' : op.kind
+    }
     expect(created('\t1970-01-01 00:00:00.000000000 +0000')).toBe('add')
     expect(created('\t1969-12-31 16:00:00.000000000 -0800')).toBe('add')
-    expect(created(' 1970-01-01 05:30:00 +05:30')).toBe('add')
-    expect(created('\t1970-01-01 00:00:00')).toBe('add')
-    expect(created('\tThu Jan  1 00:00:00 1970')).toBe('add')
-    // The same calendar day at another instant is a real (empty) file dated 1970.
-    expect(created('\t1970-01-01 10:00:00 +0000')).toBe('update')
-    expect(created('\t1970-01-01 00:00:00.5 +0000')).toBe('update')
+    expect(created('\t1970-01-01 05:30:00 +05:30')).toBe('add')
+    // No epoch to git (spaces before it, no zone, a ctime date, another instant): one hunk that
+    // only adds then creates the file if it is missing (test/unit/parse/unified-as-git.test.ts).
+    expect(created(' 1970-01-01 05:30:00 +05:30')).toBe('add if missing')
+    expect(created('\t1970-01-01 00:00:00')).toBe('add if missing')
+    expect(created('\tThu Jan  1 00:00:00 1970')).toBe('add if missing')
+    expect(created('\t1970-01-01 10:00:00 +0000')).toBe('add if missing')
+    expect(created('\t1970-01-01 00:00:00.5 +0000')).toBe('add if missing')
   })
 
   it('reads real diff -N output written in a zone west of UTC', () => {
