@@ -181,7 +181,7 @@ export async function readOp(
 
 export function checkState({ op, target, moveTo, from }: PreparedOp, format: PatchFormat): void {
   const where = (p: PreparedPath) => ({ path: p.resolved.rel, patchLine: op.patchLine })
-  checkNotBeyondSymlink(op, target, moveTo)
+  checkNotBeyondSymlink(op, target, moveTo, format)
   checkLinkType(op, op.kind === 'copy' && from !== undefined ? from : target)
   const notRegular = (p: PreparedPath) => {
     if (p.snap.kind === 'directory')
@@ -249,17 +249,23 @@ export function checkState({ op, target, moveTo, from }: PreparedOp, format: Pat
  * Adds, deletes and moves through a symlinked directory are refused, as git refuses a path
  * "beyond a symbolic link" (issue #8): deleting aliasdir/x.txt would otherwise act inside the
  * directory the link points to, and pruning it could remove that directory itself. Updating an
- * existing file there (its real path is inside the root) still works in every format; creating a
- * missing one through SEARCH/REPLACE or JSON edits is an add, and refused.
+ * existing file there (its real path is inside the root) still works in the other formats, but not
+ * in a unified diff, which git refuses there too; creating a missing one through SEARCH/REPLACE
+ * or JSON edits is an add, and refused.
  */
-function checkNotBeyondSymlink(op: FileOp, target: PreparedPath, moveTo?: PreparedPath): void {
+function checkNotBeyondSymlink(
+  op: FileOp,
+  target: PreparedPath,
+  moveTo: PreparedPath | undefined,
+  format: PatchFormat,
+): void {
   const creates = target.snap.kind === 'missing'
   const checked: PreparedPath[] =
     op.kind === 'add' || op.kind === 'delete' || op.kind === 'copy'
       ? [target]
       : op.kind === 'update' && moveTo !== undefined
         ? [target, moveTo]
-        : creates
+        : creates || format === 'unified'
           ? [target]
           : []
   for (const p of checked) {
@@ -272,7 +278,9 @@ function checkNotBeyondSymlink(op: FileOp, target: PreparedPath, moveTo?: Prepar
           ? 'deleted'
           : op.kind === 'update' && moveTo !== undefined
             ? 'moved'
-            : 'created'
+            : creates
+              ? 'created'
+              : 'patched by a unified diff'
     throw new EditError(
       'PATH_BEYOND_SYMLINK',
       `${p.resolved.rel} is beyond a symbolic link: ${dir} is a symlink, and a file is not ${what} through one.`,

@@ -58,9 +58,10 @@ function namedPaths(op: ResolvedOp): string[] {
 }
 
 /**
- * Ops that must be verified in one pass because they name a path another op names, or one above
- * or below it (a type change between file and directory): groups of op indices, each with two
- * or more ops. A plan without any (the usual case) is verified op by op as before.
+ * Ops that must be verified in one pass because they name a path another op (or the op itself,
+ * as a rename from foo/bar to foo does) names, or one above or below it (a type change between
+ * file and directory): groups of op indices. A plan without any (the usual case) is verified op
+ * by op as before.
  */
 export function sequenceGroups(ops: readonly ResolvedOp[], caseInsensitive: boolean): number[][] {
   const fold = (rel: string) => (caseInsensitive ? rel.normalize('NFC').toLowerCase() : rel)
@@ -68,6 +69,7 @@ export function sequenceGroups(ops: readonly ResolvedOp[], caseInsensitive: bool
   for (const op of ops) for (const rel of namedPaths(op)) named.add(fold(rel))
   const owner = new Map<string, number>()
   const parent = ops.map((_, i) => i)
+  const related = new Set<number>()
   const find = (i: number): number => {
     while (parent[i] !== i) i = parent[i] = parent[parent[i] as number] as number
     return i
@@ -83,7 +85,10 @@ export function sequenceGroups(ops: readonly ResolvedOp[], caseInsensitive: bool
       for (const key of keys) {
         const earlier = owner.get(key)
         if (earlier === undefined) owner.set(key, i)
-        else parent[find(i)] = find(earlier)
+        else {
+          parent[find(i)] = find(earlier)
+          related.add(i)
+        }
       }
     }
   })
@@ -94,7 +99,7 @@ export function sequenceGroups(ops: readonly ResolvedOp[], caseInsensitive: bool
     if (group === undefined) groups.set(root, [i])
     else group.push(i)
   })
-  return [...groups.values()].filter((g) => g.length > 1)
+  return [...groups.values()].filter((g) => g.length > 1 || related.has(g[0] as number))
 }
 
 type Entry =
@@ -295,9 +300,11 @@ export class PlanSequence {
       const owner = writers[writers.length - 1] as number
       for (const w of writers) if (w !== owner) role(w, { skipWrite: true })
       for (const r of this.#removers.get(key) ?? []) role(r, { skipRemove: true })
-      const disk = this.#disk.get(key)
-      if (disk !== undefined && (disk.snap.kind === 'file' || disk.snap.kind === 'symlink'))
-        role(owner, { replaces: disk.snap })
+      // The one step for this path replaces what stands on disk, whatever the earlier sections
+      // made of it: a file or link, or nothing (a directory the plan empties is cleared first).
+      const disk = this.#disk.get(key)?.snap
+      const onDisk = disk?.kind === 'file' || disk?.kind === 'symlink' ? disk : MISSING
+      role(owner, { replaces: onDisk })
       const p = this.#ops[owner] as PreparedOp
       const dest = writtenPath(p)
       if (dest !== undefined)

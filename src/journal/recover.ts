@@ -397,8 +397,9 @@ async function removeCreatedDirs(
     try {
       await fs.rmdir(abs)
     } catch (error) {
-      // ENOENT: never created, or already removed; ENOTEMPTY/EEXIST: someone uses it now.
-      if (['ENOTEMPTY', 'EEXIST'].includes(errnoOf(error) ?? '')) return
+      // ENOENT: never created, or already removed; ENOTEMPTY/EEXIST: someone uses it now;
+      // ENOTDIR: never created, since the file or link an earlier step removes still stands there.
+      if (['ENOTEMPTY', 'EEXIST', 'ENOTDIR'].includes(errnoOf(error) ?? '')) return
       if (errnoOf(error) !== 'ENOENT') throw error
     }
     dirs.removed.add(abs)

@@ -646,7 +646,8 @@ async function syncIfPresent(fs: JournalFs, dir: string): Promise<void> {
   try {
     await fs.syncDir(dir)
   } catch (error) {
-    if (errnoOf(error) !== 'ENOENT') throw error // pruned after a removal: nothing to sync
+    // Pruned after a removal, or replaced by a file a later step wrote: nothing to sync.
+    if (!['ENOENT', 'ENOTDIR'].includes(errnoOf(error) ?? '')) throw error
   }
 }
 

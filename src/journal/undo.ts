@@ -76,7 +76,13 @@ export async function planUndo(
   const dir = txnDir(layout, info.id, 'committed')
   const manifest = await verifyTransaction(ctx, info.id, 'committed')
   const changed: { path: string; now: string }[] = []
+  // A type change (foo -> foo/bar, or back) leaves the transaction's own entries where the other
+  // steps' paths were: below a file or link it wrote nothing of the old path stands, and a
+  // directory it made where a file was is its own.
+  const written = new Set(manifest.steps.filter((s) => s.after !== null).map((s) => s.path))
+  const madeDirs = new Set(manifest.steps.flatMap((s) => s.createdDirs))
   for (const step of manifest.steps) {
+    if (step.after === null && (belowAny(step.path, written) || madeDirs.has(step.path))) continue
     const current = await currentState(fs, path.join(layout.root, ...step.path.split('/'))).catch(
       (error: unknown) => {
         if (errnoOf(error) === undefined) throw error
@@ -177,4 +183,11 @@ function invert(file: TransactionFile): TransactionFile {
     default:
       return { path: file.path, op: file.op, ...swapped }
   }
+}
+
+/** Whether a strict ancestor of the '/'-separated `rel` is in `paths`. */
+function belowAny(rel: string, paths: ReadonlySet<string>): boolean {
+  for (let at = rel.indexOf('/'); at !== -1; at = rel.indexOf('/', at + 1))
+    if (paths.has(rel.slice(0, at))) return true
+  return false
 }

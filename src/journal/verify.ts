@@ -76,9 +76,13 @@ export async function verifyTransaction(
   // Steps share directories: each one is looked at once per verification, not once per step
   // under it (#9: a 57-step rollback made ~100 lstats per verification, most of them repeats).
   const seen = new Map<string, DirKind>()
+  // A file or link the transaction itself wrote or removed may stand where a path of another step
+  // needs a directory (a type change, foo -> foo/bar): a rollback, last step first, takes it away
+  // before it restores anything below it, and never writes through it (ensureDirs).
+  const stepPaths = new Set(manifest.steps.map((step) => step.path))
   for (const step of manifest.steps) {
     for (const rel of [step.path, ...step.createdDirs]) {
-      const problem = await pathProblem(ctx, rel, seen)
+      const problem = await pathProblem(ctx, rel, seen, stepPaths)
       if (problem !== undefined) throw refuse('JOURNAL_UNSAFE_PATH', `${rel} ${problem}`)
     }
   }
@@ -93,6 +97,7 @@ async function pathProblem(
   ctx: VerifyContext,
   rel: string,
   seen: Map<string, DirKind>,
+  stepPaths: ReadonlySet<string>,
 ): Promise<string | undefined> {
   const segments = rel.split('/')
   if (segments.some((s) => s.toLowerCase() === '.git')) return 'is inside a .git directory'
@@ -114,6 +119,8 @@ async function pathProblem(
       return `cannot be checked (${found.errno} on ${path.relative(ctx.layout.root, dir)})`
     }
     const kind = found.kind
+    const own = stepPaths.has(path.relative(ctx.layout.root, dir).split(path.sep).join('/'))
+    if (own && (kind === 'file' || kind === 'symlink')) break
     if (kind !== 'dir')
       return `goes through ${path.relative(ctx.layout.root, dir)}, which is a ${kind}, not a real directory`
   }
