@@ -262,7 +262,11 @@ class EditEngine implements InternalEngine {
       const baseline = wantDiagnostics
         ? await this.#diagnostics.baseline(ctx.rootReal, changes, warnings)
         : null
-      const steps = inCommitOrder(verified.flatMap((v) => commitStepsFor(ctx.rootReal, v)))
+      const planned = verified.flatMap((v) => commitStepsFor(ctx.rootReal, v))
+      // A unified diff commits as git writes it, removals first (a type change needs the old
+      // entry gone); the other formats keep their own order (Codex writes a move's destination
+      // before it removes the source).
+      const steps = planFormat === 'unified' ? inCommitOrder(planned) : planned
       const journal = await this.#journalFor()
       const transaction = await journal.commit(steps, summaryOf(files), warnings)
       const committed = transaction === undefined ? {} : { transaction }

@@ -192,12 +192,16 @@ export function readGitHeader(lines: readonly string[], start: number): Result<G
 }
 
 /**
- * The prefixes "diff --git" puts before its two names: a/ and b/, or any two different first
+ * The prefixes "diff --git" puts before its two names: a/ and b/ (also beside /dev/null), or any two different first
  * components before one name (i/f w/f, as diff.mnemonicPrefix writes). `--no-prefix` names keep
  * their first component (leniency: git would strip it).
  */
 function namePrefixes(oldHalf: string, newHalf: string): readonly [string, string] | null {
   if (oldHalf.startsWith('a/') && newHalf.startsWith('b/')) return ['a/', 'b/']
+  // Hand-written creations and deletions may put /dev/null on the diff --git line (git's own
+  // t4115 does); the other half's a/ or b/ is still a prefix, as git strips it.
+  if (oldHalf === '/dev/null' && newHalf.startsWith('b/')) return ['a/', 'b/']
+  if (newHalf === '/dev/null' && oldHalf.startsWith('a/')) return ['a/', 'b/']
   const oldSlash = oldHalf.indexOf('/')
   const newSlash = newHalf.indexOf('/')
   if (oldSlash <= 0 || newSlash <= 0) return null

@@ -89,8 +89,13 @@ describe('verification batches on worker threads', () => {
     mismatch[3] = section(name(3), 'not there', 'x')
     const outside = mismatch.slice()
     outside[12] = section('../outside.txt', 'b', 'B')
+    // Two creations of one path, in different batches (two sections of one file would apply in
+    // sequence, as git applies them).
+    const creation =
+      'diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+x\n'
     const duplicate = mismatch.slice()
-    duplicate[14] = section(name(2), 'b2', 'B2')
+    duplicate[1] = creation
+    duplicate[14] = creation
     for (const route of ['inline', 'pool'] as const) {
       const engine = engineFor(root)
       expect(await codeOf(engine.check(mismatch.join(''), { route }))).toBe('MATCH_NOT_FOUND')
