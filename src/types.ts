@@ -98,6 +98,11 @@ export interface DeleteOp {
   /** Unified diffs state the removed content; it is verified. Empty for Codex. */
   readonly hunks: readonly LineHunk[]
   readonly binary?: BinaryPatch
+  /**
+   * A git deletion that carries no data but a full `index` line (`Binary files a/x and /dev/null
+   * differ` under `index <full id>..000…`): the file must be exactly this blob, as git checks it.
+   */
+  readonly blobId?: string
   readonly modeBefore?: FileMode
 }
 

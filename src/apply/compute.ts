@@ -85,9 +85,10 @@ function newContent(job: ComputeInput, services: ComputeServices): Result<Conten
       })
     case 'delete': {
       if (source === null) return fail(notFound(op.path, op.patchLine))
-      if (op.binary !== undefined) {
+      if (op.binary !== undefined || op.blobId !== undefined) {
         const context = { path: op.path, patchLine: op.patchLine }
-        const preimage = checkPreimage(source, op.binary, context)
+        const stated = op.binary ?? (op.blobId === undefined ? {} : { oldId: op.blobId })
+        const preimage = checkPreimage(source, stated, context)
         return preimage.ok ? ok(null) : preimage
       }
       // A Codex Delete File states no content. A diff states the removed content; verify it, so

@@ -79,7 +79,7 @@ export function applyBinaryPatch(
  */
 export function checkPreimage(
   source: Uint8Array | null,
-  patch: BinaryPatch,
+  patch: Pick<BinaryPatch, 'oldId'>,
   context: BinaryPatchContext = {},
 ): Result<void> {
   const expected = patch.oldId

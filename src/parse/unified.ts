@@ -161,6 +161,7 @@ function parseGitSection(
   let index = header.next
   let hunks: LineHunk[] = []
   let binary: BinaryPatch | undefined
+  let blobId: string | undefined
   const line = lines[index] ?? ''
   if (line === 'GIT binary patch') {
     const binaryRead = parseGitBinarySection(lines, index, label)
@@ -171,7 +172,12 @@ function parseGitSection(
         : { ...binaryRead.value.patch, ...header.index }
     index = binaryRead.value.next
   } else if (isBinaryWithoutData(line)) {
-    return fail(binaryWithoutData(line, index, label))
+    // A deletion needs no data when the index line names the whole blob it removes: git deletes
+    // the file if it is that blob. Anything else without data cannot be applied.
+    const removes = header.kind === 'delete' ? fullOldId(header.index) : undefined
+    if (removes === undefined) return fail(binaryWithoutData(line, index, label))
+    blobId = removes
+    index++
   } else {
     // Hand-written diffs sometimes skip ---/+++ after `diff --git`; the names are known already.
     const hunkRead = parseHunks(lines, index, label, crEnded)
@@ -195,7 +201,15 @@ function parseGitSection(
       ),
     )
   }
-  return buildGitOp(header, hunks, binary, patchLine, index)
+  return buildGitOp(header, hunks, binary, patchLine, index, blobId)
+}
+
+/** The index line's old id when it is a full SHA-1 or SHA-256 and the new one is all zeros. */
+function fullOldId(
+  index: { readonly oldId: string; readonly newId: string } | undefined,
+): string | undefined {
+  if (index === undefined || !/^0+$/.test(index.newId)) return undefined
+  return index.oldId.length === 40 || index.oldId.length === 64 ? index.oldId : undefined
 }
 
 function buildGitOp(
@@ -204,6 +218,7 @@ function buildGitOp(
   binary: BinaryPatch | undefined,
   patchLine: number,
   next: number,
+  blobId?: string,
 ): Result<Section> {
   const withBinary = binary === undefined ? {} : { binary }
   const { oldName, newName, oldMode, newMode } = header
@@ -232,6 +247,7 @@ function buildGitOp(
       patchLine,
       hunks,
       ...withBinary,
+      ...(blobId === undefined ? {} : { blobId }),
       ...(oldMode === undefined ? {} : { modeBefore: oldMode }),
     }
     return ok({ op, next })
