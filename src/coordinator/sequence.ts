@@ -9,8 +9,9 @@
 // - a creation, or a rename's or copy's destination, may stand where the patch deletes or renames
 //   something away (before or after it), and where a directory stands whose files the patch all
 //   removes; a second creation of one path is PATH_DUPLICATE;
-// - the commit removes before it writes (results.ts orderSteps), and the last write of a path wins.
-// Refused where git's result would not be what the sections say (D-130): a deletion of a path an
+// - the commit removes before it writes (journal inCommitOrder), and the last write of a path
+//   wins: `roles` gives each path one step, from what is on disk to what the last section leaves.
+// Refused where git's result would not be what the sections say (D-132): a deletion of a path an
 // earlier section wrote (git would keep the written file), a rename of a path an earlier section
 // changed in place (git would keep the changed file too), a path below a symlink the patch writes
 // (git: "beyond a symbolic link"), and a file below a file the patch writes.
@@ -50,7 +51,7 @@ export function removedAncestorIn(
   }
 }
 
-/** The workspace-relative paths an op names, each with whether the op writes there. */
+/** The workspace-relative paths an op names: its file, a move's destination, a copy's source. */
 function namedPaths(op: ResolvedOp): string[] {
   return [op.target.rel, ...(op.moveTo === undefined ? [] : [op.moveTo.rel])].concat(
     op.from === undefined ? [] : [op.from.rel],

@@ -148,6 +148,20 @@ function exactCandidates(
   }))
 }
 
+/**
+ * 1-based line numbers of 0-based starts for a message. A one-line block such as `}` can match
+ * thousands of times; the answer to an agent stays small: the first MAX_AMBIGUOUS_LISTED lines,
+ * then how many more (and MAX_CANDIDATES candidates beside the message).
+ */
+function listedLines(starts: readonly number[]): string {
+  const listed = starts
+    .slice(0, MAX_AMBIGUOUS_LISTED)
+    .map((s) => s + 1)
+    .join(', ')
+  const more = starts.length - MAX_AMBIGUOUS_LISTED
+  return more > 0 ? `${listed} and ${more} more` : listed
+}
+
 function ambiguousError<T>(
   ctx: LocateContext,
   hunk: LineHunk,
@@ -155,18 +169,10 @@ function ambiguousError<T>(
   length: number,
   why: string,
 ): Result<T> {
-  // A one-line block such as `}` can match thousands of times; the answer to an agent stays
-  // small: the first MAX_AMBIGUOUS_LISTED lines in the message, MAX_CANDIDATES candidates.
-  const listed = starts
-    .slice(0, MAX_AMBIGUOUS_LISTED)
-    .map((s) => s + 1)
-    .join(', ')
-  const more =
-    starts.length > MAX_AMBIGUOUS_LISTED ? ` and ${starts.length - MAX_AMBIGUOUS_LISTED} more` : ''
   return fail(
     errorData(
       'MATCH_AMBIGUOUS',
-      `${capitalise(hunkName(hunk))} ${why} in ${ctx.path} at lines ${listed}${more}; add context to make it unique.`,
+      `${capitalise(hunkName(hunk))} ${why} in ${ctx.path} at lines ${listedLines(starts)}; add context to make it unique.`,
       {
         path: ctx.path,
         patchLine: hunk.patchLine,
@@ -482,18 +488,10 @@ function outsideScopeError<T>(
     if (!overlap.ok && overlap.error.code === 'MATCH_OVERLAP') return overlap
     const starts = elsewhere.starts
     const spills = starts.some((st) => readings.some((r) => st >= r.hint && st < r.end))
-    const listed = starts
-      .slice(0, MAX_AMBIGUOUS_LISTED)
-      .map((s) => s + 1)
-      .join(', ')
-    const more =
-      starts.length > MAX_AMBIGUOUS_LISTED
-        ? ` and ${starts.length - MAX_AMBIGUOUS_LISTED} more`
-        : ''
     return fail(
       errorData(
         'MATCH_NOT_FOUND',
-        `${capitalise(hunkName(hunk))} is not inside ${scopeWords} in ${ctx.path}: its lines ${spills ? 'match' : 'are outside that scope, matching'} ${PASS_WORDS[elsewhere.pass]} at ${starts.length === 1 ? 'line' : 'lines'} ${listed}${more}${spills ? ', but it would change lines past the end of the scope' : ''}.`,
+        `${capitalise(hunkName(hunk))} is not inside ${scopeWords} in ${ctx.path}: its lines ${spills ? 'match' : 'are outside that scope, matching'} ${PASS_WORDS[elsewhere.pass]} at ${starts.length === 1 ? 'line' : 'lines'} ${listedLines(starts)}${spills ? ', but it would change lines past the end of the scope' : ''}.`,
         {
           path: ctx.path,
           patchLine: hunk.patchLine,
@@ -753,15 +751,7 @@ function notAnchoredError<T>(
         : anchors.end
           ? 'has no trailing context, so it must end the file'
           : 'has no leading context and states line 1, so it must start the file'
-    const listed = starts
-      .slice(0, MAX_AMBIGUOUS_LISTED)
-      .map((s) => s + 1)
-      .join(', ')
-    const more =
-      starts.length > MAX_AMBIGUOUS_LISTED
-        ? ` and ${starts.length - MAX_AMBIGUOUS_LISTED} more`
-        : ''
-    const where = starts.length === 1 ? `line ${listed}` : `lines ${listed}${more}`
+    const where = `${starts.length === 1 ? 'line' : 'lines'} ${listedLines(starts)}`
     message = `${name} ${lacks} (${total} lines in ${ctx.path}), but its lines are at ${where}.`
   }
   return fail(
