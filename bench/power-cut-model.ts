@@ -101,6 +101,22 @@ export const LINK_FIXTURE: PowerCutFixture = {
   ],
 }
 
+/**
+ * CI-sized type changes (#22): a file replaced by a directory of the same name, and a directory
+ * (two files deep) replaced by a file, in the order a unified diff commits them: removals first.
+ */
+export const TYPE_CHANGE_FIXTURE: PowerCutFixture = {
+  files: { foo: 'one\n', 'd/x': 'x\n', 'd/deep/y': 'y\n', 'keep.txt': 'kept\n' },
+  journalExists: true,
+  changes: [
+    { kind: 'remove', path: 'foo' },
+    { kind: 'remove', path: 'd/x' },
+    { kind: 'remove', path: 'd/deep/y' },
+    { kind: 'write', path: 'foo/bar', text: 'inside\n' },
+    { kind: 'write', path: 'd', text: 'now a file\n' },
+  ],
+}
+
 // ---- The filesystem model -------------------------------------------------------------------
 
 interface Inode {

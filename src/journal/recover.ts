@@ -98,6 +98,15 @@ export async function rollBack(
         continue
       }
       const current = await currentState(fs, abs)
+      // A write of a file where a directory stood (a type change: its files are removed by the
+      // earlier steps) that finds the directory still there never took its place.
+      const notReplaced =
+        step.before === null &&
+        current !== null &&
+        'other' in current &&
+        current.other === 'a directory' &&
+        removesBelow(manifest, step.path)
+      if (notReplaced) continue
       if (sameState(current, step.before)) {
         // A recovery killed between removing a new file and removing the directories made for it
         // leaves them behind; removing them again is a no-op when they are already gone.
@@ -156,6 +165,11 @@ export async function rollBack(
     }
   }
   return { conflicts, warnings }
+}
+
+/** Whether a step of the manifest removes a path below `rel` ('/'-separated). */
+function removesBelow(manifest: Manifest, rel: string): boolean {
+  return manifest.steps.some((s) => s.after === null && s.path.startsWith(`${rel}/`))
 }
 
 /** What rollBack fsyncs at the end, and the directories it removed (never synced themselves). */

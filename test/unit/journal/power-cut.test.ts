@@ -9,6 +9,7 @@ import {
   checkPowerCuts,
   LINK_FIXTURE,
   SMALL_FIXTURE,
+  TYPE_CHANGE_FIXTURE,
   type SyncPolicy,
 } from '../../../bench/power-cut-model.js'
 
@@ -123,5 +124,21 @@ describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () =
     expect(report.commitWarnings.map((w) => w.code)).toEqual(['journal.not-durable'])
     expect(report.promisedDurable).toBe(false)
     expect(report.outcomes.before).toBeGreaterThan(0)
+  })
+
+  // Type changes (#22): a file replaced by a directory and a directory by a file commit through
+  // directories made where a removed file stood and a directory cleared after its removals.
+  it('keeps a commit that changes a file into a directory and back whole in every state with full, its recovery cut too (#22)', async () => {
+    const report = await checkPowerCuts({
+      fixture: TYPE_CHANGE_FIXTURE,
+      durability: 'full',
+      recoveryCuts: 2,
+      stopAfter: 1,
+    })
+    expect(report.vulnerable).toEqual([])
+    expect(report.recovery.vulnerable).toEqual([])
+    expect(report.outcomes.before).toBeGreaterThan(0)
+    expect(report.outcomes.after).toBeGreaterThan(0)
+    expect(report.conflicts).toBe(0)
   })
 })
