@@ -140,5 +140,13 @@ describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () =
     expect(report.outcomes.before).toBeGreaterThan(0)
     expect(report.outcomes.after).toBeGreaterThan(0)
     expect(report.conflicts).toBe(0)
+    // Weakened the same way as above, the type change is caught too.
+    const weakened = await checkPowerCuts({
+      fixture: TYPE_CHANGE_FIXTURE,
+      durability: 'full',
+      syncPolicy: (dir) => (dir.startsWith('.patchloom') ? 'sync' : 'skip'),
+      stopAfter: 1,
+    })
+    expect(weakened.vulnerable.length).toBeGreaterThan(0)
   })
 })
