@@ -117,6 +117,12 @@ export const ERROR_CODES = {
     hint: 'Regenerate the patch from the current tree; move or copy a symlink without changes, and edit the file it points to by its own path.',
     retryable: false,
   },
+  FILE_SUBMODULE: {
+    meaning:
+      'A unified diff creates, changes or deletes a submodule (mode 160000); patchloom changes files and symlinks, not submodules (git apply would make an empty directory for a new one).',
+    hint: 'Leave submodules out of the patch (git diff --ignore-submodules) and update them with git submodule.',
+    retryable: false,
+  },
   FILE_NOT_REGULAR: {
     meaning:
       'The path names a FIFO, socket or device node; it is never opened, for reading or writing.',

@@ -181,6 +181,7 @@ export async function readOp(
 
 export function checkState({ op, target, moveTo, from }: PreparedOp, format: PatchFormat): void {
   const where = (p: PreparedPath) => ({ path: p.resolved.rel, patchLine: op.patchLine })
+  checkNotSubmodule(op)
   checkNotBeyondSymlink(op, target, moveTo, format)
   checkLinkType(op, op.kind === 'copy' && from !== undefined ? from : target)
   const notRegular = (p: PreparedPath) => {
@@ -288,6 +289,22 @@ function checkNotBeyondSymlink(
     )
   }
 }
+
+/** A git mode of 160000 is a submodule's commit id, which no file holds (FILE_SUBMODULE). */
+function checkNotSubmodule(op: FileOp): void {
+  if (op.kind === 'edits') return
+  const modes = [op.kind === 'delete' || op.kind === 'update' ? op.modeBefore : undefined]
+  if (op.kind !== 'delete') modes.push(op.modeAfter)
+  if (!modes.includes(GITLINK_MODE)) return
+  const what = op.kind === 'add' ? 'creates' : op.kind === 'delete' ? 'deletes' : 'changes'
+  throw new EditError(
+    'FILE_SUBMODULE',
+    `The patch ${what} ${op.path} as a submodule (mode ${GITLINK_MODE}); patchloom changes files and symlinks, not submodules.`,
+    { path: op.path, patchLine: op.patchLine },
+  )
+}
+
+const GITLINK_MODE = '160000'
 
 /**
  * A link must be what the patch says it is (git apply's "wrong type"): a stated mode 120000 on a
