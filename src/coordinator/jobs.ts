@@ -10,7 +10,7 @@ import type { FileOp } from '../types.js'
 // Result (#8; a separate bump, so a worker built at 2 is never taken for one that replies so).
 // 4: one verify job, where the worker reads its own files, replaces the parse and compute jobs (#9).
 // 5: a unified batch's sections that name one path are verified in sequence, and a prepared op
-// carries the commit role the sequence gave it (skipWrite, skipRemove, replaces; #22): a worker
+// carries the commit role the sequence gave it (skipWrite, skipRemove, replaces; D-132): a worker
 // built before would verify them apart, and the commit would write each.
 export const JOB_PROTOCOL = 5
 

@@ -104,8 +104,8 @@ function groupsOf(
   }
   ops.forEach((op, i) => {
     for (const rel of namedPaths(op)) {
-      const keys = [fold(rel)]
       const folded = fold(rel)
+      const keys = [folded]
       for (let at = folded.indexOf('/'); at !== -1; at = folded.indexOf('/', at + 1)) {
         const ancestor = folded.slice(0, at)
         if (named.has(ancestor)) keys.push(ancestor)
@@ -133,7 +133,6 @@ function groupsOf(
 type Entry =
   | {
       readonly kind: 'written'
-      readonly by: number
       readonly patchLine: number
       readonly snap: Snapshot
       /** Written by an update in place or a creation, not as a rename's or copy's destination. */
@@ -141,7 +140,6 @@ type Entry =
     }
   | {
       readonly kind: 'removed'
-      readonly by: number
       readonly patchLine: number
       readonly how: string
     }
@@ -288,7 +286,6 @@ export class PlanSequence {
       const key = this.#key(source)
       this.#table.set(key, {
         kind: 'removed',
-        by: i,
         patchLine: line,
         how: op.kind === 'delete' ? 'deleted' : 'renamed away',
       })
@@ -307,7 +304,6 @@ export class PlanSequence {
     const key = this.#key(dest)
     this.#table.set(key, {
       kind: 'written',
-      by: i,
       patchLine: line,
       snap,
       inPlace: op.kind === 'add' || (op.kind === 'update' && op.moveTo === undefined),
