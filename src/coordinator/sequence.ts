@@ -42,13 +42,15 @@ export function removedAncestorIn(
   removed: ReadonlySet<string>,
 ): ((rel: string) => string | undefined) | undefined {
   if (removed.size === 0) return undefined
-  return (rel) => {
-    for (let at = rel.indexOf('/'); at !== -1; at = rel.indexOf('/', at + 1)) {
-      const ancestor = rel.slice(0, at)
-      if (removed.has(ancestor)) return ancestor
-    }
-    return undefined
-  }
+  return (rel) => ancestorsOf(rel).find((ancestor) => removed.has(ancestor))
+}
+
+/** The strict ancestors of a '/'-separated relative path, outermost first: a/b/c -> a, a/b. */
+function ancestorsOf(rel: string): string[] {
+  const out: string[] = []
+  for (let at = rel.indexOf('/'); at !== -1; at = rel.indexOf('/', at + 1))
+    out.push(rel.slice(0, at))
+  return out
 }
 
 /** The workspace-relative paths an op names: its file, a move's destination, a copy's source. */
@@ -82,8 +84,7 @@ export function sequenceGroups(ops: readonly ResolvedOp[], caseInsensitive: bool
   }
   for (const key of named) {
     if (related) break
-    for (let at = key.indexOf('/'); at !== -1 && !related; at = key.indexOf('/', at + 1))
-      related = named.has(key.slice(0, at))
+    related = ancestorsOf(key).some((ancestor) => named.has(ancestor))
   }
   if (!related) return []
   return groupsOf(ops, fold, named)
@@ -105,11 +106,7 @@ function groupsOf(
   ops.forEach((op, i) => {
     for (const rel of namedPaths(op)) {
       const folded = fold(rel)
-      const keys = [folded]
-      for (let at = folded.indexOf('/'); at !== -1; at = folded.indexOf('/', at + 1)) {
-        const ancestor = folded.slice(0, at)
-        if (named.has(ancestor)) keys.push(ancestor)
-      }
+      const keys = [folded, ...ancestorsOf(folded).filter((ancestor) => named.has(ancestor))]
       for (const key of keys) {
         const earlier = owner.get(key)
         if (earlier === undefined) owner.set(key, i)
@@ -339,8 +336,8 @@ export class PlanSequence {
         })
     }
     for (const file of finalFiles.values()) {
-      for (let at = file.rel.indexOf('/'); at !== -1; at = file.rel.indexOf('/', at + 1)) {
-        const above = finalFiles.get(file.rel.slice(0, at))
+      for (const ancestor of ancestorsOf(file.rel)) {
+        const above = finalFiles.get(ancestor)
         if (above === undefined) continue
         const error = new EditError(
           'PATH_INVALID',
@@ -355,8 +352,7 @@ export class PlanSequence {
 
   #checkNotBelowLink(p: PreparedPath, patchLine: number): void {
     const rel = p.resolved.rel
-    for (let at = rel.indexOf('/'); at !== -1; at = rel.indexOf('/', at + 1)) {
-      const dir = rel.slice(0, at)
+    for (const dir of ancestorsOf(rel)) {
       const by = this.#linkWrites.get(dir)
       if (by === undefined) continue
       throw new EditError(

@@ -168,7 +168,10 @@ export async function verifyOps(
     settings.caseInsensitive,
     fs,
   )
-  const computed = new Map<number, { p: PreparedOp; computed: ComputedFile }>()
+  const computed = new Map<
+    number,
+    { p: PreparedOp; computed: ComputedFile; afterHash: string | null }
+  >()
   for (const [k, i] of readIndices.entries()) {
     const r = resolved[i] as ResolvedOp
     let p: PreparedOp
@@ -182,15 +185,16 @@ export async function verifyOps(
     try {
       const result = computeOp(p, settings)
       const after = result.after
+      const afterHash = after === null ? null : hashBytes(after)
       sequence.record(k, p, {
         after,
-        afterHash: after === null ? null : hashBytes(after),
+        afterHash,
         permissions: permissionsFor(
           (p.op.kind === 'copy' ? p.from : p.target)?.snap.permissions,
           p.op.kind === 'edits' || p.op.kind === 'delete' ? undefined : p.op.modeAfter,
         ),
       })
-      computed.set(k, { p, computed: result })
+      computed.set(k, { p, computed: result, afterHash })
     } catch (error) {
       fail(i, 'compute', error, r)
     }
@@ -204,7 +208,7 @@ export async function verifyOps(
       continue
     }
     const p: PreparedOp = { ...done.p, ...roles.get(k) }
-    outcomes[i] = { ok: true, verified: verifiedOp(p, done.computed, settings) }
+    outcomes[i] = { ok: true, verified: verifiedOp(p, done.computed, settings, done.afterHash) }
   }
   return outcomes as OpOutcome[]
 }
@@ -216,7 +220,12 @@ function computeOp(p: PreparedOp, settings: VerifySettings): ComputedFile {
   return computed
 }
 
-function verifiedOp(p: PreparedOp, computed: ComputedFile, settings: VerifySettings): VerifiedOp {
+function verifiedOp(
+  p: PreparedOp,
+  computed: ComputedFile,
+  settings: VerifySettings,
+  afterHash = computed.after === null ? null : hashBytes(computed.after),
+): VerifiedOp {
   const after = computed.after
   // What the path holds now: for a sequenced op, what stands on disk, which its step replaces.
   const before = p.replaces === undefined ? p.target.snap.bytes : p.replaces.bytes
@@ -224,7 +233,7 @@ function verifiedOp(p: PreparedOp, computed: ComputedFile, settings: VerifySetti
   return {
     prepared: settings.keepBefore ? p : withoutBytes(p),
     computed: keepAfter ? computed : { ...computed, after: DROPPED_AFTER },
-    afterHash: after === null ? null : hashBytes(after),
+    afterHash,
     afterSize: after === null ? null : after.length,
     sameBytes: before !== null && after !== null && equalBytes(before, after),
   }
