@@ -24,6 +24,7 @@ import { nodeJournalFs, type JournalFs } from '../../../src/journal/fs.js'
 import { hashBytes } from '../../../src/hash.js'
 import { Journal, type JournalOptions } from '../../../src/journal/journal.js'
 import { layoutFor } from '../../../src/journal/layout.js'
+import { SYMLINK_PERMISSIONS } from '../../../src/journal/symlink.js'
 import type { RecoveryContext } from '../../../src/journal/recover.js'
 import { fixedKeyTrust, type JournalTrust } from '../../../src/journal/trust.js'
 import type {
@@ -111,6 +112,24 @@ export async function writeStep(
     before,
   }
 }
+
+/** The journal's state of a symlink whose target string is `target`. */
+export const linkState = (target: string): FileState => ({
+  hash: hashBytes(enc(target)),
+  permissions: SYMLINK_PERMISSIONS,
+  kind: 'symlink',
+})
+
+/** A write that creates the symlink `rel` -> `target` where nothing stands. */
+export const writeLink = (root: string, rel: string, target: string): CommitStep => ({
+  kind: 'write',
+  abs: path.join(root, rel),
+  rel,
+  bytes: enc(target),
+  permissions: SYMLINK_PERMISSIONS,
+  symlink: true,
+  before: null,
+})
 
 /** A removal of `rel`, expecting the file as it is on disk now. */
 export async function removeStep(root: string, rel: string): Promise<CommitStep> {

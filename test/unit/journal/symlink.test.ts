@@ -12,26 +12,21 @@ import {
   MANIFEST_VERSION,
   type Manifest,
 } from '../../../src/journal/manifest.js'
-import { SYMLINK_PERMISSIONS } from '../../../src/journal/symlink.js'
 import type { CommitStep, FileState } from '../../../src/journal/types.js'
 import {
   editError,
   enc,
   FAULT_METHODS,
   journalFor,
+  linkState,
   recordingFs,
   summaryOf,
   tempWorkspace,
   treeState,
+  writeLink,
   type FsMethod,
 } from './fixtures.js'
 import { journalEntries } from '../../helpers/tree.js'
-
-const linkState = (target: string): FileState => ({
-  hash: hashBytes(enc(target)),
-  permissions: SYMLINK_PERMISSIONS,
-  kind: 'symlink',
-})
 
 async function entry(abs: string): Promise<{ link: string } | { text: string } | null> {
   const st = await lstat(abs).catch(() => null)
@@ -53,16 +48,6 @@ const removeLink = (root: string): CommitStep => ({
   abs: path.join(root, 'alias.txt'),
   rel: 'alias.txt',
   before: linkState('real.txt'),
-})
-
-const writeLink = (root: string, rel: string, target: string): CommitStep => ({
-  kind: 'write',
-  abs: path.join(root, rel),
-  rel,
-  bytes: enc(target),
-  permissions: SYMLINK_PERMISSIONS,
-  symlink: true,
-  before: null,
 })
 
 describe('journal symlink steps (#8)', () => {

@@ -6,10 +6,8 @@
 import { mkdir, symlink } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { hashBytes } from '../../../src/hash.js'
 import { newTransactionId } from '../../../src/journal/manifest.js'
 import { recoverAll } from '../../../src/journal/recover.js'
-import { SYMLINK_PERMISSIONS } from '../../../src/journal/symlink.js'
 import { inCommitOrder, runTransaction } from '../../../src/journal/transaction.js'
 import type { CommitStep } from '../../../src/journal/types.js'
 import { journalEntries } from '../../helpers/tree.js'
@@ -17,12 +15,14 @@ import {
   contextFor,
   enc,
   journalFor,
+  linkState,
   recordingFs,
   removeStep,
   summaryOf,
   tempWorkspace,
   treeState,
   writeFiles,
+  writeLink,
   writeStep,
   type FsCall,
 } from './fixtures.js'
@@ -33,16 +33,6 @@ interface Case {
   readonly steps: (root: string) => Promise<CommitStep[]>
   readonly after: readonly string[]
 }
-
-const linkStep = (root: string, rel: string, target: string): CommitStep => ({
-  kind: 'write',
-  abs: path.join(root, rel),
-  rel,
-  bytes: enc(target),
-  permissions: SYMLINK_PERMISSIONS,
-  symlink: true,
-  before: null,
-})
 
 const CASES: readonly Case[] = [
   {
@@ -85,7 +75,7 @@ const CASES: readonly Case[] = [
         kind: 'remove',
         abs: path.join(root, 'link'),
         rel: 'link',
-        before: { hash: hashBytes(enc('real')), permissions: SYMLINK_PERMISSIONS, kind: 'symlink' },
+        before: linkState('real'),
       },
     ],
     after: ['link', 'link/Makefile', 'real', 'real/Makefile'],
@@ -93,7 +83,7 @@ const CASES: readonly Case[] = [
   {
     name: 'a directory replaced by a symlink',
     setup: (root) => writeFiles(root, { 'd/x': 'd\n', 'real/x': 'r\n' }),
-    steps: async (root) => [linkStep(root, 'd', 'real'), await removeStep(root, 'd/x')],
+    steps: async (root) => [writeLink(root, 'd', 'real'), await removeStep(root, 'd/x')],
     after: ['d', 'real', 'real/x'],
   },
   {
