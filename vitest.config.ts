@@ -48,7 +48,7 @@ export default defineConfig(({ mode }) => {
         },
         {
           test: {
-            name: 'pool',
+            name: 'threads',
             include: ['test/scenarios.test.ts', 'test/fuzz/engine.test.ts'],
             env: {
               PATCHLOOM_TEST_ROUTES: 'pool',

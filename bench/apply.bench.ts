@@ -14,7 +14,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Bench } from 'tinybench'
 // The internal engine: its requests take `route` (inline vs worker threads), which this bench compares.
-import { createEngineWithInternals, type InternalEngine } from '../src/coordinator/engine.js'
+import { createEngineWithInternals, type InternalEngine } from '../src/engine/engine.js'
 import { snapshotCli } from './cli-snapshot.js'
 import {
   codexFromChanges,

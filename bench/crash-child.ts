@@ -9,9 +9,9 @@
 import { writeSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { createEngineWithInternals } from '../src/coordinator/engine.js'
+import { createEngineWithInternals } from '../src/engine/engine.js'
 import { nodeJournalFs, type JournalFs } from '../src/journal/fs.js'
-import type { Durability, JournalPoint } from '../src/journal/types.js'
+import type { Durability, JournalPoint } from '../src/journal/records.js'
 
 /** Where the child kills itself: at a journal point, or after its nth journal filesystem call. */
 export type Kill =

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Durability } from '../src/journal/types.js'
+import type { Durability } from '../src/journal/records.js'
 import {
   calibrate,
   callPlans,

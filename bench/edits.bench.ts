@@ -26,9 +26,9 @@ import { pathToFileURL } from 'node:url'
 import { Bench } from 'tinybench'
 import { computeFile } from '../src/apply/compute.js'
 // The internal engine: its requests take `route: 'inline'`, which a baseline build's pool needs.
-import { createEngineWithInternals, type InternalEngine } from '../src/coordinator/engine.js'
+import { createEngineWithInternals, type InternalEngine } from '../src/engine/engine.js'
 import { parseEditsJson } from '../src/parse/edits.js'
-import type { EngineOptions } from '../src/coordinator/engine-types.js'
+import type { EngineOptions } from '../src/engine/api.js'
 import type { FormatOption } from '../src/types.js'
 import {
   codexFromChanges,

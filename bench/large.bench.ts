@@ -22,13 +22,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { DEFAULT_LIMITS } from '../src/config.js'
+import { DEFAULT_LIMITS } from '../src/engine/config.js'
 // The internal engine: its requests take `route`, whose choices this bench times.
 import {
   createEngineWithInternals,
   type InternalApplyOptions,
   type InternalEngine,
-} from '../src/coordinator/engine.js'
+} from '../src/engine/engine.js'
 import type { ApplyResult, LimitOptions, Logger } from '../src/index.js'
 import {
   changedTexts,

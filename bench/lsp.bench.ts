@@ -19,7 +19,7 @@ import type { LspClient, PoolStatus } from '../src/lsp/client-types.js'
 import { resolveCommand } from '../src/lsp/find-executable.js'
 import { createSession, LspSession } from '../src/lsp/session.js'
 import type { RawDiagnostic } from '../src/lsp/session-types.js'
-import type { DiagnosticsReport } from '../src/lsp/types.js'
+import type { DiagnosticsReport } from '../src/lsp/reports.js'
 import { createEngine, type Engine } from '../src/index.js'
 import {
   generateLspProject,

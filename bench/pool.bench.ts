@@ -1,4 +1,4 @@
-// Decides the inline-vs-pool thresholds in src/coordinator/route.ts: verifies (dry run) the same
+// Decides the inline-vs-pool thresholds in src/engine/route.ts: verifies (dry run) the same
 // seeded patch with route 'inline' and route 'pool' across request sizes, and prints the median
 // latency of each and their ratio. Where pool/inline drops below 1, the pool pays for itself.
 // Run: npm run build && node dist/bench/pool.bench.js   (see bench/RESULTS.md)
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Bench } from 'tinybench'
 // The internal engine: its requests take `route`, which this bench compares.
-import { createEngineWithInternals } from '../src/coordinator/engine.js'
+import { createEngineWithInternals } from '../src/engine/engine.js'
 import { codexPatch, generateWorkspace, writeWorkspace, type Size } from './generate.js'
 import { loadLine, machineLine } from './report.js'
 

@@ -50,7 +50,7 @@ import { nodeJournalFs, type JournalFs } from '../src/journal/fs.js'
 import { hashBytes } from '../src/hash.js'
 import { Journal } from '../src/journal/journal.js'
 import { SYMLINK_PERMISSIONS } from '../src/journal/symlink.js'
-import type { CommitStep, Durability, FileState } from '../src/journal/types.js'
+import type { CommitStep, Durability, FileState } from '../src/journal/records.js'
 import type { Warning } from '../src/types.js'
 import { prng } from './generate.js'
 

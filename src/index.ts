@@ -1,6 +1,6 @@
 // patchloom's public API. This list is the contract: anything not exported here is internal
 // (the parser's plan, Result, the route option; #11, D-108).
-export { createEngine } from './coordinator/engine.js'
+export { createEngine } from './engine/engine.js'
 export type {
   ApplyOptions,
   ApprovalRequest,
@@ -13,7 +13,7 @@ export type {
   LanguageServerOptions,
   LimitOptions,
   WorkerOptions,
-} from './coordinator/engine-types.js'
+} from './engine/api.js'
 export type {
   Durability,
   JournalConflict,
@@ -22,7 +22,7 @@ export type {
   TransactionInfo,
   TransactionStatus,
   UndoResult,
-} from './journal/types.js'
+} from './journal/records.js'
 export type {
   DiagnosticSeverity,
   DiagnosticsOptions,
@@ -31,8 +31,8 @@ export type {
   ServerReport,
   ServerState,
   SettleSignal,
-} from './lsp/types.js'
-export { parsePatch } from './coordinator/parse-patch.js'
+} from './lsp/reports.js'
+export { parsePatch } from './engine/parse-patch.js'
 export { detectFormat } from './parse/index.js'
 export type { PatchFileSummary, PatchSummary } from './parse/summary.js'
 export { replay } from './replay/replay.js'

@@ -3,7 +3,7 @@
 //
 // Positions: `...Line` is 1-based for humans (patchLine, fileLine, startLine); `start`/`index`
 // are 0-based array positions.
-import type { DiagnosticsReport } from './lsp/types.js'
+import type { DiagnosticsReport } from './lsp/reports.js'
 import type { WarningCode } from './warnings.js'
 
 export type PatchFormat = 'codex' | 'unified' | 'search-replace' | 'edits'
@@ -243,7 +243,7 @@ export interface Warning {
 /**
  * What computing one file's new content needs. `source` is the current content of the file the op
  * reads: op.path for update/delete/edits and for add (to report an overwrite), op.from for copy;
- * null when it does not exist. A verification worker builds it from the files it reads (src/coordinator/verify.ts).
+ * null when it does not exist. A verification worker builds it from the files it reads (src/engine/verify.ts).
  */
 export interface ComputeInput {
   readonly format: PatchFormat

@@ -1,13 +1,13 @@
 // Piscina task module: `verify` resolves, reads and verifies a batch of ops against the files
 // themselves (#9: the worker reads its own files with synchronous calls instead of being sent
 // copies), parsing them first when it is given a run of a git diff's text
-// (src/coordinator/verify-job.ts, which the calling thread also runs for blockingReads). Jobs
-// and replies are plain data (src/coordinator/jobs.ts); failures come back as values
+// (src/engine/verify-job.ts, which the calling thread also runs for blockingReads). Jobs
+// and replies are plain data (src/threads/jobs.ts); failures come back as values
 // (workers/reply.ts) because an Error thrown here would reach the coordinator stripped of its
 // fields and looking like a crashed thread.
-import type { VerifyJob, VerifyReply, WorkerReply } from '../src/coordinator/jobs.js'
-import { runVerifyJob } from '../src/coordinator/verify-job.js'
-import type { OpOutcome, VerifySettings } from '../src/coordinator/verify.js'
+import type { VerifyJob, VerifyReply, WorkerReply } from '../src/threads/jobs.js'
+import { runVerifyJob } from '../src/engine/verify-job.js'
+import type { OpOutcome, VerifySettings } from '../src/engine/verify.js'
 import { ok } from '../src/result.js'
 import { computeCommit, type ReplayJob } from '../src/replay/commit.js'
 import type { AppliedPlan } from '../src/replay/tree.js'

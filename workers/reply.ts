@@ -1,8 +1,8 @@
-// The envelope every Piscina task answers in (WorkerReply in src/coordinator/jobs.ts): checks the
+// The envelope every Piscina task answers in (WorkerReply in src/threads/jobs.ts): checks the
 // job's protocol, runs the pure function, and turns an exception it throws into data. An Error
 // thrown out of a task would reach the coordinator as a bare rejection, indistinguishable from a
 // thread that died, so nothing escapes from here (#8). Not a task module itself.
-import { JOB_PROTOCOL, type WorkerReply } from '../src/coordinator/jobs.js'
+import { JOB_PROTOCOL, type WorkerReply } from '../src/threads/jobs.js'
 import type { Result } from '../src/result.js'
 
 export function replyTo<T>(protocol: number, run: () => Result<T>): WorkerReply<T> {

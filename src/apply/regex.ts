@@ -1,7 +1,7 @@
 // The seam between regex edits and the code that runs their patterns (D-091). Running a
 // JavaScript RegExp cannot be interrupted in the thread that runs it, and the pure core may not
 // use node:vm, so string-edits.ts never executes an edit's pattern itself: it hands the text to a
-// RegexSearcher it is given (src/coordinator/regex-search.ts runs it in a vm context with a
+// RegexSearcher it is given (src/engine/regex-search.ts runs it in a vm context with a
 // timeout) and gets back plain match spans and captures. This module holds that contract and the
 // pure half of a replacement: expanding new_string's $-patterns for one match.
 

@@ -55,7 +55,7 @@ export interface StringEditsInput {
   /** Bytes-mode file: only byte-exact matches are allowed (FILE_NOT_TEXT otherwise). */
   readonly exactOnly: boolean
   /**
-   * Runs a regex edit's pattern (D-091): src/coordinator/regex-search.ts bounds it in time. A
+   * Runs a regex edit's pattern (D-091): src/engine/regex-search.ts bounds it in time. A
    * regex edit without one is a programmer error.
    */
   readonly searchRegex?: RegexSearcher

@@ -6,9 +6,9 @@
 import { errorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import type { FormatOption } from '../types.js'
-import type { LimitOptions } from '../coordinator/engine-types.js'
-import type { Durability } from '../journal/types.js'
-import { FORMAT_OPTIONS } from '../config.js'
+import type { LimitOptions } from '../engine/api.js'
+import type { Durability } from '../journal/records.js'
+import { FORMAT_OPTIONS } from '../engine/config.js'
 import { parseReplayArgs, type ReplayCommand } from './replay-args.js'
 
 export { FORMAT_OPTIONS }

@@ -25,7 +25,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import vm from 'node:vm'
 import { build } from 'esbuild'
-import type { CliIo } from './types.js'
+import type { CliIo } from './io.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const BUNDLE = join(ROOT, 'dist', 'cli', 'main.cjs')

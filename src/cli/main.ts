@@ -3,7 +3,7 @@
 // conflict remains). Runs in-process against a CliIo so tests need no child process;
 // bin/patchloom.js wires it to the real process.
 // With --json, stdout carries exactly one JSON line whatever happens.
-import { createEngineWithInternals } from '../coordinator/engine.js'
+import { createEngineWithInternals } from '../engine/engine.js'
 import { isEditError, type EditErrorData } from '../errors.js'
 import { HELP_TEXT, parseArgs } from './args.js'
 import { runApply } from './commands/apply.js'
@@ -23,11 +23,11 @@ import {
   renderErrorHuman,
   renderJsonLine,
 } from './render.js'
-import type { CliDeps, CliIo } from './types.js'
+import type { CliDeps, CliIo } from './io.js'
 
 const DEFAULT_DEPS: CliDeps = { createEngine: (options) => createEngineWithInternals(options) }
 
-/** The long-running server commands (src/server/cli.ts, #11). */
+/** The long-running server commands (src/cli/commands/serve.ts, #11). */
 const SERVER_COMMANDS = new Set(['mcp', 'serve', 'tools'])
 
 /** Resolves on the first SIGTERM or SIGINT (a worker then finishes the jobs in hand). */
@@ -67,7 +67,7 @@ export async function main(
   if (SERVER_COMMANDS.has(argv[0] ?? '')) {
     try {
       // Loaded only here: one-shot commands never load the MCP SDK (#11).
-      const { runServerCommand } = await import('../server/cli.js')
+      const { runServerCommand } = await import('./commands/serve.js')
       const version = (await findPackageRoot())?.version ?? 'unknown'
       return await runServerCommand(argv, { ...io, env: process.env }, version)
     } catch (err) {

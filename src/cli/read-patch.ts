@@ -2,12 +2,12 @@
 // (a regular file is refused from its stat when over the limit, before any read). Both count
 // bytes as they arrive and stop at --max-patch-bytes with LIMIT_PATCH_TOO_LARGE, so no more
 // than the limit plus one chunk is ever held in memory. Decoding is the engine's business
-// (src/coordinator/patch-input.ts): the bytes are passed on as they are.
+// (src/bytes/patch-input.ts): the bytes are passed on as they are.
 import { open, type FileHandle } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { DEFAULT_LIMITS } from '../config.js'
+import { DEFAULT_LIMITS } from '../engine/config.js'
 import { EditError } from '../errors.js'
-import type { CliIo } from './types.js'
+import type { CliIo } from './io.js'
 
 /** Where the patch came from, for messages. */
 type Source = { readonly kind: 'stdin' } | { readonly kind: 'file'; readonly name: string }

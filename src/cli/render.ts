@@ -8,9 +8,9 @@ import type {
   TransactionFile,
   TransactionInfo,
   UndoResult,
-} from '../journal/types.js'
+} from '../journal/records.js'
 import type { PatchFileSummary } from '../parse/summary.js'
-import type { DiagnosticsReport, FileDiagnostic } from '../lsp/types.js'
+import type { DiagnosticsReport, FileDiagnostic } from '../lsp/reports.js'
 import type { ApplyResult, FileMode, PatchFormat, ResultOp } from '../types.js'
 
 /** Exit statuses (sysexits.h where one fits). */

@@ -5,8 +5,8 @@ import { EditError } from '../errors.js'
 import { txnDir } from './layout.js'
 import { isSignedBy } from './manifest.js'
 import { listEntries, readManifest } from './recover.js'
-import type { TransactionInfo } from './types.js'
-import type { VerifyContext } from './verify.js'
+import type { TransactionInfo } from './records.js'
+import type { VerifyContext } from './vet.js'
 
 export async function describeTransactions(ctx: VerifyContext): Promise<TransactionInfo[]> {
   const { fs, layout } = ctx

@@ -18,7 +18,7 @@ import { listEntries, recoverAll, type RecoveryContext } from './recover.js'
 import { RACY_MS, runTransaction } from './transaction.js'
 import { keyFileTrust, stateDirFor, type JournalTrust } from './trust.js'
 import { planUndo } from './undo.js'
-import { relDir, verifyTransaction, type PathCheck } from './verify.js'
+import { relDir, verifyTransaction, type PathCheck } from './vet.js'
 import type {
   CommitStep,
   Durability,
@@ -29,7 +29,7 @@ import type {
   TransactionInfo,
   TransactionSummary,
   UndoResult,
-} from './types.js'
+} from './records.js'
 
 export interface JournalOptions {
   /** The workspace root, already resolved with realpath. */

@@ -5,7 +5,7 @@
 // there off the event loop (journal.ts); nothing reads the trash.
 import path from 'node:path'
 import { isTransactionId } from './manifest.js'
-import type { TransactionStatus } from './types.js'
+import type { TransactionStatus } from './records.js'
 
 export const STATE_DIR = '.patchloom'
 

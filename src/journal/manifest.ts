@@ -11,7 +11,7 @@
 // transactions are read as before.
 import { SYMLINK_PERMISSIONS } from './symlink.js'
 import type { JournalTrust } from './trust.js'
-import type { FileState, TransactionSummary } from './types.js'
+import type { FileState, TransactionSummary } from './records.js'
 
 export const MANIFEST_VERSION = 3
 /** Signed manifests of transactions that keep their files in new/ and old/ (layout.ts). */

@@ -35,14 +35,14 @@ import { decodeManifest, LEGACY_REASON, type Manifest, type ManifestStep } from 
 import { isLinkState, linkState } from './symlink.js'
 import type { JournalTrust } from './trust.js'
 import type { Warning } from '../types.js'
-import { relDir, verifyTransaction, type PathCheck } from './verify.js'
+import { relDir, verifyTransaction, type PathCheck } from './vet.js'
 import type {
   Durability,
   FileState,
   JournalConflict,
   JournalHooks,
   RecoveryReport,
-} from './types.js'
+} from './records.js'
 
 export interface RecoveryContext {
   readonly fs: JournalFs

@@ -5,7 +5,7 @@
 // as for a file: rename(2) moves a link, not its target.
 import type { JournalFs } from './fs.js'
 import { hashBytes } from '../hash.js'
-import type { FileState } from './types.js'
+import type { FileState } from './records.js'
 
 /** The permissions recorded for a link: lstat reports 0o777 for every link on Linux. */
 export const SYMLINK_PERMISSIONS = 0o777

@@ -27,7 +27,7 @@ import {
 } from './manifest.js'
 import { rollBack, userPath, type RecoveryContext } from './recover.js'
 import { backUpLink, isLinkState, SYMLINK_PERMISSIONS } from './symlink.js'
-import type { CommitStep, ReadStamp, TransactionSummary } from './types.js'
+import type { CommitStep, ReadStamp, TransactionSummary } from './records.js'
 
 /** Recovery's context: a failed commit rolls back with recovery's code (and its checks). */
 export type TransactionContext = RecoveryContext

@@ -13,14 +13,14 @@ import { backupPath, txnDir } from './layout.js'
 import { currentState, describeCurrent, sameState } from './recover.js'
 import { isLinkState } from './symlink.js'
 import { inCommitOrder } from './transaction.js'
-import { verifyTransaction, type VerifyContext } from './verify.js'
+import { verifyTransaction, type VerifyContext } from './vet.js'
 import type {
   CommitStep,
   TransactionFile,
   TransactionInfo,
   TransactionSummary,
   UndoResult,
-} from './types.js'
+} from './records.js'
 
 export interface UndoPlan {
   readonly undone: string

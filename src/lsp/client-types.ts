@@ -7,7 +7,7 @@ import type {
   FileChange,
   FileDiagnostic,
   ServerReport,
-} from './types.js'
+} from './reports.js'
 
 /**
  * The language-server sidecars behind diagnostics (the public EngineDiagnosticsOptions.servers):
@@ -30,7 +30,7 @@ export interface LanguageServerOptions {
   >
 }
 
-/** What the SidecarPool (src/lsp/pool.ts) starts from: the public options and the workspace. */
+/** What the SidecarPool (src/lsp/sidecar-pool.ts) starts from: the public options and the workspace. */
 export interface SidecarPoolOptions extends LanguageServerOptions {
   /** The engine's workspace root (reports are relative to it). */
   readonly workspaceRoot: string

@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads'
 import { wrap, type Remote } from 'comlink'
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs'
 import type { Baseline, LspClient, SidecarPoolOptions, PoolStatus } from './client-types.js'
-import type { DiagnosticsReport, ServerReport } from './types.js'
+import type { DiagnosticsReport, ServerReport } from './reports.js'
 
 /**
  * The compiled worker entry. From dist/src/lsp/ it is the sibling host.js; when this module runs

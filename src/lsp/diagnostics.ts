@@ -9,7 +9,7 @@ import type {
   DiagnosticsOptions,
   DiagnosticsReport,
   FileDiagnostic,
-} from './types.js'
+} from './reports.js'
 
 export const DEFAULT_MIN_SEVERITY: DiagnosticSeverity = 'error'
 export const DEFAULT_MAX_PER_FILE = 20

@@ -7,7 +7,7 @@ import { expose } from 'comlink'
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs'
 import { ADAPTERS } from '../../lsp-adapters/index.js'
 import type { LspClient, SidecarPoolOptions } from './client-types.js'
-import { SidecarPool } from './pool.js'
+import { SidecarPool } from './sidecar-pool.js'
 
 if (parentPort === null) throw new Error('lsp host: cannot run outside a worker thread')
 

@@ -1,8 +1,8 @@
-// The contract between the sidecar pool (src/lsp/pool.ts) and one server session
+// The contract between the sidecar pool (src/lsp/sidecar-pool.ts) and one server session
 // (src/lsp/session.ts), so both can be built and tested apart. Paths are absolute here; the pool
 // makes them workspace-relative for reports.
 import type { LspAdapter } from './adapter.js'
-import type { SettleSignal } from './types.js'
+import type { SettleSignal } from './reports.js'
 
 /** A resolved start command. */
 export interface ServerCommand {

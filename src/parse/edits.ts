@@ -260,7 +260,7 @@ function matchingFlags(fields: ReadonlyMap<string, unknown>): {
 /**
  * A regex edit's pattern must compile here, so a typo fails before any file is read; compiling
  * is linear in the pattern, only running it can take unbounded time (that is bounded by the
- * searcher, src/coordinator/regex-search.ts).
+ * searcher, src/engine/regex-search.ts).
  */
 function checkRegex(source: string, flags: string, tolerant: boolean): void {
   if (tolerant) {

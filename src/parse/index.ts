@@ -1,5 +1,5 @@
 // Format detection and dispatch: the one entry point from raw patch text to an EditPlan.
-// (The public parsePatch wraps it: src/coordinator/parse-patch.ts.)
+// (The public parsePatch wraps it: src/engine/parse-patch.ts.)
 // Each format's grammar lives in its own parser; this module only decides which one runs.
 // Detection is ordered from the most to the least distinctive marker, so a SEARCH/REPLACE reply
 // that quotes a diff, or a Codex patch that contains '--- ' lines, is still recognised.
@@ -57,7 +57,7 @@ function lineStartingWith(text: string, prefix: string, from: number): number {
 
 /**
  * Parses `text` as `format`, detecting the format first when it is 'auto'. The pure core's form,
- * for internal callers; the public parsePatch (src/coordinator/parse-patch.ts) throws instead and
+ * for internal callers; the public parsePatch (src/engine/parse-patch.ts) throws instead and
  * returns a summary, not the plan (#11, D-105).
  */
 export function parsePlan(text: string, format: FormatOption = 'auto'): Result<EditPlan> {

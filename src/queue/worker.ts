@@ -10,7 +10,7 @@ import { isCancelled } from './cancel.js'
 import { createCloneCache, defaultCacheDir } from './clone-cache.js'
 import { parseJobData } from './job.js'
 import { redactUrl } from './source.js'
-import { replayRange } from './process.js'
+import { replayRange } from './replay-range.js'
 import type { QueueConnection } from './url.js'
 
 /** The BullMQ queue every replay run uses; runs are told apart by their job ids. */

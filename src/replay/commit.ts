@@ -3,13 +3,13 @@
 // the same function (workers/engine.worker.ts `replay`); everything in and out is plain,
 // structured-clone data. Checking the result against git's record is replay.ts's (settleCommit).
 import { inflateSync } from 'node:zlib'
-import { DEFAULT_LIMITS } from '../config.js'
-import { patchTextOf } from '../coordinator/patch-input.js'
-import { plainness } from '../coordinator/plainness.js'
+import { DEFAULT_LIMITS } from '../engine/config.js'
+import { patchTextOf } from '../bytes/patch-input.js'
+import { plainness } from '../bytes/plainness.js'
 import type { EditErrorData } from '../errors.js'
 import { parsePlan } from '../parse/index.js'
 import type { EditPlan } from '../types.js'
-import { blobId } from './blob-id.js'
+import { blobId } from '../bytes/blob-id.js'
 import type { RawChange } from './history-parse.js'
 import { applyPlan, type AppliedPlan, type Tree, type TreeFile } from './tree.js'
 
@@ -30,7 +30,7 @@ export interface CommitWork {
 
 /** A commit's compute sent to a pool worker (workers/engine.worker.ts `replay`). */
 export interface ReplayJob {
-  /** JOB_PROTOCOL of the sender (src/coordinator/jobs.ts). */
+  /** JOB_PROTOCOL of the sender (src/threads/jobs.ts). */
   readonly protocol: number
   readonly sources: Tree
   readonly work: CommitWork

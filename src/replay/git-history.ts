@@ -13,7 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { devNull } from 'node:os'
 import { EditError } from '../errors.js'
 import { decodePatchBytes } from '../text/patch-bytes.js'
-import { blobId } from './blob-id.js'
+import { blobId } from '../bytes/blob-id.js'
 import { HISTORY_LOG_FORMAT, HistoryStreamParser, type HistoryCommit } from './history-parse.js'
 
 export interface HistoryOptions {

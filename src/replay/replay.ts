@@ -17,8 +17,8 @@
 // `workers: N` computes commits on the pool (D-086, onPool below): a commit waits only for the
 // earlier pending commits that touch its paths, and results are checked and yielded in order.
 import { EditError, isEditError } from '../errors.js'
-import { JobPool } from '../coordinator/job-pool.js'
-import { JOB_PROTOCOL } from '../coordinator/jobs.js'
+import { JobPool } from '../threads/worker-pool.js'
+import { JOB_PROTOCOL } from '../threads/jobs.js'
 import {
   computeCommit,
   gitlinksOf,

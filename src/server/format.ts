@@ -3,8 +3,8 @@
 // candidates in both.
 import { renderFileLine } from '../cli/render.js'
 import type { EditErrorData } from '../errors.js'
-import type { UndoResult } from '../journal/types.js'
-import type { DiagnosticsReport, FileDiagnostic } from '../lsp/types.js'
+import type { UndoResult } from '../journal/records.js'
+import type { DiagnosticsReport, FileDiagnostic } from '../lsp/reports.js'
 import type { ApplyResult } from '../types.js'
 
 /** What a tool handler produces; mcp.ts turns it into a CallToolResult. */

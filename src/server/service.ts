@@ -2,9 +2,9 @@
 // bound to one of them, with bounded queues and a graceful close. Transport-free: mcp.ts and
 // `patchloom tools` call it with arguments already checked against the tool schemas.
 import { basename } from 'node:path'
-import { JobPool } from '../coordinator/job-pool.js'
+import { JobPool } from '../threads/worker-pool.js'
 import { EditError, errorData, isEditError } from '../errors.js'
-import type { Durability, RecoveryReport } from '../journal/types.js'
+import type { Durability, RecoveryReport } from '../journal/records.js'
 import { parsePlan } from '../parse/index.js'
 import type { FormatOption } from '../types.js'
 import {
@@ -17,7 +17,7 @@ import {
 import type { MemoryLimits } from './memory.js'
 import { readOutcome } from './read.js'
 import type { ToolName } from './tools.js'
-import { remember, runEdits, type JsonEdit } from './transact.js'
+import { remember, runEdits, type JsonEdit } from './json-edits.js'
 import { Workspace, type WorkspaceSpec } from './workspace.js'
 
 export interface QueueLimits {

@@ -2,7 +2,7 @@
 // prints and a diff's `index` line abbreviates). Pure TypeScript because the pure core compiles
 // with `types: []` (D-004) and has no node:crypto; the binary-patch preimage check (#8, D-052)
 // runs in compute on either route. History replay, outside the core, hashes with node:crypto
-// (src/replay/blob-id.ts).
+// (src/bytes/blob-id.ts).
 // SHA-1 is used here only to name git objects, never for security.
 
 /** The git blob id of `bytes` (40 lowercase hex digits). */

@@ -33,7 +33,7 @@ export type UnitsToString = (units: Uint16Array) => string
 /**
  * Decodes patch bytes: strict UTF-8 when valid, otherwise UTF-8 with raw-byte chars.
  * `unitsToString` lets a Node caller pass a faster conversion than the portable default
- * (src/coordinator/patch-input.ts); it must keep lone surrogates (WHATWG 'utf-16le' does not).
+ * (src/bytes/patch-input.ts); it must keep lone surrogates (WHATWG 'utf-16le' does not).
  */
 export function decodePatchBytes(
   bytes: Uint8Array,

@@ -8,12 +8,12 @@ import { chmod, copyFile, readdir, readFile, rm, stat, writeFile } from 'node:fs
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { JournalPoint, TransactionInfo } from '../../src/journal/types.js'
+import type { JournalPoint, TransactionInfo } from '../../src/journal/records.js'
 import { jsonLine, runCli } from '../helpers/run-cli.js'
 import { journalEntries, makeTempDir, snapshot, type TreeEntry } from '../helpers/tree.js'
 
 const BUILT_ENGINE = pathToFileURL(
-  fileURLToPath(new URL('../../dist/src/coordinator/engine.js', import.meta.url)),
+  fileURLToPath(new URL('../../dist/src/engine/engine.js', import.meta.url)),
 ).href
 
 let ws = ''

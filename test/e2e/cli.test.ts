@@ -5,8 +5,8 @@ import { spawnSync } from 'node:child_process'
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { DEFAULT_INLINE_MAX_BYTES } from '../../src/config.js'
-import { COLD_POOL_FACTOR, MIN_POOL_FILES } from '../../src/coordinator/route.js'
+import { DEFAULT_INLINE_MAX_BYTES } from '../../src/engine/config.js'
+import { COLD_POOL_FACTOR, MIN_POOL_FILES } from '../../src/engine/route.js'
 import { CLI_BIN, jsonLine, runCli } from '../helpers/run-cli.js'
 import { makeTempDir, snapshot } from '../helpers/tree.js'
 
@@ -244,7 +244,7 @@ describe('the bundled CLI', () => {
   })
 
   it('finds the engine worker from the bundle with --workers; on its own it stays in this thread', async () => {
-    // Past every routing threshold a long-lived engine has (src/coordinator/route.ts).
+    // Past every routing threshold a long-lived engine has (src/engine/route.ts).
     const files = MIN_POOL_FILES + 8
     const bytes = 1.2 * DEFAULT_INLINE_MAX_BYTES * COLD_POOL_FACTOR
     const line = '+' + 'x'.repeat(63)

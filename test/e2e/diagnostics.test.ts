@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createEngine } from '../../src/coordinator/engine.js'
+import { createEngine } from '../../src/engine/engine.js'
 import { runCli } from '../helpers/run-cli.js'
 
 let root: string

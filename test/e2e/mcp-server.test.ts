@@ -239,7 +239,7 @@ describe.skipIf(!BUILT)('MCP over stdio (needs npm run build)', () => {
     const dir = await workspace('recovery')
     // A process killed (SIGKILL) in the middle of a commit, after a.txt was replaced: the
     // transaction is left pending, the file holds the new content.
-    const engineJs = fileURLToPath(new URL('../../dist/src/coordinator/engine.js', import.meta.url))
+    const engineJs = fileURLToPath(new URL('../../dist/src/engine/engine.js', import.meta.url))
     const script = `
       const { createEngineWithInternals } = await import(${JSON.stringify(engineJs)})
       const engine = createEngineWithInternals({ root: ${JSON.stringify(dir)}, workers: false }, {

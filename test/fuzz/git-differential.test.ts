@@ -19,7 +19,7 @@ import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createEngine } from '../../src/coordinator/engine.js'
+import { createEngine } from '../../src/engine/engine.js'
 import { isEditError } from '../../src/errors.js'
 import type { ApplyResult } from '../../src/types.js'
 import { gitEnv } from '../helpers/history-repo.js'

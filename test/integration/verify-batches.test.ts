@@ -5,7 +5,7 @@
 import { lstat, mkdir, readFile, readlink, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createEngineWithInternals, type InternalEngine } from '../../src/coordinator/engine.js'
+import { createEngineWithInternals, type InternalEngine } from '../../src/engine/engine.js'
 import { isEditError } from '../../src/errors.js'
 import { makeTempDir } from '../helpers/tree.js'
 

@@ -1,9 +1,9 @@
 // Dependency directions the compiler cannot see (house style §3), checked by a regex over import
 // lines. tsconfig.core.json already keeps Node globals out of the pure core; this adds who may
 // import whom. Plant a violation in a file under src/parse/ to see it fail.
-// Since #8 the core's signatures come from src/types.ts (not coordinator/jobs.ts), the content
-// hash from the src/hash.ts leaf, config.ts sits below coordinator/route.ts, and CLI commands
-// share their types through cli/types.ts rather than the composition root.
+// Since #8 the core's signatures come from src/types.ts (not threads/jobs.ts), the content
+// hash from the src/hash.ts leaf, engine/config.ts sits below engine/route.ts, and CLI commands
+// share their types through cli/io.ts rather than the composition root.
 import { readdirSync, readFileSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import { fileURLToPath } from 'node:url'
@@ -68,11 +68,11 @@ function violations(file: string, source: string): string[] {
     if (leaf && rel !== null && !LEAVES.has(target) && !DATA_LEAVES.has(target)) {
       bad('leaves import only other leaves')
     }
-    if (file === 'src/config.ts' && target === 'src/coordinator/route') {
+    if (file === 'src/engine/config.ts' && target === 'src/coordinator/route') {
       bad('configuration sits below the coordinator: route.ts may read config, not the reverse')
     }
     if (target === 'src/cli/main' && file.startsWith('src/')) {
-      bad('only bin/ imports the CLI composition root; shared CLI types live in cli/types.ts')
+      bad('only bin/ imports the CLI composition root; shared CLI types live in cli/io.ts')
     }
     // Since #9 a worker reads its own files: it may also use the verification module and the
     // filesystem calls it is given (D-060), never the journal, the pool or the engine.
@@ -157,7 +157,7 @@ describe('layering', () => {
     const sources = new Map([
       ['src/cli/main.ts', "import { runApply } from './commands/apply.js'"],
       ['src/cli/commands/apply.ts', "import type { CliIo } from '../main.js'"],
-      ['src/cli/types.ts', ''],
+      ['src/cli/io.ts', ''],
     ])
     expect(cycles(sources)).toEqual([
       ['src/cli/main.ts', 'src/cli/commands/apply.ts', 'src/cli/main.ts'],
@@ -173,7 +173,7 @@ describe('layering', () => {
     expect(count('workers/m.ts', "import { JOB_PROTOCOL } from '../src/coordinator/jobs.js'")).toBe(
       0,
     )
-    expect(count('src/config.ts', "import { X } from './coordinator/route.js'")).toBe(1)
+    expect(count('src/engine/config.ts', "import { X } from './coordinator/route.js'")).toBe(1)
     expect(count('src/cli/commands/x.ts', "import type { CliIo } from '../main.js'")).toBe(1)
     expect(count('src/cli/commands/x.ts', "import type { CliIo } from '../types.js'")).toBe(0)
     expect(count('src/coordinator/x.ts', "import { hashBytes } from '../journal/hash.js'")).toBe(1)

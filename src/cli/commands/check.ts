@@ -1,11 +1,11 @@
 // `patchloom check`: a dry run of apply, or with --parse-only a report built from the patch
-// alone (the library's parsePatch, src/coordinator/parse-patch.ts), which reads no workspace
+// alone (the library's parsePatch, src/engine/parse-patch.ts), which reads no workspace
 // file and starts no engine.
-import { DEFAULT_LIMITS } from '../../config.js'
-import { patchTextOf } from '../../coordinator/patch-input.js'
-import { summarizePatch } from '../../coordinator/parse-patch.js'
+import { DEFAULT_LIMITS } from '../../engine/config.js'
+import { patchTextOf } from '../../bytes/patch-input.js'
+import { summarizePatch } from '../../engine/parse-patch.js'
 import type { RunCommand } from '../args.js'
-import type { CliDeps, CliIo } from '../types.js'
+import type { CliDeps, CliIo } from '../io.js'
 import { EXIT, parseOnlyResult, renderJsonLine, renderParseOnlyHuman } from '../render.js'
 import { readPatchInput } from '../read-patch.js'
 import { runApply } from './apply.js'

@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { createEngine } from '../../coordinator/engine.js'
+import { createEngine } from '../../engine/engine.js'
 import { isEditError } from '../../errors.js'
 import { replay, REPLAY_VIAS } from '../../replay/replay.js'
 import { findPackageRoot } from '../package-root.js'

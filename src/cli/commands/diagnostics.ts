@@ -4,7 +4,7 @@
 // is incomplete, which is never the same as clean).
 import { resolve } from 'node:path'
 import type { DiagnosticsCommand } from '../args.js'
-import type { CliDeps, CliIo } from '../types.js'
+import type { CliDeps, CliIo } from '../io.js'
 import { EXIT, renderDiagnosticsHuman } from '../render.js'
 
 export async function runDiagnostics(

@@ -2,7 +2,7 @@
 // --limit. Reads only .patchloom/journal; never takes the lock or writes anything.
 import { resolve } from 'node:path'
 import type { LogCommand } from '../args.js'
-import type { CliDeps, CliIo } from '../types.js'
+import type { CliDeps, CliIo } from '../io.js'
 import { EXIT, renderJsonLine, renderLogHuman, type LogResult } from '../render.js'
 
 export async function runLog(cmd: LogCommand, io: CliIo, deps: CliDeps): Promise<number> {

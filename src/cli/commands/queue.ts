@@ -18,7 +18,7 @@ import { parseQueueUrl, redact, type QueueConnection } from '../../queue/url.js'
 import { REPLAY_QUEUE, startReplayWorker } from '../../queue/worker.js'
 import { REPLAY_VIAS } from '../../replay/replay.js'
 import { EXIT } from '../render.js'
-import type { CliIo } from '../types.js'
+import type { CliIo } from '../io.js'
 import { humanReport, jsonReport } from './replay.js'
 
 export const QUEUE_USAGE = `  patchloom replay --queue URL REPO... [--split commits=N] [--range R] [--via V] [--attempts N]

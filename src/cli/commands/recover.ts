@@ -3,7 +3,7 @@
 // exit 0 when nothing is left in conflict, 1 while a file still is (the user must look at it).
 import { resolve } from 'node:path'
 import type { RecoverCommand } from '../args.js'
-import type { CliDeps, CliIo } from '../types.js'
+import type { CliDeps, CliIo } from '../io.js'
 import { EXIT, renderJsonLine, renderRecoverHuman } from '../render.js'
 
 export async function runRecover(cmd: RecoverCommand, io: CliIo, deps: CliDeps): Promise<number> {

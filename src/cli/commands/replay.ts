@@ -11,7 +11,7 @@ import { replay, type ReplayReport } from '../../replay/replay.js'
 import type { Tree } from '../../replay/tree.js'
 import type { ReplayCommand } from '../replay-args.js'
 import { EXIT } from '../render.js'
-import type { CliIo } from '../types.js'
+import type { CliIo } from '../io.js'
 
 /** Mismatches listed in the human report; --json lists them all. */
 const LISTED = 20

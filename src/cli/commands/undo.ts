@@ -4,7 +4,7 @@
 // which prints them like apply's errors and picks the exit status.
 import { resolve } from 'node:path'
 import type { UndoCommand } from '../args.js'
-import type { CliDeps, CliIo } from '../types.js'
+import type { CliDeps, CliIo } from '../io.js'
 import { EXIT, renderJsonLine, renderUndoHuman } from '../render.js'
 
 export async function runUndo(cmd: UndoCommand, io: CliIo, deps: CliDeps): Promise<number> {

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { CliIo } from '../../../src/cli/types.js'
+import type { CliIo } from '../../../src/cli/io.js'
 import { readLimited, readPatchInput } from '../../../src/cli/read-patch.js'
 
 let dir: string

@@ -20,7 +20,7 @@ import {
   withUndoCommand,
 } from '../../../src/cli/render.js'
 import { errorData } from '../../../src/errors.js'
-import type { TransactionInfo } from '../../../src/journal/types.js'
+import type { TransactionInfo } from '../../../src/journal/records.js'
 import type { ApplyResult, FileResult } from '../../../src/types.js'
 
 const TXN = '20261130T143109123Z-k3x9q2'

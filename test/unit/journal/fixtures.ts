@@ -32,7 +32,7 @@ import type {
   FileState,
   JournalHooks,
   TransactionSummary,
-} from '../../../src/journal/types.js'
+} from '../../../src/journal/records.js'
 import { readableTree, snapshot } from '../../helpers/tree.js'
 import { rejection } from '../../helpers/edit-error.js'
 

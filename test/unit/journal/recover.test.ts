@@ -17,7 +17,7 @@ import {
 } from '../../../src/journal/manifest.js'
 import { recoverAll } from '../../../src/journal/recover.js'
 import { runTransaction } from '../../../src/journal/transaction.js'
-import type { JournalPoint, RecoveryReport } from '../../../src/journal/types.js'
+import type { JournalPoint, RecoveryReport } from '../../../src/journal/records.js'
 import { journalEntries } from '../../helpers/tree.js'
 import {
   contextFor,

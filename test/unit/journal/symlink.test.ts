@@ -12,7 +12,7 @@ import {
   MANIFEST_VERSION,
   type Manifest,
 } from '../../../src/journal/manifest.js'
-import type { CommitStep, FileState } from '../../../src/journal/types.js'
+import type { CommitStep, FileState } from '../../../src/journal/records.js'
 import {
   editError,
   enc,

@@ -10,7 +10,7 @@ import { mkdir, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { ErrorCode } from '../../../src/errors.js'
-import type { JournalPoint } from '../../../src/journal/types.js'
+import type { JournalPoint } from '../../../src/journal/records.js'
 import { journalEntries, makeTempDir } from '../../helpers/tree.js'
 import {
   editError,

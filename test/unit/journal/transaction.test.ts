@@ -18,7 +18,7 @@ import { describe, expect, it } from 'vitest'
 import { nodeJournalFs } from '../../../src/journal/fs.js'
 import { hashBytes } from '../../../src/hash.js'
 import { decodeManifest, isSignedBy, type Manifest } from '../../../src/journal/manifest.js'
-import type { FileState, JournalPoint } from '../../../src/journal/types.js'
+import type { FileState, JournalPoint } from '../../../src/journal/records.js'
 import type { Warning } from '../../../src/types.js'
 import { journalEntries } from '../../helpers/tree.js'
 import {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { newTransactionId } from '../../../src/journal/manifest.js'
 import { recoverAll } from '../../../src/journal/recover.js'
 import { inCommitOrder, runTransaction } from '../../../src/journal/transaction.js'
-import type { CommitStep } from '../../../src/journal/types.js'
+import type { CommitStep } from '../../../src/journal/records.js'
 import { journalEntries } from '../../helpers/tree.js'
 import {
   contextFor,

@@ -12,7 +12,7 @@ import {
   workspaceRelativePath,
 } from '../../../src/lsp/diagnostics.js'
 import type { RawDiagnostic } from '../../../src/lsp/session-types.js'
-import type { FileDiagnostic } from '../../../src/lsp/types.js'
+import type { FileDiagnostic } from '../../../src/lsp/reports.js'
 
 function diag(path: string, line: number, extra: Partial<FileDiagnostic> = {}): FileDiagnostic {
   return {

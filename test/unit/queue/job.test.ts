@@ -6,7 +6,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EditError } from '../../../src/errors.js'
 import { isJobOfRun, jobIdOf, parseJobData, type RangeJobData } from '../../../src/queue/job.js'
-import { replayRange, type RangeProgress } from '../../../src/queue/process.js'
+import { replayRange, type RangeProgress } from '../../../src/queue/replay-range.js'
 import { buildHistoryRepo, type HistoryRepo } from '../../helpers/history-repo.js'
 import { makeTempDir } from '../../helpers/tree.js'
 

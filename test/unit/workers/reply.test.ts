@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { JOB_PROTOCOL } from '../../../src/coordinator/jobs.js'
+import { JOB_PROTOCOL } from '../../../src/threads/jobs.js'
 import { errorData } from '../../../src/errors.js'
 import { fail, ok } from '../../../src/result.js'
 import { replyTo } from '../../../workers/reply.js'

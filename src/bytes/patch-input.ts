@@ -1,0 +1,46 @@
+// The engine's patch input, string or bytes (#8), to the text the parsers read. Bytes are checked
+// against maxPatchBytes from their length and decoded by src/text/patch-bytes.ts, which keeps
+// every byte that is not UTF-8 as a raw-byte char. A string must be well-formed: an unpaired
+// surrogate has no UTF-8 encoding, and writing it would substitute U+FFFD. Throws EditError.
+import { isAscii } from 'node:buffer'
+import { EditError } from '../errors.js'
+import { decodePatchBytes, hasLoneSurrogate, type PatchText } from '../text/patch-bytes.js'
+import { checkPatchSize } from '../engine/limits.js'
+
+export function patchTextOf(input: unknown, maxPatchBytes: number): PatchText {
+  if (input instanceof Uint8Array) {
+    if (input.length > maxPatchBytes) {
+      throw new EditError(
+        'LIMIT_PATCH_TOO_LARGE',
+        `The patch is ${input.length} bytes, over the ${maxPatchBytes}-byte patch size limit.`,
+      )
+    }
+    const decoded = decodePatchBytes(input, nodeUnitsToString)
+    return isPlainAscii(input) ? { ...decoded, plain: true } : decoded
+  }
+  if (typeof input !== 'string')
+    throw new EditError('CONFIG_INVALID', 'Invalid input: the patch must be a string or bytes.')
+  checkPatchSize(input, maxPatchBytes)
+  if (hasLoneSurrogate(input)) {
+    throw new EditError(
+      'PARSE_BAD_ENCODING',
+      'The patch text holds an unpaired surrogate, which has no UTF-8 encoding.',
+    )
+  }
+  return { text: input }
+}
+
+/** ASCII without CR or NUL; native scans, where a regex over the decoded text took ~35 ms per 27 MB. */
+function isPlainAscii(bytes: Uint8Array): boolean {
+  if (!isAscii(bytes)) return false
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
+  return view.indexOf(0x0d) === -1 && view.indexOf(0x00) === -1
+}
+
+/**
+ * PERF: Buffer's 'utf16le' copies the units into a string without validating them, so raw-byte
+ * chars survive; 32 MiB of units take ~70 ms, against ~2 s for the portable String.fromCharCode.
+ */
+function nodeUnitsToString(units: Uint16Array): string {
+  return Buffer.from(units.buffer, units.byteOffset, units.byteLength).toString('utf16le')
+}

@@ -1,0 +1,454 @@
+// The engine facade: parse -> resolve and read -> compute every new file and its diff (inline or
+// in the worker pool) -> approve -> commit through the workspace journal -> report. Nothing is
+// written until every operation has verified; the journal makes the commit all-or-nothing, even
+// across a crash (src/journal/). Verification of concurrent requests overlaps; commits to one
+// workspace never interleave (the journal's lock, across engines and processes).
+import { realpath, stat } from 'node:fs/promises'
+import { resolveConfig, checkFormat, DEFAULT_DENY_GLOBS, type ResolvedConfig } from './config.js'
+import { EditError } from '../errors.js'
+import type { JournalFs } from '../journal/fs.js'
+import { Journal } from '../journal/journal.js'
+import { inCommitOrder } from '../journal/transaction.js'
+import type { JournalHooks, RecoveryReport, TransactionInfo, UndoResult } from '../journal/records.js'
+import { silentLogger } from '../log.js'
+import type { ApplyResult, Warning } from '../types.js'
+import type { ApplyOptions, CheckOptions, Engine, EngineOptions } from './api.js'
+import { combineSignals, throwIfAborted } from '../abort.js'
+import { EngineDiagnostics, fileChanges, type LspClientFactory } from './diagnose.js'
+import type { LspClient, SidecarPoolOptions } from '../lsp/client-types.js'
+import type { DiagnosticsOptions, DiagnosticsReport } from '../lsp/reports.js'
+import { compileGlobs } from '../workspace/glob.js'
+import { JobPool } from '../threads/worker-pool.js'
+import { checkComputedSizes } from './limits.js'
+import { patchTextOf } from '../bytes/patch-input.js'
+import { detectCaseInsensitive, resolveWorkspacePath, type PathContext } from '../workspace/paths.js'
+import { checkLinkTargets, commitStepsFor, fileResults, summaryOf } from './results.js'
+import {
+  planRequest,
+  verifyPlanned,
+  type RouteTaken,
+  type VerifiedRequest,
+} from './plan.js'
+import type { RequestedRoute } from './route.js'
+import { INLINE_SYNC_MAX_FILES } from './dispatch.js'
+
+/** Internal seams for tests (fault injection); not part of the public options. */
+export interface EngineInternals {
+  readonly journalFs?: JournalFs
+  /** Called at each instrumented commit point (the crash harness kills the process there). */
+  readonly journalHooks?: JournalHooks
+  /** Starts the language-server pool; tests substitute a scripted client. */
+  readonly lspClientFactory?: LspClientFactory
+  /** Where the per-user journal key lives (default: $PATCHLOOM_STATE_DIR or the user's state dir). */
+  readonly journalStateDir?: string
+  /**
+   * A worker pool shared with other engines (the server's workspaces, #11): used instead of one of
+   * the engine's own, and left running by close(). Ignored when the pool option is false.
+   */
+  readonly sharedPool?: JobPool
+}
+
+/**
+ * Internal per-request options (#11, D-104): `route` forces verification inline or onto the
+ * worker threads, for tests and benches that compare the two and for the CLI's `--workers`; the
+ * public types leave it out, and 'auto' (the default) decides by size (route.ts).
+ */
+export interface InternalRequestOptions {
+  /** @default 'auto' */
+  readonly route?: RequestedRoute
+}
+
+export type InternalApplyOptions = ApplyOptions & InternalRequestOptions
+export type InternalCheckOptions = CheckOptions & InternalRequestOptions
+
+/** The engine as createEngineWithInternals returns it: the public Engine plus `route`. */
+export interface InternalEngine extends Engine {
+  apply(input: string | Uint8Array, options?: InternalApplyOptions): Promise<ApplyResult>
+  check(input: string | Uint8Array, options?: InternalCheckOptions): Promise<ApplyResult>
+}
+
+/** Recovery and undo never write into .git or .patchloom, whatever denyGlobs says (#8). */
+const isAlwaysDenied = compileGlobs(DEFAULT_DENY_GLOBS)
+
+/**
+ * Creates an engine for one workspace root.
+ * @example
+ * const engine = createEngine({ root: '/work/repo' })
+ * const result = await engine.apply(patchText)
+ * await engine.close()
+ */
+export function createEngine(options: EngineOptions): Engine {
+  return createEngineWithInternals(options, {})
+}
+
+/**
+ * createEngine with test seams (fault injection) and the internal `route` request option; not
+ * exported from the package. The CLI, tests and benches use it.
+ */
+export function createEngineWithInternals(
+  options: EngineOptions,
+  internals: EngineInternals = {},
+): InternalEngine {
+  return new EditEngine(resolveConfig(options), options, internals)
+}
+
+class EditEngine implements InternalEngine {
+  readonly #config: ResolvedConfig
+  readonly #options: EngineOptions
+  readonly #internals: EngineInternals
+  readonly #pool: JobPool | undefined
+  readonly #ownsPool: boolean
+  readonly #isDenied: (rel: string) => string | undefined
+  readonly #diagnostics: EngineDiagnostics
+  #rootReal: Promise<string> | undefined
+  #caseInsensitive: Promise<boolean> | undefined
+  #journal: Promise<Journal> | undefined
+  #closed = false
+
+  constructor(config: ResolvedConfig, options: EngineOptions, internals: EngineInternals) {
+    this.#config = config
+    this.#options = options
+    this.#internals = internals
+    this.#isDenied = compileGlobs(config.denyGlobs)
+    const diagnostics = typeof options.diagnostics === 'object' ? options.diagnostics : {}
+    this.#diagnostics = new EngineDiagnostics(
+      diagnostics,
+      internals.lspClientFactory ?? startLspClientLazily,
+    )
+    this.#ownsPool = internals.sharedPool === undefined
+    this.#pool =
+      config.workers === false
+        ? undefined
+        : (internals.sharedPool ??
+          new JobPool({
+            ...(config.workers.minThreads === undefined
+              ? {}
+              : { minThreads: config.workers.minThreads }),
+            ...(config.workers.maxThreads === undefined
+              ? {}
+              : { maxThreads: config.workers.maxThreads }),
+          }))
+  }
+
+  get root(): string {
+    return this.#config.root
+  }
+
+  apply(input: string | Uint8Array, options: InternalApplyOptions = {}): Promise<ApplyResult> {
+    return this.#logged(input, options, options.dryRun === true)
+  }
+
+  check(input: string | Uint8Array, options: InternalCheckOptions = {}): Promise<ApplyResult> {
+    // A dry run neither asks for approval nor runs diagnostics (#run reads them only to write).
+    return this.#logged(input, options, true)
+  }
+
+  async #logged(
+    input: string | Uint8Array,
+    options: InternalApplyOptions,
+    dryRun: boolean,
+  ): Promise<ApplyResult> {
+    const log = this.#options.logger ?? silentLogger
+    const started = performance.now()
+    try {
+      const trace: RequestTrace = {}
+      const result = await this.#run(input, options, dryRun, trace)
+      log.debug(dryRun ? 'engine.request.verified' : 'engine.request.committed', {
+        format: result.format,
+        files: result.files.length,
+        route: trace.route ?? 'inline',
+        ms: Math.round(performance.now() - started),
+        verifyMs: Math.round(trace.verifyMs ?? 0),
+      })
+      return result
+    } catch (error) {
+      if (error instanceof EditError) {
+        const fields = {
+          code: error.code,
+          path: error.path ?? null,
+          ms: Math.round(performance.now() - started),
+        }
+        if (error.code === 'JOURNAL_COMMIT_FAILED')
+          log.warn('engine.commit.failed', { ...fields, message: error.message })
+        else log.debug('engine.request.rejected', fields)
+      }
+      throw error
+    }
+  }
+
+  async diagnostics(
+    paths: readonly string[],
+    options: DiagnosticsOptions = {},
+  ): Promise<DiagnosticsReport> {
+    if (this.#closed) throw new Error('engine: cannot ask for diagnostics after close()')
+    const ctx: PathContext = {
+      root: this.#config.root,
+      rootReal: await this.#root(),
+      isDenied: () => undefined,
+    }
+    const resolved = await Promise.all(paths.map((p) => resolveWorkspacePath(ctx, p, 0)))
+    return this.#diagnostics.standalone(
+      ctx.rootReal,
+      resolved.map((r) => r.abs),
+      options,
+    )
+  }
+
+  async undo(transaction?: string): Promise<UndoResult> {
+    if (this.#closed) throw new Error('engine: cannot undo after close()')
+    if (transaction !== undefined && typeof transaction !== 'string')
+      throw new EditError(
+        'CONFIG_INVALID',
+        'Invalid argument: the transaction id must be a string.',
+      )
+    const journal = await this.#journalFor()
+    const result = await journal.undo(transaction)
+    ;(this.#options.logger ?? silentLogger).debug('engine.undo.committed', {
+      transaction: result.transaction,
+      undone: result.undone,
+      files: result.files.length,
+    })
+    return result
+  }
+
+  async recover(): Promise<RecoveryReport> {
+    if (this.#closed) throw new Error('engine: cannot recover after close()')
+    return (await this.#journalFor()).recover()
+  }
+
+  async transactions(): Promise<TransactionInfo[]> {
+    if (this.#closed) throw new Error('engine: cannot list transactions after close()')
+    return (await this.#journalFor()).list()
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+    await Promise.all([
+      this.#ownsPool ? this.#pool?.close() : undefined,
+      this.#diagnostics.close(),
+      // Pruned transactions still being deleted; a journal that never opened has none.
+      this.#journal?.then((journal) => journal.settled()).catch(() => undefined),
+    ])
+  }
+
+  async #run(
+    input: string | Uint8Array,
+    options: InternalApplyOptions,
+    dryRun: boolean,
+    trace: RequestTrace,
+  ): Promise<ApplyResult> {
+    const { request, notices, ctx, wantDiagnostics, signal, verifyMs } = await this.#verify(
+      input,
+      options,
+      dryRun,
+    )
+    trace.route = request.route
+    trace.verifyMs = verifyMs
+    const { verified } = request
+    const planFormat = request.format
+    checkComputedSizes(verified, this.#config.limits.maxFileBytes)
+    await checkLinkTargets(ctx, verified)
+    const files = fileResults(verified)
+    const warnings: Warning[] = [...notices, ...verified.flatMap((v) => v.computed.warnings)]
+
+    if (!dryRun) {
+      const approve = options.approve ?? this.#options.approve
+      if (approve !== undefined && (await approve({ format: planFormat, files })) !== true) {
+        throw new EditError('APPROVAL_DENIED', 'The change was not approved; nothing was written.')
+      }
+      throwIfAborted(signal)
+      const changes = wantDiagnostics ? fileChanges(verified) : []
+      // Before-state diagnostics come first: once the files are replaced, they cannot be asked for.
+      const baseline = wantDiagnostics
+        ? await this.#diagnostics.baseline(ctx.rootReal, changes, warnings)
+        : null
+      const planned = verified.flatMap((v) => commitStepsFor(ctx.rootReal, v))
+      // A unified diff commits as git writes it, removals first (a type change needs the old
+      // entry gone); the other formats keep their own order (Codex writes a move's destination
+      // before it removes the source).
+      const steps = planFormat === 'unified' ? inCommitOrder(planned) : planned
+      const journal = await this.#journalFor()
+      const transaction = await journal.commit(steps, summaryOf(files), warnings)
+      const committed = transaction === undefined ? {} : { transaction }
+      if (wantDiagnostics) {
+        const report = await this.#diagnostics.after(ctx.rootReal, changes, baseline, warnings)
+        if (report !== undefined) {
+          return { format: planFormat, dryRun, files, warnings, ...committed, diagnostics: report }
+        }
+      }
+      return { format: planFormat, dryRun, files, warnings, ...committed }
+    }
+    return { format: planFormat, dryRun, files, warnings }
+  }
+
+  /** Options checked, the patch planned, the journal consulted, every op verified. */
+  async #verify(
+    input: string | Uint8Array,
+    options: InternalApplyOptions,
+    dryRun: boolean,
+  ): Promise<VerifiedRequestAt> {
+    if (this.#closed) throw new Error('engine: cannot apply after close()')
+    if (typeof input !== 'string' && !(input instanceof Uint8Array))
+      throw new EditError('CONFIG_INVALID', 'Invalid input: the patch must be a string or bytes.')
+    const format = checkFormat(options.format)
+    const route = options.route ?? 'auto'
+    if (!['auto', 'inline', 'pool'].includes(route)) {
+      throw new EditError(
+        'CONFIG_INVALID',
+        `Invalid option: route must be auto, inline or pool; got ${JSON.stringify(route)}.`,
+      )
+    }
+    const timeoutMs = options.timeoutMs
+    if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) {
+      throw new EditError(
+        'CONFIG_INVALID',
+        `Invalid option: timeoutMs must be a positive integer; got ${String(timeoutMs)}.`,
+      )
+    }
+    const signal = combineSignals(options.signal, timeoutMs)
+    throwIfAborted(signal)
+    const { limits } = this.#config
+    const patch = patchTextOf(input, limits.maxPatchBytes)
+
+    const diffs = options.diffs ?? true
+    const engine = { config: this.#config, pool: this.#pool }
+    // Parsed here, or split for the workers to parse (request-plan.ts); before the journal.
+    const planned = planRequest(engine, patch, format, route, diffs)
+    const rootReal = await this.#root()
+    // Interrupted transactions are rolled back before any file is read; a dry run only reports
+    // them and writes nothing (#8). Transactions not acted on come back as warnings.
+    const notices = await (await this.#journalFor()).beforeRequest(dryRun)
+    // Probed once per engine: the filesystem under a root does not change its case rules.
+    this.#caseInsensitive ??= detectCaseInsensitive(rootReal)
+    const ctx: PathContext = {
+      root: this.#config.root,
+      rootReal,
+      isDenied: this.#isDenied,
+      caseInsensitive: await this.#caseInsensitive,
+    }
+    const wantDiagnostics = !dryRun && (options.diagnostics ?? isOn(this.#options.diagnostics))
+    const verifyStarted = performance.now()
+    const request = await verifyPlanned(
+      engine,
+      planned,
+      {
+        root: ctx.root,
+        rootReal,
+        denyGlobs: this.#config.denyGlobs,
+        caseInsensitive: ctx.caseInsensitive === true,
+        maxFileBytes: limits.maxFileBytes,
+        rawPatch: patch.firstRawLine !== undefined,
+        diffs,
+        // A small commit keeps the old bytes too: the journal compares its backups with them
+        // instead of hashing them again (#9); a large one would double what it holds.
+        keepBefore:
+          wantDiagnostics ||
+          (!dryRun && (planned.plan?.ops.length ?? Infinity) <= INLINE_SYNC_MAX_FILES),
+        keepAfter: !dryRun,
+      },
+      signal,
+    )
+    const verifyMs = performance.now() - verifyStarted
+    return { request, notices, ctx, wantDiagnostics, signal, verifyMs }
+  }
+
+  #root(): Promise<string> {
+    this.#rootReal ??= (async () => {
+      try {
+        const st = await stat(this.#config.root)
+        if (!st.isDirectory()) throw new Error('not a directory')
+        return await realpath(this.#config.root)
+      } catch (error) {
+        this.#rootReal = undefined
+        throw new EditError(
+          'CONFIG_INVALID',
+          `Invalid option: root ${this.#config.root} is not an existing directory.`,
+          {
+            cause: error,
+          },
+        )
+      }
+    })()
+    return this.#rootReal
+  }
+
+  /** The workspace journal; created on first use, once the root is known. */
+  #journalFor(): Promise<Journal> {
+    this.#journal ??= this.#root().then(
+      (rootReal) =>
+        new Journal({
+          rootReal,
+          durability: this.#config.durability,
+          keep: this.#config.journal.keep,
+          lockTimeoutMs: this.#config.journal.lockTimeoutMs,
+          ...(this.#internals.journalFs === undefined ? {} : { fs: this.#internals.journalFs }),
+          ...(this.#internals.journalHooks === undefined
+            ? {}
+            : { hooks: this.#internals.journalHooks }),
+          ...(this.#internals.journalStateDir === undefined
+            ? {}
+            : { keyDir: this.#internals.journalStateDir }),
+          // The sandbox apply uses (containment through symlinks, deny globs), for every path
+          // a transaction names before recovery or undo acts on it. The last component is not
+          // followed: the journal acts on the path itself (lstat, rename over it, unlink), never
+          // through it, so a link step's path names the link, which may lead out of the root
+          // and still be restored or removed as a link (#8); a file step's path that has become
+          // a link matches neither recorded state and is a conflict. Every directory on the way
+          // is still resolved, and verify.ts refuses one that is a symlink.
+          checkPath: async (rel) => {
+            const ctx: PathContext = {
+              root: rootReal,
+              rootReal,
+              isDenied: (p) => this.#isDenied(p) ?? isAlwaysDenied(p),
+            }
+            await resolveWorkspacePath(ctx, rel, 0, { followLast: false })
+          },
+          onRecovered: (report) => {
+            const log = this.#options.logger ?? silentLogger
+            log.warn('engine.journal.recovered', {
+              rolledBack: report.rolledBack.join(' '),
+              conflicts: report.conflicts.map((c) => `${c.path}: ${c.reason}`).join(' | '),
+            })
+          },
+        }),
+      (error: unknown) => {
+        this.#journal = undefined
+        throw error
+      },
+    )
+    return this.#journal
+  }
+}
+
+/**
+ * The language-server client is loaded on first use: edits without diagnostics (most CLI runs)
+ * never pay to load comlink and the pool's modules (~10-15 ms of start-up).
+ */
+async function startLspClientLazily(options: SidecarPoolOptions): Promise<LspClient> {
+  const { startLspClient } = await import('../lsp/client.js')
+  return startLspClient(options)
+}
+
+/**
+ * How a request was verified, for the request's log line: inline, on the pool from the parsed
+ * plan, or on the pool from runs of the patch text that the workers parsed ('pool-runs').
+ */
+interface RequestTrace {
+  route?: RouteTaken
+  verifyMs?: number
+}
+
+/** What #verify hands the rest of a request. */
+interface VerifiedRequestAt {
+  readonly request: VerifiedRequest
+  readonly notices: readonly Warning[]
+  readonly ctx: PathContext
+  readonly wantDiagnostics: boolean
+  readonly signal: AbortSignal | undefined
+  /** Wall time of the verify phase: every op resolved, read and computed, inline or on the pool. */
+  readonly verifyMs: number
+}
+
+function isOn(option: EngineOptions['diagnostics']): boolean {
+  return option !== undefined && option !== false
+}

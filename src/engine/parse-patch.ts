@@ -1,0 +1,37 @@
+// The public parsePatch (#11, D-105): what a patch would do, file by file, from the patch alone
+// (the report of `patchloom check --parse-only`). It throws EditError as the engine does; the pure
+// core's Result form is parsePlan (src/parse/index.ts), and the plan itself stays internal. It
+// reads no workspace file and starts no thread.
+import { checkFormat, DEFAULT_LIMITS } from './config.js'
+import { parsePlan } from '../parse/index.js'
+import { checkPlanEncoding } from '../parse/raw-bytes.js'
+import { summarizePlan, type PatchSummary } from '../parse/summary.js'
+import { unwrap } from '../result.js'
+import type { PatchText } from '../text/patch-bytes.js'
+import type { FormatOption } from '../types.js'
+import { patchTextOf } from '../bytes/patch-input.js'
+
+/**
+ * Parses `input` (any supported format; detected when `format` is 'auto') and reports each file
+ * operation it states: path, kind, and the line counts the patch alone gives (null where they
+ * depend on the file). Checks what the engine checks before reading any file (the patch's
+ * encoding, the default patch size limit) and throws EditError (PARSE_*, LIMIT_PATCH_TOO_LARGE,
+ * CONFIG_INVALID) where the engine would reject.
+ * @example
+ * const { format, files } = parsePatch(patchText) // format: the one detected
+ */
+export function parsePatch(
+  input: string | Uint8Array,
+  format: FormatOption = 'auto',
+): PatchSummary {
+  const chosen = checkFormat(format)
+  return summarizePatch(patchTextOf(input, DEFAULT_LIMITS.maxPatchBytes), chosen)
+}
+
+/** parsePatch on text already read and size-checked (the CLI applies its own --max-patch-bytes). */
+export function summarizePatch(patch: PatchText, format: FormatOption): PatchSummary {
+  const plan = unwrap(parsePlan(patch.text, format))
+  // A patch that is not UTF-8 keeps its raw bytes in line content only (D-040, D-041).
+  unwrap(checkPlanEncoding(plan, patch.firstRawLine))
+  return { format: plan.format, files: summarizePlan(plan) }
+}

@@ -1,0 +1,151 @@
+// What a request will verify, and where (#9): either the whole patch parsed here, or, for a
+// large `git diff` bound for the pool, runs of its text that the workers parse themselves
+// (src/parse/segments.ts). Decided before any file is read: parse errors of a patch parsed here
+// come before the journal is even looked at. `verifyPlanned` then runs the verification, and
+// falls back to the whole patch when a run does not parse to its sections.
+import type { ResolvedConfig } from './config.js'
+import { detectFormat, parsePlan } from '../parse/index.js'
+import { checkPlanEncoding } from '../parse/raw-bytes.js'
+import { splitUnifiedSections, type PatchSegment } from '../parse/segments.js'
+import { unwrap } from '../result.js'
+import type { PatchText } from '../text/patch-bytes.js'
+import type { EditPlan, FormatOption, PatchFormat } from '../types.js'
+import type { JobPool } from '../threads/worker-pool.js'
+import { checkFileCount } from './limits.js'
+import { batchCount, chooseRoute, MAX_BATCH_OPS } from './route.js'
+import type { RequestedRoute, RouteInput } from './route.js'
+import { poolRunner, THIS_THREAD, verifyPlan, verifySegments } from './dispatch.js'
+import type { VerifiedOp, VerifySettings } from './verify.js'
+
+export interface PlannedRequest {
+  readonly patch: PatchText
+  /** The format asked for, or the detected one ('auto' when nothing matched: parsing says so). */
+  readonly format: FormatOption
+  readonly requested: RequestedRoute
+  readonly diffs: boolean
+  /** Set when runs of the patch will be parsed one at a time; otherwise `plan` is. */
+  readonly segments?: readonly PatchSegment[]
+  /** Where the runs go: the workers, or (blockingReads, inline) this thread, in turn. */
+  readonly runsOn?: 'pool' | 'this-thread'
+  readonly plan?: EditPlan
+}
+
+/**
+ * How a request was verified: inline from the plan, inline from runs of the text (blockingReads),
+ * on the pool from the plan, or on the pool from runs of the text.
+ */
+export type RouteTaken = 'inline' | 'inline-runs' | 'pool' | 'pool-runs'
+
+export interface VerifiedRequest {
+  readonly format: PatchFormat
+  readonly verified: VerifiedOp[]
+  readonly route: RouteTaken
+}
+
+interface Engineish {
+  readonly config: ResolvedConfig
+  readonly pool: JobPool | undefined
+}
+
+export function planRequest(
+  engine: Engineish,
+  patch: PatchText,
+  format: FormatOption,
+  requested: RequestedRoute,
+  diffs: boolean,
+): PlannedRequest {
+  const detected: FormatOption = format === 'auto' ? (detectFormat(patch.text) ?? 'auto') : format
+  const base = { patch, format: detected, requested, diffs }
+  const segments = segmentsOf(engine, patch, detected, requested)
+  if (segments !== null) {
+    const files = segments.reduce((sum, s) => sum + s.sections, 0)
+    const route = chooseRoute(routeInput(engine, base, files))
+    if (files <= engine.config.limits.maxFiles) {
+      if (route === 'pool') return { ...base, segments, runsOn: 'pool' }
+      // More than one batch, read in this thread anyway: parsed a run at a time, so the whole
+      // plan and every file's bytes are never held at once (D-072).
+      if (engine.config.blockingReads && files > MAX_BATCH_OPS)
+        return { ...base, segments, runsOn: 'this-thread' }
+    }
+  }
+  return { ...base, plan: parseWhole(engine, patch, detected) }
+}
+
+export async function verifyPlanned(
+  engine: Engineish,
+  planned: PlannedRequest,
+  settings: Omit<VerifySettings, 'format'>,
+  signal?: AbortSignal,
+): Promise<VerifiedRequest> {
+  let plan = planned.plan
+  const whole = (): EditPlan => (plan ??= parseWhole(engine, planned.patch, planned.format))
+  const runner =
+    planned.runsOn === 'pool' && engine.pool !== undefined
+      ? poolRunner(engine.pool)
+      : planned.runsOn === 'this-thread'
+        ? THIS_THREAD
+        : undefined
+  if (planned.segments !== undefined && runner !== undefined) {
+    const runs = { ...settings, format: 'unified' as const }
+    const verified = await verifySegments(planned.segments, runs, runner, whole, signal)
+    const route = runner === THIS_THREAD ? 'inline-runs' : 'pool-runs'
+    if (verified !== null) return { format: 'unified', verified, route }
+  }
+  const parsed = whole()
+  const route = chooseRoute(routeInput(engine, planned, parsed.ops.length))
+  const verified = await verifyPlan(
+    parsed,
+    { ...settings, format: parsed.format },
+    route,
+    engine.pool,
+    engine.config.blockingReads,
+    signal,
+  )
+  return { format: parsed.format, verified, route }
+}
+
+function routeInput(
+  engine: Engineish,
+  request: Pick<PlannedRequest, 'patch' | 'requested' | 'diffs'>,
+  files: number,
+): RouteInput {
+  return {
+    requested: request.requested,
+    pool: engine.pool === undefined ? false : engine.config.workers,
+    files,
+    patchLength: request.patch.text.length,
+    diffs: request.diffs,
+    poolStarted: engine.pool?.started === true,
+    blockingReads: engine.config.blockingReads,
+  }
+}
+
+function parseWhole(engine: Engineish, patch: PatchText, format: FormatOption): EditPlan {
+  const { limits } = engine.config
+  const plan = unwrap(parsePlan(patch.text, format))
+  // A patch that is not UTF-8 keeps its raw bytes in line content only (D-040, D-041).
+  unwrap(checkPlanEncoding(plan, patch.firstRawLine))
+  checkFileCount(plan, limits.maxFiles)
+  return plan
+}
+
+/** Runs of a `git diff` for the workers to parse, or null when this request is not split. */
+function segmentsOf(
+  engine: Engineish,
+  patch: PatchText,
+  format: FormatOption,
+  requested: RequestedRoute,
+): PatchSegment[] | null {
+  const { pool } = engine
+  const poolRuns = pool !== undefined && requested !== 'inline'
+  const threadRuns = engine.config.blockingReads && requested !== 'pool'
+  if ((!poolRuns && !threadRuns) || format !== 'unified') return null
+  // Raw bytes are checked against the whole plan (checkPlanEncoding): such patches stay whole.
+  if (patch.firstRawLine !== undefined) return null
+  const segments = splitUnifiedSections(patch.text, (sections) =>
+    batchCount(sections, pool?.maxThreads ?? 1),
+  )
+  return patch.plain === true && segments !== null
+    ? segments.map((s) => ({ ...s, plain: true }))
+    : segments
+}

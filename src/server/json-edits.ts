@@ -1,0 +1,292 @@
+// One JSON-edit transaction through the server (#11): edit_file, multi_edit and write_file.
+//
+// Each file's base is the hash the edit was made against: its explicit expected_hash, or the
+// hash this agent last saw. The engine verifies every edit against the file with that base as
+// its expected_hash, and commits all-or-nothing; its journal checks every hash again under the
+// workspace lock, across processes, so no update is ever lost.
+// - No base, and the file exists (read-before-write on): FILE_STALE_READ with the current hash.
+// - The base is stale (FILE_HASH_MISMATCH): an explicit expected_hash without `rebase` asked
+//   for optimistic concurrency, and gets the refusal with the new hash. Otherwise a
+//   string-anchored edit is rebased: it lands only if the intervening change and the edit touch
+//   lines apart and the engine's result on the file as it is now is the three-way merge
+//   (rebase.ts). The result says which files were rebased.
+// - FILE_CHANGED (another process committed between verification and commit): verified again.
+import { computeFile } from '../apply/compute.js'
+import { searchRegex } from '../engine/regex-search.js'
+import type { ApplyResult, EditsOp } from '../types.js'
+import { EditError, isEditError } from '../errors.js'
+import { parseEditsJson } from '../parse/edits.js'
+import { rebaseVerdict } from './rebase.js'
+import { decodeText, type Workspace } from './workspace.js'
+
+/** A JSON edit as the core's edit list takes it (snake_case fields, `path` on each). */
+export type JsonEdit = Readonly<Record<string, unknown>> & { readonly path: string }
+
+export interface EditRequest {
+  readonly agent: string
+  readonly edits: readonly JsonEdit[]
+  /** Rebase stale files even when an expected_hash was given (the hash the agent read). */
+  readonly rebase: boolean
+  readonly dryRun: boolean
+  readonly diagnostics?: boolean
+  readonly readBeforeWrite: boolean
+}
+
+export interface EditOutcome {
+  readonly result: ApplyResult
+  /** Workspace-relative paths that were rebased, with the hash the edit was made against. */
+  readonly rebased: ReadonlyMap<string, string>
+}
+
+/** Attempts before a file that keeps changing under the transaction is given up on. */
+const MAX_ATTEMPTS = 4
+
+const ENCODER = new TextEncoder()
+
+export async function runEdits(workspace: Workspace, request: EditRequest): Promise<EditOutcome> {
+  const files = await filesOf(workspace, request.edits)
+  const release = await workspace.lock([...new Set(files.map((f) => f.abs))])
+  try {
+    return await transact(workspace, request, files)
+  } finally {
+    release()
+  }
+}
+
+interface EditFile {
+  /** Workspace-relative path (what results and errors name). */
+  readonly rel: string
+  readonly abs: string
+  /** Indices into request.edits. */
+  readonly edits: readonly number[]
+  /** The caller's expected_hash for this file, when it gave one. */
+  readonly expected?: string
+}
+
+async function filesOf(workspace: Workspace, edits: readonly JsonEdit[]): Promise<EditFile[]> {
+  const byRel = new Map<
+    string,
+    { rel: string; abs: string; edits: number[]; hashes: Set<string> }
+  >()
+  for (const [index, edit] of edits.entries()) {
+    const resolved = await workspace.resolve(edit.path)
+    let file = byRel.get(resolved.rel)
+    if (file === undefined) {
+      file = { rel: resolved.rel, abs: resolved.abs, edits: [], hashes: new Set() }
+      byRel.set(resolved.rel, file)
+    }
+    file.edits.push(index)
+    const hash = edit['expected_hash'] ?? edit['expectedHash']
+    if (typeof hash === 'string') file.hashes.add(hash)
+  }
+  return [...byRel.values()].map((f) => {
+    if (f.hashes.size > 1) {
+      throw new EditError(
+        'PARSE_BAD_EDIT',
+        `The edits to ${f.rel} give ${f.hashes.size} different expected_hash values; give one.`,
+        { path: f.rel },
+      )
+    }
+    const [expected] = f.hashes
+    return {
+      rel: f.rel,
+      abs: f.abs,
+      edits: f.edits,
+      ...(expected === undefined ? {} : { expected }),
+    }
+  })
+}
+
+async function transact(
+  workspace: Workspace,
+  request: EditRequest,
+  files: readonly EditFile[],
+): Promise<EditOutcome> {
+  const { memory } = workspace
+  const bases = new Map<string, string>()
+  for (const file of files) {
+    const base = file.expected ?? memory.seen(request.agent, file.rel)
+    if (base !== undefined) bases.set(file.rel, base)
+    else if (request.readBeforeWrite) await refuseUnread(workspace, file)
+  }
+  const rebased = new Map<string, string>()
+  /** A rebased file's verified content: written as it is, so nothing unverified lands. */
+  const merged = new Map<string, string>()
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const text = editListText(request.edits, files, bases, merged)
+      const result = await workspace.engine.apply(text, {
+        format: 'edits',
+        dryRun: request.dryRun,
+        ...(request.diagnostics === undefined ? {} : { diagnostics: request.diagnostics }),
+      })
+      if (!request.dryRun) await remember(workspace, request.agent, result)
+      return { result, rebased }
+    } catch (error) {
+      if (!isEditError(error) || attempt >= MAX_ATTEMPTS) throw error
+      if (error.code === 'FILE_CHANGED') continue
+      if (error.code !== 'FILE_HASH_MISMATCH') throw error
+      const file = files.find((f) => f.rel === error.path)
+      const base = file === undefined ? undefined : bases.get(file.rel)
+      if (file === undefined || base === undefined) throw error
+      if (file.expected !== undefined && !request.rebase) throw error
+      const onto = await rebaseOnto(workspace, request, file, base, error)
+      if (!rebased.has(file.rel)) rebased.set(file.rel, base)
+      bases.set(file.rel, onto.hash)
+      merged.set(file.rel, onto.text)
+    }
+  }
+}
+
+/** Read-before-write: an existing file this agent has not seen may not be changed. */
+async function refuseUnread(workspace: Workspace, file: EditFile): Promise<void> {
+  const now = await workspace.now(await workspace.resolve(file.rel))
+  if (now === null) return
+  throw new EditError(
+    'FILE_STALE_READ',
+    `${file.rel} exists and this agent has not read it; read it first, or send its hash ${now.hash} as expected_hash.`,
+    { path: file.rel, currentHash: now.hash },
+  )
+}
+
+/**
+ * The core's JSON edit list, each edit carrying its file's base as expected_hash. A rebased
+ * file's edits become one write of the merged content checked by rebaseOnto, against the hash
+ * it was checked on: the engine then writes exactly the bytes that were verified.
+ */
+function editListText(
+  edits: readonly JsonEdit[],
+  files: readonly EditFile[],
+  bases: ReadonlyMap<string, string>,
+  merged: ReadonlyMap<string, string>,
+): string {
+  const out: (Record<string, unknown> | undefined)[] = edits.map((e) => withoutHash(e))
+  for (const file of files) {
+    const base = bases.get(file.rel)
+    if (base === undefined) continue
+    const content = merged.get(file.rel)
+    for (const [n, index] of file.edits.entries()) {
+      out[index] =
+        content === undefined
+          ? { ...out[index], expected_hash: base }
+          : n === 0
+            ? { path: file.rel, mode: 'write', content, expected_hash: base }
+            : undefined
+    }
+  }
+  return JSON.stringify({ edits: out.filter((e) => e !== undefined) })
+}
+
+function withoutHash(edit: JsonEdit): Record<string, unknown> {
+  const { expected_hash: _a, expectedHash: _b, ...rest } = edit
+  return rest
+}
+
+/**
+ * Checks that the file's edits can land on the file as it is now (see the module comment) and
+ * returns that version's hash and the merged text to write over it. Throws FILE_HASH_MISMATCH
+ * (with the current hash) when they cannot.
+ */
+async function rebaseOnto(
+  workspace: Workspace,
+  request: EditRequest,
+  file: EditFile,
+  base: string,
+  mismatch: EditError,
+): Promise<{ hash: string; text: string }> {
+  const refuse = (why: string): EditError =>
+    new EditError(
+      'FILE_HASH_MISMATCH',
+      `${file.rel} changed since this agent saw it (${base}): ${why}`,
+      {
+        path: file.rel,
+        hint: 'Read the file again (read_file) and make the edit against its current content.',
+        ...(mismatch.currentHash === undefined ? {} : { currentHash: mismatch.currentHash }),
+      },
+    )
+  const edits = file.edits.map((i) => withoutHash(request.edits[i] as JsonEdit))
+  const fixed = edits.find((e) => !isStringAnchored(e))
+  if (fixed !== undefined) {
+    throw refuse(
+      `a ${String(fixed['mode'] ?? 'replace')} edit${fixed['replace_all'] === true ? ' with replace_all' : ''} is not anchored to one unique string, so it is not rebased.`,
+    )
+  }
+  const baseText = workspace.memory.version(base)
+  if (baseText === undefined) throw refuse('the version it saw is no longer remembered.')
+  const now = await workspace.now(await workspace.resolve(file.rel))
+  if (now === null) throw refuse('it has been deleted.')
+  const current = decodeText(now.bytes)
+  if (current === null) throw refuse('it is no longer UTF-8 text.')
+  workspace.keepVersion(now)
+  const op = editsOp(edits)
+  const edited = computeText(op, ENCODER.encode(baseText))
+  if (edited === null) throw refuse('the edit does not apply to the version it was made against.')
+  let ours: string | null
+  try {
+    ours = computeText(op, now.bytes, true)
+  } catch (error) {
+    if (!isEditError(error)) throw error
+    throw refuse(`on its current content the edit fails with ${error.code}: ${error.message}`)
+  }
+  if (ours === null) throw refuse('the edit does not give text on its current content.')
+  const verdict = rebaseVerdict(baseText, edited, current, ours)
+  if (!verdict.ok) {
+    throw refuse(
+      verdict.reason === 'overlap'
+        ? 'the other change touched the lines this edit changes (or the lines next to them).'
+        : 'applied to the current content, the edit does not give the merge of both changes.',
+    )
+  }
+  return { hash: now.hash, text: ours }
+}
+
+/** Replace and insert edits that name one place by its text (not line numbers, not every match). */
+function isStringAnchored(edit: Readonly<Record<string, unknown>>): boolean {
+  const mode = edit['mode'] ?? 'replace'
+  if (mode !== 'replace' && mode !== 'insert') return false
+  if (edit['replace_all'] === true || edit['replaceAll'] === true) return false
+  if (edit['occurrence'] !== undefined) return false
+  const expected = edit['expected_matches'] ?? edit['expectedMatches']
+  return expected === undefined || expected === 1
+}
+
+function editsOp(edits: readonly Record<string, unknown>[]): EditsOp {
+  const parsed = parseEditsJson(JSON.stringify({ edits }))
+  if (!parsed.ok) throw EditError.fromData(parsed.error)
+  const [op] = parsed.value.ops
+  if (op?.kind !== 'edits' || parsed.value.ops.length !== 1) {
+    throw new EditError('INTERNAL', 'A rebase needs the edits of exactly one file.')
+  }
+  return op
+}
+
+/**
+ * The edit's result on `source` as text; null when it does not apply. With `required`, its
+ * refusal (MATCH_NOT_FOUND, MATCH_AMBIGUOUS, ...) is thrown: on the current content, that is the
+ * answer the agent needs.
+ */
+function computeText(op: EditsOp, source: Uint8Array, required = false): string | null {
+  const computed = computeFile({ format: 'edits', op, source, bytesOnly: true }, { searchRegex })
+  if (!computed.ok) {
+    if (required) throw EditError.fromData(computed.error)
+    return null
+  }
+  const after = computed.value.after
+  return after === null ? null : decodeText(after)
+}
+
+/** After a commit: the agent has seen each file as it now is, and owns the transaction. */
+export async function remember(
+  workspace: Workspace,
+  agent: string,
+  result: ApplyResult,
+): Promise<void> {
+  for (const file of result.files) {
+    if (file.from !== undefined) workspace.memory.see(agent, file.from, null)
+    workspace.memory.see(agent, file.path, file.afterHash)
+    if (file.afterHash === null) continue
+    const now = await workspace.now(await workspace.resolve(file.path)).catch(() => null)
+    if (now !== null && now.hash === file.afterHash) workspace.keepVersion(now)
+  }
+  if (result.transaction !== undefined) workspace.memory.pushTransaction(agent, result.transaction)
+}
