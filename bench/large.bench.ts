@@ -22,7 +22,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { DEFAULT_LIMITS } from '../src/engine/config.js'
+import { DEFAULT_LIMITS } from '../src/defaults.js'
 // The internal engine: its requests take `route`, whose choices this bench times.
 import {
   createEngineWithInternals,

@@ -9,7 +9,7 @@ import type { VerifyJob, VerifyReply, WorkerReply } from '../src/threads/jobs.js
 import { runVerifyJob } from '../src/engine/verify-job.js'
 import type { OpOutcome, VerifySettings } from '../src/engine/verify.js'
 import { ok } from '../src/result.js'
-import { computeCommit, type ReplayJob } from '../src/replay/commit.js'
+import { computeCommit, type CommitJob } from '../src/replay/commit.js'
 import type { AppliedPlan } from '../src/replay/tree.js'
 import { replyTo, replyToAsync } from './reply.js'
 
@@ -23,6 +23,6 @@ export async function verify(
 }
 
 /** History replay (#10): one commit's diff applied to the entries it reads (src/replay/commit.ts). */
-export function replay(job: ReplayJob): WorkerReply<AppliedPlan> {
+export function replay(job: CommitJob): WorkerReply<AppliedPlan> {
   return replyTo<AppliedPlan>(job.protocol, () => ok(computeCommit(job.sources, job.work)))
 }

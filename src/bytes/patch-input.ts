@@ -5,7 +5,6 @@
 import { isAscii } from 'node:buffer'
 import { EditError } from '../errors.js'
 import { decodePatchBytes, hasLoneSurrogate, type PatchText } from '../text/patch-bytes.js'
-import { checkPatchSize } from '../engine/limits.js'
 
 export function patchTextOf(input: unknown, maxPatchBytes: number): PatchText {
   if (input instanceof Uint8Array) {
@@ -43,4 +42,18 @@ function isPlainAscii(bytes: Uint8Array): boolean {
  */
 function nodeUnitsToString(units: Uint16Array): string {
   return Buffer.from(units.buffer, units.byteOffset, units.byteLength).toString('utf16le')
+}
+
+/** Throws LIMIT_PATCH_TOO_LARGE when `input` is over `maxPatchBytes` bytes of UTF-8. */
+export function checkPatchSize(input: string, maxPatchBytes: number): void {
+  // Every UTF-16 unit is 1-3 UTF-8 bytes (a surrogate pair is 4 for 2 units), so most inputs are
+  // decided from their length without encoding them.
+  // Buffer.byteLength counts without allocating an encoded copy.
+  if (input.length * 3 <= maxPatchBytes) return
+  const bytes = Buffer.byteLength(input, 'utf8')
+  if (bytes <= maxPatchBytes) return
+  throw new EditError(
+    'LIMIT_PATCH_TOO_LARGE',
+    `The patch is ${bytes} bytes, over the ${maxPatchBytes}-byte patch size limit.`,
+  )
 }

@@ -8,7 +8,7 @@ import { fail, ok, type Result } from '../result.js'
 import type { FormatOption } from '../types.js'
 import type { LimitOptions } from '../engine/api.js'
 import type { Durability } from '../journal/records.js'
-import { FORMAT_OPTIONS } from '../engine/config.js'
+import { FORMAT_OPTIONS } from '../defaults.js'
 import { parseReplayArgs, type ReplayCommand } from './replay-args.js'
 
 export { FORMAT_OPTIONS }

@@ -5,7 +5,7 @@
 // (src/bytes/patch-input.ts): the bytes are passed on as they are.
 import { open, type FileHandle } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { DEFAULT_LIMITS } from '../engine/config.js'
+import { DEFAULT_LIMITS } from '../defaults.js'
 import { EditError } from '../errors.js'
 import type { CliIo } from './io.js'
 

@@ -1,54 +1,16 @@
 // Engine options: defaults and validation. Bad options throw EditError CONFIG_INVALID at
 // createEngine(), before any request runs.
 import { EditError } from '../errors.js'
-import type {
-  EngineOptions,
-  JournalOptions,
-  LimitOptions,
-  WorkerOptions,
-} from './api.js'
+import type { EngineOptions, JournalOptions, LimitOptions, WorkerOptions } from './api.js'
+import {
+  DEFAULT_DENY_GLOBS,
+  DEFAULT_INLINE_MAX_BYTES,
+  DEFAULT_JOURNAL,
+  DEFAULT_LIMITS,
+  FORMAT_OPTIONS,
+} from '../defaults.js'
 import type { Durability } from '../journal/records.js'
 import type { FormatOption } from '../types.js'
-
-// .patchloom/ holds the staging journal (issue #4): a patch that rewrote it could forge recovery.
-export const DEFAULT_DENY_GLOBS: readonly string[] = [
-  '.git',
-  '.git/**',
-  '**/.git',
-  '**/.git/**',
-  '.patchloom',
-  '.patchloom/**',
-]
-
-/** Why these values: see the JSDoc of LimitOptions in engine/api.ts. */
-export const DEFAULT_LIMITS: Required<LimitOptions> = {
-  maxPatchBytes: 256 * 1024 * 1024,
-  maxFileBytes: 64 * 1024 * 1024,
-  maxFiles: 100_000,
-}
-
-// The routing threshold measured by bench/large.bench.ts; engine/route.ts says how it is used.
-/**
- * Requests whose patch is shorter than this (a quarter of it without rendered diffs) stay inline,
- * however many files they name. On 2 cores the pool won from about 100 files (0.26 MiB of
- * patch) in bench/RESULTS.md's large.bench rows; between 32 and 300 files the two routes are
- * within noise of each other.
- */
-export const DEFAULT_INLINE_MAX_BYTES = 256 * 1024
-
-export const FORMAT_OPTIONS: readonly FormatOption[] = [
-  'auto',
-  'codex',
-  'unified',
-  'search-replace',
-  'edits',
-]
-
-/** Why these values: see the JSDoc of JournalOptions in engine/api.ts. */
-export const DEFAULT_JOURNAL: Required<JournalOptions> = {
-  keep: 20,
-  lockTimeoutMs: 30_000,
-}
 
 export interface ResolvedConfig {
   readonly root: string

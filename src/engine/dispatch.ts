@@ -7,7 +7,7 @@
 import type { PatchSegment } from '../parse/segments.js'
 import type { EditPlan, FileOp } from '../types.js'
 import { throwIfAborted } from '../abort.js'
-import type { JobPool } from '../threads/worker-pool.js'
+import type { WorkerPool } from '../threads/worker-pool.js'
 import { JOB_PROTOCOL, type VerifyJob, type VerifyReply } from '../threads/jobs.js'
 import { asyncReadFs, createSyncReadFs, type ReadFs } from '../workspace/read-fs.js'
 import { batchRanges, type Route } from './route.js'
@@ -23,7 +23,7 @@ export async function verifyPlan(
   plan: EditPlan,
   settings: VerifySettings,
   route: Route,
-  pool: JobPool | undefined,
+  pool: WorkerPool | undefined,
   blockingReads: boolean,
   signal?: AbortSignal,
 ): Promise<VerifiedOp[]> {
@@ -149,11 +149,11 @@ function reverifyFrom(
 }
 
 /** Where verify jobs run: on the pool's threads, or one after another in this thread. */
-export type JobRunner = { readonly kind: 'pool'; readonly pool: JobPool } | typeof THIS_THREAD
+export type JobRunner = { readonly kind: 'pool'; readonly pool: WorkerPool } | typeof THIS_THREAD
 
 export const THIS_THREAD = { kind: 'this-thread' } as const
 
-export function poolRunner(pool: JobPool): JobRunner {
+export function poolRunner(pool: WorkerPool): JobRunner {
   return { kind: 'pool', pool }
 }
 
@@ -175,7 +175,10 @@ async function runJobs(
   }
   const { pool } = runner
   const settled = await Promise.allSettled(
-    inputs.map((input) => pool.verify({ protocol: JOB_PROTOCOL, input, settings }, signal)),
+    inputs.map((input) => {
+      const job: VerifyJob<VerifySettings> = { protocol: JOB_PROTOCOL, input, settings }
+      return pool.run<VerifyReply<OpOutcome>>('verify', job, signal)
+    }),
   )
   // A crashed worker or a cancellation: the first in plan order, whatever the thread timing.
   for (const s of settled) if (s.status === 'rejected') throw s.reason

@@ -4,12 +4,18 @@
 // across a crash (src/journal/). Verification of concurrent requests overlaps; commits to one
 // workspace never interleave (the journal's lock, across engines and processes).
 import { realpath, stat } from 'node:fs/promises'
-import { resolveConfig, checkFormat, DEFAULT_DENY_GLOBS, type ResolvedConfig } from './config.js'
+import { DEFAULT_DENY_GLOBS } from '../defaults.js'
+import { resolveConfig, checkFormat, type ResolvedConfig } from './config.js'
 import { EditError } from '../errors.js'
 import type { JournalFs } from '../journal/fs.js'
 import { Journal } from '../journal/journal.js'
 import { inCommitOrder } from '../journal/transaction.js'
-import type { JournalHooks, RecoveryReport, TransactionInfo, UndoResult } from '../journal/records.js'
+import type {
+  JournalHooks,
+  RecoveryReport,
+  TransactionInfo,
+  UndoResult,
+} from '../journal/records.js'
 import { silentLogger } from '../log.js'
 import type { ApplyResult, Warning } from '../types.js'
 import type { ApplyOptions, CheckOptions, Engine, EngineOptions } from './api.js'
@@ -18,17 +24,16 @@ import { EngineDiagnostics, fileChanges, type LspClientFactory } from './diagnos
 import type { LspClient, SidecarPoolOptions } from '../lsp/client-types.js'
 import type { DiagnosticsOptions, DiagnosticsReport } from '../lsp/reports.js'
 import { compileGlobs } from '../workspace/glob.js'
-import { JobPool } from '../threads/worker-pool.js'
+import { WorkerPool } from '../threads/worker-pool.js'
 import { checkComputedSizes } from './limits.js'
 import { patchTextOf } from '../bytes/patch-input.js'
-import { detectCaseInsensitive, resolveWorkspacePath, type PathContext } from '../workspace/paths.js'
-import { checkLinkTargets, commitStepsFor, fileResults, summaryOf } from './results.js'
 import {
-  planRequest,
-  verifyPlanned,
-  type RouteTaken,
-  type VerifiedRequest,
-} from './plan.js'
+  detectCaseInsensitive,
+  resolveWorkspacePath,
+  type PathContext,
+} from '../workspace/paths.js'
+import { checkLinkTargets, commitStepsFor, fileResults, summaryOf } from './results.js'
+import { planRequest, verifyPlanned, type RouteTaken, type VerifiedRequest } from './plan.js'
 import type { RequestedRoute } from './route.js'
 import { INLINE_SYNC_MAX_FILES } from './dispatch.js'
 
@@ -45,7 +50,7 @@ export interface EngineInternals {
    * A worker pool shared with other engines (the server's workspaces, #11): used instead of one of
    * the engine's own, and left running by close(). Ignored when the pool option is false.
    */
-  readonly sharedPool?: JobPool
+  readonly sharedPool?: WorkerPool
 }
 
 /**
@@ -96,7 +101,7 @@ class EditEngine implements InternalEngine {
   readonly #config: ResolvedConfig
   readonly #options: EngineOptions
   readonly #internals: EngineInternals
-  readonly #pool: JobPool | undefined
+  readonly #pool: WorkerPool | undefined
   readonly #ownsPool: boolean
   readonly #isDenied: (rel: string) => string | undefined
   readonly #diagnostics: EngineDiagnostics
@@ -120,7 +125,7 @@ class EditEngine implements InternalEngine {
       config.workers === false
         ? undefined
         : (internals.sharedPool ??
-          new JobPool({
+          new WorkerPool({
             ...(config.workers.minThreads === undefined
               ? {}
               : { minThreads: config.workers.minThreads }),

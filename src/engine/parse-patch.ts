@@ -2,7 +2,8 @@
 // (the report of `patchloom check --parse-only`). It throws EditError as the engine does; the pure
 // core's Result form is parsePlan (src/parse/index.ts), and the plan itself stays internal. It
 // reads no workspace file and starts no thread.
-import { checkFormat, DEFAULT_LIMITS } from './config.js'
+import { DEFAULT_LIMITS } from '../defaults.js'
+import { checkFormat } from './config.js'
 import { parsePlan } from '../parse/index.js'
 import { checkPlanEncoding } from '../parse/raw-bytes.js'
 import { summarizePlan, type PatchSummary } from '../parse/summary.js'

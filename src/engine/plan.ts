@@ -10,7 +10,7 @@ import { splitUnifiedSections, type PatchSegment } from '../parse/segments.js'
 import { unwrap } from '../result.js'
 import type { PatchText } from '../text/patch-bytes.js'
 import type { EditPlan, FormatOption, PatchFormat } from '../types.js'
-import type { JobPool } from '../threads/worker-pool.js'
+import type { WorkerPool } from '../threads/worker-pool.js'
 import { checkFileCount } from './limits.js'
 import { batchCount, chooseRoute, MAX_BATCH_OPS } from './route.js'
 import type { RequestedRoute, RouteInput } from './route.js'
@@ -44,7 +44,7 @@ export interface VerifiedRequest {
 
 interface Engineish {
   readonly config: ResolvedConfig
-  readonly pool: JobPool | undefined
+  readonly pool: WorkerPool | undefined
 }
 
 export function planRequest(

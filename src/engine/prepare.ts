@@ -10,9 +10,20 @@
 // once (a type change, sections in sequence, swapped renames) is read by sequence.ts.
 import { EditError } from '../errors.js'
 import type { FileOp, PatchFormat } from '../types.js'
-import { pathKey, resolveWorkspacePath, type PathContext, type ResolvedPath } from '../workspace/paths.js'
+import {
+  pathKey,
+  resolveWorkspacePath,
+  type PathContext,
+  type ResolvedPath,
+} from '../workspace/paths.js'
 import { asyncReadFs, type ReadFs } from '../workspace/read-fs.js'
-import { MISSING, readLinkSnapshot, readSnapshot, SYMLINK_MODE, type Snapshot } from '../workspace/file-state.js'
+import {
+  MISSING,
+  readLinkSnapshot,
+  readSnapshot,
+  SYMLINK_MODE,
+  type Snapshot,
+} from '../workspace/file-state.js'
 
 export interface PreparedPath {
   readonly resolved: ResolvedPath

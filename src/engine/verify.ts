@@ -5,6 +5,7 @@
 // so both routes make the same checks in the same order. Each op ends in an outcome, never a
 // throw: the engine orders the failures of all batches by phase and plan position (settle.ts), so
 // the error a request gets never depends on how it was split or on thread timing.
+import { equalBytes } from '../bytes/equal.js'
 import { inflateSync } from 'node:zlib'
 import { computeFile } from '../apply/compute.js'
 import { checkNotebook, isNotebookPath } from '../apply/notebook.js'
@@ -323,10 +324,6 @@ function withoutBytes(p: PreparedOp): PreparedOp {
       ? {}
       : { replaces: { ...p.replaces, bytes: null } }),
   }
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(a, b) === 0
 }
 
 function failureOf(error: unknown): FailureData {

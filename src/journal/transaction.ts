@@ -12,6 +12,7 @@
 //            fsync the journal directory (a failure there is a warning: see the end of runTransaction).
 // Any failure before the mark rolls back with the same code recovery uses (recover.ts), so a
 // failed commit and a crashed one end the same way.
+import { equalBytes } from '../bytes/equal.js'
 import path from 'node:path'
 import { EditError } from '../errors.js'
 import type { Warning } from '../types.js'
@@ -380,10 +381,6 @@ function stampHolds(current: JournalStat, stamp: ReadStamp): boolean {
     current.ctimeNs === stamp.ctimeNs &&
     current.ctimeNs < BigInt(Math.floor(stamp.readStartMs - RACY_MS)) * 1_000_000n
   )
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(a, b) === 0
 }
 
 function sameInode(a: JournalStat, b: JournalStat): boolean {

@@ -3,11 +3,12 @@
 // the same function (workers/engine.worker.ts `replay`); everything in and out is plain,
 // structured-clone data. Checking the result against git's record is replay.ts's (settleCommit).
 import { inflateSync } from 'node:zlib'
-import { DEFAULT_LIMITS } from '../engine/config.js'
+import { DEFAULT_LIMITS } from '../defaults.js'
 import { patchTextOf } from '../bytes/patch-input.js'
 import { plainness } from '../bytes/plainness.js'
 import type { EditErrorData } from '../errors.js'
 import { parsePlan } from '../parse/index.js'
+import type { ReplayJob } from '../threads/jobs.js'
 import type { EditPlan } from '../types.js'
 import { blobId } from '../bytes/blob-id.js'
 import type { RawChange } from './history-parse.js'
@@ -29,12 +30,7 @@ export interface CommitWork {
 }
 
 /** A commit's compute sent to a pool worker (workers/engine.worker.ts `replay`). */
-export interface ReplayJob {
-  /** JOB_PROTOCOL of the sender (src/threads/jobs.ts). */
-  readonly protocol: number
-  readonly sources: Tree
-  readonly work: CommitWork
-}
+export type CommitJob = ReplayJob<Tree, CommitWork>
 
 /**
  * The commit's ops applied to `sources` (at least every path git's record names, as it was

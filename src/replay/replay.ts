@@ -17,10 +17,11 @@
 // `workers: N` computes commits on the pool (D-086, onPool below): a commit waits only for the
 // earlier pending commits that touch its paths, and results are checked and yielded in order.
 import { EditError, isEditError } from '../errors.js'
-import { JobPool } from '../threads/worker-pool.js'
+import { WorkerPool } from '../threads/worker-pool.js'
 import { JOB_PROTOCOL } from '../threads/jobs.js'
 import {
   computeCommit,
+  type CommitJob,
   gitlinksOf,
   GITLINK,
   MAX_REPLAY_WORKERS,
@@ -167,7 +168,7 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
   const misplaced: ReplayMisplaced[] = []
   const refusals: Record<string, number> = {}
   const fallbackReasons: Record<string, number> = {}
-  const pool = workers > 0 ? new JobPool({ minThreads: workers, maxThreads: workers }) : null
+  const pool = workers > 0 ? new WorkerPool({ minThreads: workers, maxThreads: workers }) : null
   try {
     if (maxCommits > 0) {
       const history = readHistory({ repo, range, ...(signal === undefined ? {} : { signal }) })
@@ -247,7 +248,7 @@ async function* onPool(
   tree: Map<string, TreeFile>,
   blobs: BlobReader,
   via: ReplayVia,
-  pool: JobPool,
+  pool: WorkerPool,
   workers: number,
 ): AsyncGenerator<ReplayCommit> {
   const window: Slot[] = []
@@ -268,10 +269,11 @@ async function* onPool(
       if (entry !== undefined) sources.set(path, entry)
     }
     const work = { patch: commit.patch, changes: commit.changes, via }
+    const job: CommitJob = { protocol: JOB_PROTOCOL, sources, work }
     const applied =
       commit.patch.length === 0
         ? computeCommit(sources, work)
-        : await pool.replay({ protocol: JOB_PROTOCOL, sources, work })
+        : await pool.run<AppliedPlan>('replay', job)
     const settled = await settleCommit((p) => sources.get(p), commit, at, applied, blobs)
     const after = new Map<string, TreeFile | undefined>()
     for (const path of paths) {

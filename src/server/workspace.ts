@@ -4,11 +4,11 @@
 // globs), for reads as for writes.
 import { closeSync, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs'
 import { lstat, realpath } from 'node:fs/promises'
-import { DEFAULT_DENY_GLOBS, DEFAULT_LIMITS } from '../engine/config.js'
+import { DEFAULT_DENY_GLOBS, DEFAULT_LIMITS } from '../defaults.js'
 import { createEngineWithInternals } from '../engine/engine.js'
 import type { Engine } from '../engine/api.js'
 import { compileGlobs } from '../workspace/glob.js'
-import type { JobPool } from '../threads/worker-pool.js'
+import type { WorkerPool } from '../threads/worker-pool.js'
 import { resolveWorkspacePath, type PathContext, type ResolvedPath } from '../workspace/paths.js'
 import { createSyncReadFs, READ_FLAGS } from '../workspace/read-fs.js'
 import { EditError } from '../errors.js'
@@ -27,7 +27,7 @@ export interface WorkspaceSettings {
   readonly durability: Durability
   readonly diagnostics: boolean
   readonly memory?: MemoryLimits
-  readonly pool?: JobPool
+  readonly pool?: WorkerPool
 }
 
 /** A file's bytes as they are now, with their hash; null when there is no file. */

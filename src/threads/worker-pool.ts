@@ -1,22 +1,18 @@
-// The only Piscina import. Runs parse and compute jobs in worker threads and turns every reply
-// into a value or an error, by value, never by message text (#8): a Result failure is its
-// EditError; an exception the pure code threw is rethrown as the same plain Error the inline
-// route would raise (a bug: CLI exit 70, MCP INTERNAL); a protocol mismatch is a stale build,
-// also a plain Error; only a worker that dies (the task rejects) is WORKER_CRASHED, and an aborted
-// job is REQUEST_CANCELLED. The pool starts lazily on first use, so inline-only engines never
-// spawn threads.
+// The only Piscina import: runs the tasks of workers/engine.worker.ts in worker threads and turns
+// every reply into a value or an error by value, never by message text. A Result failure is its
+// EditError; an exception the pure code threw is rethrown as the same plain Error the calling
+// thread would raise; a protocol mismatch (a stale build) is a plain Error; only a task that
+// never answers is WORKER_CRASHED, or REQUEST_CANCELLED/REQUEST_TIMEOUT when its signal aborted.
+// The pool knows tasks by name (threads/jobs.ts), not who sends them, and starts on first use.
 import { compiledFile } from '../compiled-file.js'
 import { availableParallelism } from 'node:os'
 import type { Piscina } from 'piscina'
+import { abortError } from '../abort.js'
 import { EditError } from '../errors.js'
 import { unwrap, type Result } from '../result.js'
-import { abortError } from '../abort.js'
-import type { VerifyJob, VerifyReply, WorkerReply } from './jobs.js'
-import type { OpOutcome, VerifySettings } from '../engine/verify.js'
-import type { ReplayJob } from '../replay/commit.js'
-import type { AppliedPlan } from '../replay/tree.js'
+import { TASKS, type StampedJob, type TaskName, type WorkerReply } from './jobs.js'
 
-export interface JobPoolOptions {
+export interface WorkerPoolOptions {
   readonly minThreads?: number
   readonly maxThreads?: number
   /** Task module to load instead of the built engine worker (tests use a crashing one). */
@@ -29,8 +25,8 @@ const IDLE_TIMEOUT_MS = 30_000
 /**
  * Each worker's young generation, in MiB. V8's default (up to 48 MiB per isolate on 64-bit) let
  * the two workers of a 10,000-file check hold about 120 MiB of short-lived garbage at their peak;
- * a worker's garbage is a batch's lines and path strings, which die young whatever the size (#9,
- * D-068: peak RSS 450 -> 330 MiB, CPU time unchanged within noise).
+ * a worker's garbage is a batch's lines and path strings, which die young whatever the size
+ * (peak RSS 450 -> 330 MiB, CPU time unchanged within noise).
  */
 const WORKER_YOUNG_GENERATION_MB = 8
 
@@ -53,11 +49,11 @@ export function defaultMaxThreads(): number {
   return Math.max(1, Math.min(4, availableParallelism()))
 }
 
-export class JobPool {
-  readonly #options: JobPoolOptions
+export class WorkerPool {
+  readonly #options: WorkerPoolOptions
   #pool: Piscina | undefined
 
-  constructor(options: JobPoolOptions = {}) {
+  constructor(options: WorkerPoolOptions = {}) {
     this.#options = options
   }
 
@@ -65,17 +61,12 @@ export class JobPool {
     return this.#pool !== undefined
   }
 
-  /** Verifies a batch of ops in a worker, which reads their files itself (verify.ts). */
-  async verify(
-    job: VerifyJob<VerifySettings>,
-    signal?: AbortSignal,
-  ): Promise<VerifyReply<OpOutcome>> {
-    return unwrap(await this.#run<VerifyReply<OpOutcome>>('verify', job, signal))
-  }
-
-  /** One commit of a history replay in a worker (src/replay/commit.ts). */
-  async replay(job: ReplayJob, signal?: AbortSignal): Promise<AppliedPlan> {
-    return unwrap(await this.#run<AppliedPlan>('replay', job, signal))
+  /**
+   * Runs `task` on `job` in a worker and returns the task's value; a failure Result is thrown as
+   * its EditError. `Reply` is the task's reply type, which the sender knows (threads/jobs.ts).
+   */
+  async run<Reply>(task: TaskName, job: StampedJob, signal?: AbortSignal): Promise<Reply> {
+    return unwrap(await this.#run<Reply>(task, job, signal))
   }
 
   /** Threads the pool runs at most (it starts lazily; this does not start it). */
@@ -90,8 +81,8 @@ export class JobPool {
   }
 
   async #run<T>(
-    name: 'verify' | 'replay',
-    job: VerifyJob<VerifySettings> | ReplayJob,
+    name: TaskName,
+    job: StampedJob,
     signal: AbortSignal | undefined,
   ): Promise<Result<T>> {
     const pool = await this.#ensure()
@@ -106,7 +97,7 @@ export class JobPool {
       if (signal?.aborted === true) throw abortError(signal, error)
       throw new EditError(
         'WORKER_CRASHED',
-        `A ${name === 'replay' ? 'replay' : 'verification'} worker failed during ${name}: ${(error as Error).message}`,
+        `A ${TASKS[name]} worker failed during ${name}: ${(error as Error).message}`,
         { cause: error },
       )
     }
@@ -138,7 +129,7 @@ function resultOf<T>(reply: WorkerReply<T>): Result<T> {
       return reply.result
     case 'protocol-mismatch':
       throw new Error(
-        `job-pool: job protocol ${reply.jobProtocol} does not match worker protocol ${reply.workerProtocol}; the built worker is stale, run npm run build`,
+        `worker-pool: job protocol ${reply.jobProtocol} does not match worker protocol ${reply.workerProtocol}; the built worker is stale, run npm run build`,
       )
     case 'threw': {
       // The same name and message as the inline route's exception, and the worker's stack.
@@ -150,6 +141,6 @@ function resultOf<T>(reply: WorkerReply<T>): Result<T> {
   }
   // Not a shape this build knows: a worker from another build answered.
   throw new Error(
-    'job-pool: unrecognised worker reply; the built worker is stale, run npm run build',
+    'worker-pool: unrecognised worker reply; the built worker is stale, run npm run build',
   )
 }

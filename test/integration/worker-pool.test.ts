@@ -5,9 +5,9 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createEngineWithInternals } from '../../src/engine/engine.js'
-import { JobPool } from '../../src/threads/worker-pool.js'
-import { JOB_PROTOCOL, type VerifyJob } from '../../src/threads/jobs.js'
-import type { VerifySettings } from '../../src/engine/verify.js'
+import { WorkerPool } from '../../src/threads/worker-pool.js'
+import { JOB_PROTOCOL, type VerifyJob, type VerifyReply } from '../../src/threads/jobs.js'
+import type { OpOutcome, VerifySettings } from '../../src/engine/verify.js'
 import { EditError } from '../../src/errors.js'
 import { exitCodeFor, internalErrorData } from '../../src/cli/render.js'
 import { codexPatch, generateWorkspace, writeWorkspace } from '../../bench/generate.js'
@@ -25,7 +25,7 @@ const ADD_OP = {
   overwrite: true,
 } as const
 
-const pools: JobPool[] = []
+const pools: WorkerPool[] = []
 const scratches: string[] = []
 let scratch = ''
 afterEach(async () => {
@@ -33,8 +33,15 @@ afterEach(async () => {
   for (const dir of scratches.splice(0)) await rm(dir, { recursive: true, force: true })
 })
 
-function pool(options: ConstructorParameters<typeof JobPool>[0] = {}): JobPool {
-  const p = new JobPool(options)
+/** The pool with the engine's verify task typed, as src/engine/dispatch.ts sends it. */
+class VerifyPool extends WorkerPool {
+  verify(job: VerifyJob<VerifySettings>, signal?: AbortSignal): Promise<VerifyReply<OpOutcome>> {
+    return this.run<VerifyReply<OpOutcome>>('verify', job, signal)
+  }
+}
+
+function pool(options: ConstructorParameters<typeof WorkerPool>[0] = {}): VerifyPool {
+  const p = new VerifyPool(options)
   pools.push(p)
   return p
 }
@@ -65,7 +72,7 @@ async function verifyJob(
 
 const someOps = { kind: 'ops', ops: [ADD_OP] } as const
 
-describe('JobPool', () => {
+describe('WorkerPool', () => {
   it('verifies a batch in a worker thread, which reads the files itself', async () => {
     const job = await verifyJob(someOps)
     await writeFile(path.join(scratch, 'a.txt'), 'old\n')

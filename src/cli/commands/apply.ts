@@ -1,7 +1,7 @@
 // `patchloom apply`: read the patch bytes (FILE or stdin, src/cli/read-patch.ts), run them
 // through the engine (or a dry run), print the result. Failures propagate as EditError to main.ts, which renders them and
 // picks the exit status; this module only guarantees the engine is closed on every path.
-import { DEFAULT_DENY_GLOBS } from '../../engine/config.js'
+import { DEFAULT_DENY_GLOBS } from '../../defaults.js'
 import { resolve } from 'node:path'
 import type { RunCommand } from '../args.js'
 import type { CliDeps, CliIo } from '../io.js'

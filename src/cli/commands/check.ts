@@ -1,7 +1,7 @@
 // `patchloom check`: a dry run of apply, or with --parse-only a report built from the patch
 // alone (the library's parsePatch, src/engine/parse-patch.ts), which reads no workspace
 // file and starts no engine.
-import { DEFAULT_LIMITS } from '../../engine/config.js'
+import { DEFAULT_LIMITS } from '../../defaults.js'
 import { patchTextOf } from '../../bytes/patch-input.js'
 import { summarizePatch } from '../../engine/parse-patch.js'
 import type { RunCommand } from '../args.js'

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_DENY_GLOBS, DEFAULT_LIMITS, resolveConfig } from '../../../src/engine/config.js'
+import { DEFAULT_DENY_GLOBS, DEFAULT_LIMITS } from '../../../src/defaults.js'
+import { resolveConfig } from '../../../src/engine/config.js'
 import type { EngineOptions } from '../../../src/engine/api.js'
 import { EditError } from '../../../src/errors.js'
 

@@ -2,11 +2,7 @@
 // interrupts a catastrophically backtracking RegExp on this Node, and matches come back as plain
 // data of this realm.
 import { describe, expect, it } from 'vitest'
-import {
-  boundedSearcher,
-  REGEX_TIMEOUT_MS,
-  searchRegex,
-} from '../../../src/engine/regex-search.js'
+import { boundedSearcher, REGEX_TIMEOUT_MS, searchRegex } from '../../../src/engine/regex-search.js'
 
 describe('searchRegex', () => {
   it('interrupts (a+)+$ on 30 a’s and a b within the bound', () => {

@@ -1,7 +1,7 @@
 // The one inline-or-pool decision (#9): what each request shape gets, the configuration error
 // for a pool route on an engine without a pool, and how a plan is cut into worker batches.
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_INLINE_MAX_BYTES } from '../../../src/engine/config.js'
+import { DEFAULT_INLINE_MAX_BYTES } from '../../../src/defaults.js'
 import {
   batchCount,
   batchRanges,

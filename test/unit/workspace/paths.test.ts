@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { DEFAULT_DENY_GLOBS } from '../../../src/engine/config.js'
+import { DEFAULT_DENY_GLOBS } from '../../../src/defaults.js'
 import { EditError } from '../../../src/errors.js'
 import { compileGlobs, globToRegExp } from '../../../src/workspace/glob.js'
 import {
