@@ -1,10 +1,10 @@
 // Tool results (#11): each outcome as `structuredContent` for the harness and as short text for
 // the model. Errors carry the engine's code, message, hint, retryable flag, current hash and
 // candidates in both.
-import { renderFileLine } from '../cli/render.js'
 import type { EditErrorData } from '../errors.js'
 import type { UndoResult } from '../journal/records.js'
 import type { DiagnosticsReport, FileDiagnostic } from '../lsp/reports.js'
+import { renderFileLine } from '../render/file-line.js'
 import type { ApplyResult } from '../types.js'
 
 /** What a tool handler produces; mcp.ts turns it into a CallToolResult. */

@@ -8,7 +8,6 @@ import {
   renderApplyHuman,
   renderDiagnosticsHuman,
   renderErrorHuman,
-  renderFileLine,
   renderJsonLine,
   renderLogHuman,
   renderParseOnlyHuman,
@@ -19,6 +18,7 @@ import {
   undoCommandFor,
   withUndoCommand,
 } from '../../../src/cli/render.js'
+import { renderFileLine } from '../../../src/render/file-line.js'
 import { errorData } from '../../../src/errors.js'
 import type { TransactionInfo } from '../../../src/journal/records.js'
 import type { ApplyResult, FileResult } from '../../../src/types.js'
