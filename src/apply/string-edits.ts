@@ -42,7 +42,7 @@ import {
   type LineHits,
   type Occurrence,
   type Span,
-} from './text-search.js'
+} from '../match/text-search.js'
 import { isRewrite, noOpDetail, rewriteDetail } from './edit-guards.js'
 import { expandReplacement, type RegexMatch, type RegexSearcher } from './regex.js'
 

@@ -31,7 +31,7 @@ export function splitLines(text: string): Line[] {
 
 /**
  * splitLines, also giving each line's start offset in `text` (plus text.length at the end), for
- * callers that slice the text by lines later (src/apply/text-search.ts).
+ * callers that slice the text by lines later (src/match/text-search.ts).
  */
 export function splitLinesAt(text: string): { lines: Line[]; starts: Int32Array } {
   // PERF (#9): the offsets summed from the lines afterwards; pushing them inside the split loop

@@ -47,7 +47,7 @@ import {
   type Doc,
   type LineHits,
   type Span,
-} from '../../src/apply/text-search.js'
+} from '../../src/match/text-search.js'
 
 export interface StringEditsInput {
   /** Decoded content without BOM; ignored when `exists` is false. */

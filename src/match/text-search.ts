@@ -9,7 +9,7 @@
 // pass over the view of the text as read, plus line checks where edits changed it.
 // toDoc and the functions on a Doc are the per-edit form (a whole split per call) that the
 // oracle in test/helpers/string-edits-oracle.ts keeps using.
-import { findLineMatches } from '../match/ladder.js'
+import { findLineMatches } from './ladder.js'
 import {
   dominantEol,
   joinLines,

@@ -1,4 +1,4 @@
-// Unit tests for src/apply/text-search.ts: the LF view and its offset mapping over mixed line
+// Unit tests for src/match/text-search.ts: the LF view and its offset mapping over mixed line
 // endings, which applyStringEdits relies on but only shows through whole edits.
 import { describe, expect, it } from 'vitest'
 import {
@@ -12,7 +12,7 @@ import {
   toDoc,
   toTextOffset,
   wholeLines,
-} from '../../../src/apply/text-search.js'
+} from '../../../src/match/text-search.js'
 
 describe('toDoc', () => {
   it('writes every terminator as LF in the view and keeps a missing final newline missing', () => {
