@@ -1,14 +1,22 @@
-// Hand-written argv parsing for the `patchloom` command: argv in, a plain command description
-// (or a USAGE_INVALID failure) out. No I/O and no defaults that need the environment: the root
-// stays null here and main.ts resolves it against the caller's cwd. Accepts `--flag value` and
-// `--flag=value`; `--` ends the flags. The journal commands (undo, log, recover) refuse flags
-// that belong to apply, so `undo --dry-run` cannot silently undo for real.
-import { errorData } from '../errors.js'
-import { fail, ok, type Result } from '../result.js'
+// `patchloom` argv -> a plain command description, or a USAGE_INVALID failure: the main commands
+// read MAIN_FLAGS (flag-table.ts), and `replay` goes to replay-args.ts (main.ts has already sent
+// the server and queue commands elsewhere). No I/O and no defaults that need the environment:
+// the root stays null here and main.ts resolves it against the caller's cwd. The journal
+// commands (undo, log, recover) refuse flags that belong to apply, so `undo --dry-run` cannot
+// silently undo for real.
+import { ok, type Result } from '../result.js'
 import type { FormatOption } from '../types.js'
 import type { LimitOptions } from '../engine/api.js'
 import type { Durability } from '../journal/records.js'
 import { FORMAT_OPTIONS } from '../defaults.js'
+import { JOURNAL_FLAGS, KNOWN_FLAGS, MAIN_FLAGS } from './flag-table.js'
+import {
+  firstPositional,
+  notValidWith,
+  readFlags,
+  unexpectedArgument,
+  usageFailure,
+} from './flags.js'
 import { parseReplayArgs, type ReplayCommand } from './replay-args.js'
 
 export { FORMAT_OPTIONS }
@@ -23,9 +31,10 @@ export interface RunCommand {
   /** Always true for `check`. */
   readonly dryRun: boolean
   readonly json: boolean
+  // auto means this thread: a one-shot run verifies fastest there (DECISIONS.md D-074).
   /**
-   * auto: this thread, as a one-shot run verifies fastest (D-074); always (--workers): on the
-   * worker pool whatever the size; never (--no-workers): no pool at all.
+   * auto: this thread, where a one-shot run verifies fastest; always (--workers): on the worker
+   * pool whatever the size; never (--no-workers): no pool at all.
    */
   readonly workers: 'auto' | 'always' | 'never'
   /** `check --parse-only`: parse and summarize, read no workspace files. */
@@ -205,220 +214,94 @@ const COMMANDS = new Set([
 const COMMAND_LIST =
   'apply, check, undo, log, recover, diagnostics, replay, mcp, serve, tools, demo or help'
 
-/** Flags each journal command accepts; any other flag is a usage error there. */
-const JOURNAL_FLAGS: Readonly<Record<string, ReadonlySet<string>>> = {
-  undo: new Set(['--root', '--json', '--durability']),
-  log: new Set(['--root', '--json', '-n', '--limit']),
-  recover: new Set(['--root', '--json']),
-}
-
-const DURABILITIES: readonly Durability[] = ['full', 'fast']
-
-const LIMIT_FLAGS: Readonly<Record<string, keyof LimitOptions>> = {
-  '--max-patch-bytes': 'maxPatchBytes',
-  '--max-file-bytes': 'maxFileBytes',
-  '--max-files': 'maxFiles',
-}
-
-function usage(message: string): Result<CliCommand> {
-  return fail(errorData('USAGE_INVALID', message))
+function usage(message: string): Result<never> {
+  return usageFailure(message)
 }
 
 /** Parses argv (without node and script). Never throws. */
 export function parseArgs(argv: readonly string[]): Result<CliCommand> {
-  let command: string | null = null
-  let file: string | null = null
-  let fileSeen = false
-  let transaction: string | null = null
-  let root: string | null = null
-  let format: FormatOption = 'auto'
-  let dryRun = false
-  let json = false
-  let workers: RunCommand['workers'] = 'auto'
-  let parseOnly = false
-  let help = false
-  let version = false
-  let flagsDone = false
-  let diagnostics = false
-  let durability: Durability | null = null
-  let limit: number | null = null
-  const deny: string[] = []
-  const files: string[] = []
-  const flags: string[] = []
-  const limits: { -readonly [K in keyof LimitOptions]: number } = {}
-
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index] ?? ''
-    if (!flagsDone && arg === '--') {
-      flagsDone = true
-      continue
-    }
-    if (!flagsDone && arg.startsWith('-') && arg !== '-') {
-      const eq = arg.indexOf('=')
-      const name = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg
-      const inline = arg.startsWith('--') && eq !== -1 ? arg.slice(eq + 1) : null
-      const takesValue =
-        name === '--root' ||
-        name === '--format' ||
-        name === '--deny' ||
-        name === '--durability' ||
-        name === '--limit' ||
-        name === '-n' ||
-        name in LIMIT_FLAGS
-      if (!takesValue && inline !== null) return usage(`Flag ${name} takes no value.`)
-      let value = inline
-      if (takesValue && value === null) {
-        const next = argv[index + 1]
-        if (next === undefined || (next.startsWith('-') && next !== '-')) {
-          return usage(`Flag ${name} needs a value.`)
-        }
-        value = next
-        index++
-      }
-      flags.push(name)
-      switch (name) {
-        case '--help':
-        case '-h':
-          help = true
-          break
-        case '--version':
-          version = true
-          break
-        case '--root':
-          if (value === '' || value === null) return usage('Flag --root needs a directory.')
-          root = value
-          break
-        case '--format': {
-          const match = FORMAT_OPTIONS.find((f) => f === value)
-          if (match === undefined) {
-            const allowed = FORMAT_OPTIONS.join(', ')
-            return usage(`Unknown format '${value ?? ''}'; use one of ${allowed}.`)
-          }
-          format = match
-          break
-        }
-        case '--durability': {
-          const match = DURABILITIES.find((d) => d === value)
-          if (match === undefined)
-            return usage(`Unknown durability '${value ?? ''}'; use full or fast.`)
-          durability = match
-          break
-        }
-        case '--deny':
-          if (value === '' || value === null) return usage('Flag --deny needs a glob.')
-          deny.push(value)
-          break
-        case '--dry-run':
-          dryRun = true
-          break
-        case '--diagnostics':
-          diagnostics = true
-          break
-        case '--json':
-          json = true
-          break
-        case '--workers':
-        case '--no-workers': {
-          const wanted = name === '--workers' ? 'always' : 'never'
-          if (workers !== 'auto' && workers !== wanted)
-            return usage('Flags --workers and --no-workers contradict each other; give one.')
-          workers = wanted
-          break
-        }
-        case '--parse-only':
-          parseOnly = true
-          break
-        case '-n':
-        case '--limit': {
-          const count = positiveCount(value)
-          if (count === null)
-            return usage(`Flag ${name} needs a positive whole number; got '${value ?? ''}'.`)
-          limit = count
-          break
-        }
-        case '--max-patch-bytes':
-        case '--max-file-bytes':
-        case '--max-files': {
-          const count = positiveCount(value)
-          if (count === null)
-            return usage(`Flag ${name} needs a positive whole number; got '${value ?? ''}'.`)
-          limits[LIMIT_FLAGS[name] as keyof LimitOptions] = count
-          break
-        }
-        default:
-          return usage(`Unknown flag '${name}'.`)
-      }
-      continue
-    }
-    if (command === null && arg === 'replay') {
-      // replay has flags of its own (replay-args.ts); the ones before the word are its too.
-      return parseReplayArgs([...argv.slice(0, index), ...argv.slice(index + 1)])
-    }
-    if (command === null) {
-      if (!COMMANDS.has(arg)) return usage(`Unknown command '${arg}'; use ${COMMAND_LIST}.`)
-      command = arg
-      continue
-    }
-    if (command === 'diagnostics') {
-      files.push(arg)
-      continue
-    }
-    if (command === 'undo') {
-      if (transaction !== null)
-        return usage(`Unexpected argument '${arg}'; give at most one transaction id.`)
-      transaction = arg
-      continue
-    }
-    if (command === 'log' || command === 'recover')
-      return usage(`Unexpected argument '${arg}'; ${command} takes no arguments.`)
-    if (fileSeen) return usage(`Unexpected argument '${arg}'; give at most one patch FILE.`)
-    fileSeen = true
-    file = arg === '-' ? null : arg
+  const at = firstPositional(argv, MAIN_FLAGS)
+  const word = at === -1 ? undefined : argv[at]
+  if (word === 'replay') {
+    // replay has flags of its own (replay-args.ts); the ones before the word are its too.
+    return parseReplayArgs([...argv.slice(0, at), ...argv.slice(at + 1)])
   }
+  const read = readFlags(argv, MAIN_FLAGS, {
+    command: word !== undefined && COMMANDS.has(word) ? word : null,
+    known: KNOWN_FLAGS,
+    repeats: 'last',
+    positional: (arg, index) => {
+      if (index === 0)
+        return COMMANDS.has(arg) ? undefined : `Unknown command '${arg}'; use ${COMMAND_LIST}.`
+      if (word === 'diagnostics') return undefined
+      if (word === 'undo')
+        return index > 1 ? unexpectedArgument(arg, 'give at most one transaction id') : undefined
+      if (word === 'log' || word === 'recover')
+        return unexpectedArgument(arg, `${word} takes no arguments`)
+      return index > 1 ? unexpectedArgument(arg, 'give at most one patch FILE') : undefined
+    },
+  })
+  if (!read.ok) return read
+  const { values: flags, positionals, given } = read.value
+  const [command, ...rest] = positionals
+  if (flags['--workers'] && flags['--no-workers'])
+    return usage('Flags --workers and --no-workers contradict each other; give one.')
 
   // --help wins over everything else on the line, as most CLIs do, so `apply --help` helps.
-  if (help || command === 'help') return ok({ kind: 'help' })
-  if (version) return ok({ kind: 'version' })
-  if (command === null) return usage(`No command given; use ${COMMAND_LIST}.`)
-  if (limit !== null && command !== 'log')
-    return usage(`Flag ${flags.includes('-n') ? '-n' : '--limit'} is only valid with log.`)
-  if (durability !== null && command !== 'apply' && command !== 'undo')
+  if (flags['--help'] || flags['-h'] || command === 'help') return ok({ kind: 'help' })
+  if (flags['--version']) return ok({ kind: 'version' })
+  if (command === undefined) return usage(`No command given; use ${COMMAND_LIST}.`)
+  if (flags['--limit'] !== undefined && command !== 'log')
+    return usage(`Flag ${given.includes('-n') ? '-n' : '--limit'} is only valid with log.`)
+  if (flags['--durability'] !== undefined && command !== 'apply' && command !== 'undo')
     return usage('--durability is only valid with apply and undo.')
+  const root = flags['--root'] ?? null
+  const json = flags['--json']
   if (command === 'demo') return ok({ kind: 'demo' })
   if (command === 'diagnostics') {
-    if (files.length === 0) return usage('diagnostics needs at least one FILE.')
-    return ok({ kind: 'diagnostics', files, root, json })
+    if (rest.length === 0) return usage('diagnostics needs at least one FILE.')
+    return ok({ kind: 'diagnostics', files: rest, root, json })
   }
   const allowed = JOURNAL_FLAGS[command]
   if (allowed !== undefined) {
-    const stray = flags.find((f) => !allowed.has(f))
-    if (stray !== undefined) return usage(`Flag ${stray} is not valid with ${command}.`)
+    const stray = given.find((f) => !allowed.includes(f))
+    if (stray !== undefined) return usage(notValidWith(stray, command))
   }
+  const durability = flags['--durability'] ?? 'full'
   if (command === 'recover') return ok({ kind: 'recover', root, json })
   if (command === 'undo')
-    return ok({ kind: 'undo', transaction, root, json, durability: durability ?? 'full' })
-  if (command === 'log') return ok({ kind: 'log', root, json, limit: limit ?? DEFAULT_LOG_LIMIT })
-  if (diagnostics && command !== 'apply') return usage('--diagnostics is only valid with apply.')
-  if (parseOnly && command !== 'check') return usage('--parse-only is only valid with check.')
+    return ok({ kind: 'undo', transaction: rest[0] ?? null, root, json, durability })
+  if (command === 'log')
+    return ok({ kind: 'log', root, json, limit: flags['--limit'] ?? DEFAULT_LOG_LIMIT })
+  if (flags['--diagnostics'] && command !== 'apply')
+    return usage('--diagnostics is only valid with apply.')
+  if (flags['--parse-only'] && command !== 'check')
+    return usage('--parse-only is only valid with check.')
+  const limits: { -readonly [K in keyof LimitOptions]: number } = {}
+  for (const [flag, key] of LIMIT_FLAGS) {
+    const value = flags[flag]
+    if (value !== undefined) limits[key] = value
+  }
   const kind = command === 'check' ? 'check' : 'apply'
+  const file = rest[0] ?? '-'
   return ok({
     kind,
-    file,
+    file: file === '-' ? null : file,
     root,
-    format,
-    dryRun: dryRun || kind === 'check',
+    format: flags['--format'] ?? 'auto',
+    dryRun: flags['--dry-run'] || kind === 'check',
     json,
-    workers,
-    parseOnly,
-    deny,
-    diagnostics,
+    workers: flags['--workers'] ? 'always' : flags['--no-workers'] ? 'never' : 'auto',
+    parseOnly: flags['--parse-only'],
+    deny: flags['--deny'],
+    diagnostics: flags['--diagnostics'],
     limits,
-    durability: durability ?? 'full',
+    durability,
   })
 }
 
-/** A positive whole number from a flag value, or null. */
-function positiveCount(value: string | null): number | null {
-  const count = value === null || !/^[1-9][0-9]*$/.test(value) ? NaN : Number(value)
-  return Number.isSafeInteger(count) ? count : null
-}
+const LIMIT_FLAGS = [
+  ['--max-patch-bytes', 'maxPatchBytes'],
+  ['--max-file-bytes', 'maxFileBytes'],
+  ['--max-files', 'maxFiles'],
+] as const

@@ -10,15 +10,16 @@ import path from 'node:path'
 import { Queue } from 'bullmq'
 import { EditError } from '../../errors.js'
 import { markCancelled } from '../../queue/cancel.js'
-import { isJobOfRun, RUN_ID } from '../../queue/job.js'
+import { isJobOfRun } from '../../queue/job.js'
 import { checkReachable } from '../../queue/reach.js'
 import { runOnQueue, type QueueRunProgress, type QueueRunReport } from '../../queue/run.js'
 import { parseRepoSource, sourceText } from '../../queue/source.js'
 import { parseQueueUrl, redact, type QueueConnection } from '../../queue/url.js'
 import { REPLAY_QUEUE, startReplayWorker } from '../../queue/worker.js'
-import { REPLAY_VIAS } from '../../replay/replay.js'
 import { EXIT } from '../render.js'
 import type { CliIo } from '../io.js'
+import { KNOWN_FLAGS, QUEUE_FLAGS } from '../flag-table.js'
+import { readFlags, unexpectedArgument, type ReadFlags, type Reading } from '../flags.js'
 import { humanReport, jsonReport } from './replay.js'
 
 export const QUEUE_USAGE = `  patchloom replay --queue URL REPO... [--split commits=N] [--range R] [--via V] [--attempts N]
@@ -32,72 +33,28 @@ export const QUEUE_USAGE = `  patchloom replay --queue URL REPO... [--split comm
 
 const DEFAULT_SPLIT = 200
 const OPEN_STATES = ['waiting', 'delayed', 'active', 'prioritized', 'waiting-children'] as const
-const MAX_CONCURRENCY = 64
 
 export type QueueIo = CliIo
-
-interface Flags {
-  readonly positional: string[]
-  readonly values: Map<string, string>
-  /** The switches given (--json, --cancel). */
-  readonly switches: Set<string>
-}
-
-const SWITCHES = new Set(['--json', '--cancel'])
-
-const VALUE_FLAGS = new Set([
-  '--queue',
-  '--split',
-  '--range',
-  '--via',
-  '--attempts',
-  '--concurrency',
-  '--name',
-  '--run',
-  '--lock-ms',
-  '--cache',
-  '--timeout',
-])
 
 function usage(message: string): EditError {
   return new EditError('USAGE_INVALID', `${message}\n${QUEUE_USAGE}`)
 }
 
-function parseFlags(argv: readonly string[], allowed: readonly string[]): Flags {
-  const positional: string[] = []
-  const values = new Map<string, string>()
-  const switches = new Set<string>()
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string
-    if (!arg.startsWith('--')) {
-      positional.push(arg)
-      continue
-    }
-    const eq = arg.indexOf('=')
-    const name = eq === -1 ? arg : arg.slice(0, eq)
-    if (SWITCHES.has(name) && allowed.includes(name)) {
-      if (eq !== -1) throw usage(`Flag ${name} takes no value.`)
-      switches.add(name)
-      continue
-    }
-    if (!VALUE_FLAGS.has(name) || !allowed.includes(name))
-      throw usage(`Flag ${name} is not valid here.`)
-    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1)
-    if (value === undefined || value === '' || (eq === -1 && value.startsWith('--')))
-      throw usage(`Flag ${name} needs a value.`)
-    if (values.has(name)) throw usage(`Flag ${name} is given twice.`)
-    values.set(name, value)
-  }
-  return { positional, values, switches }
-}
-
-function wholeNumber(flags: Flags, name: string, min: number, max: number, fallback: number) {
-  const text = flags.values.get(name)
-  if (text === undefined) return fallback
-  const n = /^[0-9]{1,9}$/.test(text) ? Number(text) : Number.NaN
-  if (!(n >= min && n <= max))
-    throw usage(`Flag ${name} needs a whole number from ${min} to ${max}; got '${text}'.`)
-  return n
+/** Reads `argv` against the queue command's table; a bad command line throws (exit 64). */
+function flagsOf<C extends keyof typeof QUEUE_FLAGS>(
+  command: C,
+  argv: readonly string[],
+  positional?: Reading['positional'],
+): ReadFlags<(typeof QUEUE_FLAGS)[C]> {
+  const read = readFlags(argv, QUEUE_FLAGS[command], {
+    command,
+    known: KNOWN_FLAGS,
+    repeats: 'refuse',
+    ...(positional === undefined ? {} : { positional }),
+    usage: QUEUE_USAGE,
+  })
+  if (!read.ok) throw EditError.fromData(read.error)
+  return read.value
 }
 
 /** `parse()`, with its refusal of a bad URL or location as a bad command line (exit 64). */
@@ -110,8 +67,9 @@ function asUsage<T>(parse: () => T): T {
   }
 }
 
-async function connect(flags: Flags): Promise<{ connection: QueueConnection; url: string }> {
-  const url = flags.values.get('--queue')
+async function connect(
+  url: string | undefined,
+): Promise<{ connection: QueueConnection; url: string }> {
   if (url === undefined) throw usage('This command needs --queue URL.')
   const connection = asUsage(() => parseQueueUrl(url))
   await checkReachable(connection, url)
@@ -133,53 +91,30 @@ export async function runQueueCommand(argv: readonly string[], io: QueueIo): Pro
 }
 
 async function replayOnQueue(argv: readonly string[], io: QueueIo): Promise<number> {
-  const flags = parseFlags(argv, [
-    '--queue',
-    '--split',
-    '--range',
-    '--via',
-    '--attempts',
-    '--json',
-    '--cache',
-    '--run',
-    '--timeout',
-  ])
-  if (flags.positional.length === 0) throw usage('replay --queue needs at least one REPO.')
-  const repos = flags.positional.map((r) => asUsage(() => sourceText(parseRepoSource(r, io.cwd))))
-  const run = flags.values.get('--run')
-  if (run !== undefined && !RUN_ID.test(run))
-    throw usage(`Flag --run needs a run id (lower-case letters, digits and dashes); got '${run}'.`)
-  const timeoutS = wholeNumber(flags, '--timeout', 1, 30 * 24 * 3600, 0)
-  const split = flags.values.get('--split')
-  const size =
-    split === undefined
-      ? DEFAULT_SPLIT
-      : /^commits=[0-9]{1,7}$/.test(split) && Number(split.slice(8)) >= 1
-        ? Number(split.slice(8))
-        : Number.NaN
-  if (Number.isNaN(size)) throw usage(`Flag --split takes commits=N (N >= 1); got '${split}'.`)
-  const viaText = flags.values.get('--via') ?? 'unified'
-  const via = REPLAY_VIAS.find((v) => v === viaText)
-  if (via === undefined) throw usage(`Unknown --via '${viaText}'; use ${REPLAY_VIAS.join(', ')}.`)
-  const attempts = wholeNumber(flags, '--attempts', 1, 100, 3)
-  const { connection } = await connect(flags)
-  const progress = io.stderrIsTTY === true && !flags.switches.has('--json')
+  const { values: flags, positionals } = flagsOf('replay --queue', argv)
+  if (positionals.length === 0) throw usage('replay --queue needs at least one REPO.')
+  const repos = positionals.map((r) => asUsage(() => sourceText(parseRepoSource(r, io.cwd))))
+  const run = flags['--run']
+  const timeoutS = flags['--timeout'] ?? 0
+  const { connection } = await connect(flags['--queue'])
+  const progress = io.stderrIsTTY === true && !flags['--json']
   const started = performance.now()
-  const cache = flags.values.get('--cache')
+  const cache = flags['--cache']
+  const range = flags['--range']
   const report = await runOnQueue({
     connection,
     repos,
-    split: size,
+    split: flags['--split'] ?? DEFAULT_SPLIT,
     ...(cache === undefined ? {} : { cacheDir: path.resolve(io.cwd, cache) }),
     ...(run === undefined ? {} : { run }),
     ...(timeoutS === 0 ? {} : { timeoutMs: timeoutS * 1000 }),
-    via,
-    attempts,
+    via: flags['--via'] ?? 'unified',
+    attempts: flags['--attempts'] ?? 3,
     onRequeue: (id) =>
       io.stderr(
         `${progress ? '\r\x1b[K' : ''}replay --queue: job ${id} was lost by the queue (did Redis restart without persistence?); enqueued it again\n`,
       ),
-    ...(flags.values.has('--range') ? { range: flags.values.get('--range') as string } : {}),
+    ...(range === undefined ? {} : { range }),
     ...(progress
       ? {
           onProgress: (p) =>
@@ -188,9 +123,7 @@ async function replayOnQueue(argv: readonly string[], io: QueueIo): Promise<numb
       : {}),
   })
   if (progress) io.stderr('\r\x1b[K')
-  io.stdout(
-    flags.switches.has('--json') ? `${JSON.stringify(runJson(report))}\n` : runHuman(report),
-  )
+  io.stdout(flags['--json'] ? `${JSON.stringify(runJson(report))}\n` : runHuman(report))
   if (report.timedOut) {
     io.stderr(
       `replay --queue: run ${report.run} did not finish within ${timeoutS} s; its ${report.unfinishedRanges} unfinished ranges stay on the queue. The same command with --run ${report.run} waits for them again; \`patchloom queue clean --queue URL --run ${report.run} --cancel\` stops the run.\n`,
@@ -258,19 +191,17 @@ function runHuman(report: QueueRunReport): string {
 }
 
 async function runWorker(argv: readonly string[], io: QueueIo): Promise<number> {
-  const flags = parseFlags(argv, ['--queue', '--concurrency', '--name', '--lock-ms', '--cache'])
-  if (flags.positional.length > 0) throw usage(`Unexpected argument '${flags.positional[0]}'.`)
-  const concurrency = wholeNumber(flags, '--concurrency', 1, MAX_CONCURRENCY, 1)
-  // How long a job stays with a worker that stopped renewing its lock (died) before another
-  // worker takes it again: BullMQ's lockDuration, 30 s by default.
-  const lockMs = wholeNumber(flags, '--lock-ms', 1000, 3_600_000, 30_000)
-  const { connection, url } = await connect(flags)
-  const name = flags.values.get('--name')
-  const cache = flags.values.get('--cache')
+  const { values: flags } = flagsOf('worker', argv, (arg) =>
+    unexpectedArgument(arg, 'worker takes no arguments'),
+  )
+  const concurrency = flags['--concurrency'] ?? 1
+  const { connection, url } = await connect(flags['--queue'])
+  const name = flags['--name']
+  const cache = flags['--cache']
   const worker = startReplayWorker({
     connection,
     concurrency,
-    lockDurationMs: lockMs,
+    lockDurationMs: flags['--lock-ms'] ?? 30_000,
     ...(cache === undefined ? {} : { cacheDir: path.resolve(io.cwd, cache) }),
     ...(name === undefined ? {} : { name }),
     onEvent: (text) => io.stderr(`patchloom worker: ${text}\n`),
@@ -287,13 +218,13 @@ async function runWorker(argv: readonly string[], io: QueueIo): Promise<number> 
 }
 
 async function status(argv: readonly string[], io: QueueIo): Promise<number> {
-  const flags = parseFlags(argv, ['--queue', '--json'])
-  const { connection } = await connect(flags)
+  const { values: flags } = flagsOf('queue status', argv)
+  const { connection } = await connect(flags['--queue'])
   const queue = new Queue(REPLAY_QUEUE, { connection })
   try {
     const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed')
     io.stdout(
-      flags.switches.has('--json')
+      flags['--json']
         ? `${JSON.stringify({ ok: true, queue: REPLAY_QUEUE, ...counts })}\n`
         : `${REPLAY_QUEUE}: ${Object.entries(counts)
             .map(([k, v]) => `${k} ${v}`)
@@ -306,11 +237,11 @@ async function status(argv: readonly string[], io: QueueIo): Promise<number> {
 }
 
 async function clean(argv: readonly string[], io: QueueIo): Promise<number> {
-  const flags = parseFlags(argv, ['--queue', '--run', '--cancel'])
-  const run = flags.values.get('--run')
-  const cancel = flags.switches.has('--cancel')
+  const { values: flags } = flagsOf('queue clean', argv)
+  const run = flags['--run']
+  const cancel = flags['--cancel']
   if (cancel && run === undefined) throw usage('Flag --cancel needs --run ID.')
-  const { connection } = await connect(flags)
+  const { connection } = await connect(flags['--queue'])
   const queue = new Queue(REPLAY_QUEUE, { connection })
   try {
     let removed = 0

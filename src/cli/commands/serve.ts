@@ -8,15 +8,17 @@
 //   patchloom tools [--json]
 //   SERVER FLAGS: [--no-read-before-write] [--durability full|fast] [--diagnostics]
 import { resolve } from 'node:path'
-import { EditError, errorData } from '../../errors.js'
+import { EditError } from '../../errors.js'
 import type { Durability } from '../../journal/records.js'
-import { fail, ok, type Result } from '../../result.js'
+import { ok, type Result } from '../../result.js'
 import { AGENT_NAME, loadTokenFile, singleToken, type TokenTable } from '../../server/auth.js'
 import { startHttp } from '../../server/http.js'
 import { createMcpServer, type CallerOf } from '../../server/mcp.js'
 import { EditService, type ServiceOptions } from '../../server/service.js'
 import { toolJson } from '../../server/tool-json.js'
 import { TOOLS } from '../../server/tools.js'
+import { KNOWN_FLAGS, SERVER_FLAGS, type RootFlag } from '../flag-table.js'
+import { needs, readFlags, unexpectedArgument, usageFailure, type FlagValues } from '../flags.js'
 
 export interface ServerIo {
   readonly stdout: (s: string) => void
@@ -27,7 +29,7 @@ export interface ServerIo {
 
 interface ServerCommand {
   readonly kind: 'mcp' | 'serve' | 'tools'
-  readonly roots: { root: string; name?: string }[]
+  readonly roots: RootFlag[]
   readonly agent?: string
   readonly http?: { host: string; port: number }
   readonly tokenFile?: string
@@ -50,114 +52,40 @@ export const SERVER_USAGE = `  patchloom mcp [--root DIR]... [--workspace NAME=D
 export function parseServerArgs(argv: readonly string[]): Result<ServerCommand> {
   const [kind, ...rest] = argv
   if (kind !== 'mcp' && kind !== 'serve' && kind !== 'tools') {
-    return fail(errorData('USAGE_INVALID', `Unknown server command ${String(kind)}.`))
+    return usageFailure(`Unknown server command ${String(kind)}.`)
   }
-  const command = {
+  const usage = `Usage:\n${SERVER_USAGE}`
+  const read = readFlags(rest, SERVER_FLAGS[kind], {
+    command: kind,
+    known: KNOWN_FLAGS,
+    repeats: 'last',
+    positional: (arg) => unexpectedArgument(arg, `${kind} takes no arguments`),
+    usage,
+  })
+  if (!read.ok) return read
+  // One table per command; the fields a command does not have read as absent.
+  const flags: Partial<FlagValues<(typeof SERVER_FLAGS)['mcp']>> &
+    Partial<FlagValues<(typeof SERVER_FLAGS)['serve']>> &
+    Partial<FlagValues<(typeof SERVER_FLAGS)['tools']>> = read.value.values
+  const agent = flags['--agent']
+  if (agent !== undefined && !AGENT_NAME.test(agent))
+    return usageFailure(needs('--agent', 'a name of letters, digits and . _ : @ / -', agent), usage)
+  if (kind === 'serve' && flags['--http'] === undefined)
+    return usageFailure('serve needs --http [HOST:]PORT.', usage)
+  return ok({
     kind,
-    roots: [] as { root: string; name?: string }[],
-    allowHosts: [] as string[],
-    readBeforeWrite: true,
-    durability: 'full' as Durability,
-    diagnostics: false,
-    json: false,
-  } as { -readonly [K in keyof ServerCommand]: ServerCommand[K] }
-  const usage = (message: string): Result<never> =>
-    fail(errorData('USAGE_INVALID', `${message}\nUsage:\n${SERVER_USAGE}`))
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i] as string
-    const [flag, inline] =
-      arg.startsWith('--') && arg.includes('=')
-        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
-        : [arg, undefined]
-    const value = (): string | undefined => inline ?? rest[++i]
-    const allowed = (...kinds: ServerCommand['kind'][]): boolean => kinds.includes(kind)
-    switch (flag) {
-      case '--root': {
-        const v = value()
-        if (v === undefined || !allowed('mcp', 'serve'))
-          return usage(`${flag} needs a directory (mcp, serve).`)
-        command.roots.push({ root: v })
-        break
-      }
-      case '--workspace': {
-        const v = value()
-        const eq = v?.indexOf('=') ?? -1
-        if (v === undefined || eq <= 0 || !allowed('mcp', 'serve'))
-          return usage('--workspace takes NAME=DIR.')
-        command.roots.push({ name: v.slice(0, eq), root: v.slice(eq + 1) })
-        break
-      }
-      case '--agent': {
-        const v = value()
-        if (v === undefined || !AGENT_NAME.test(v) || !allowed('mcp'))
-          return usage('--agent takes a name of letters, digits and . _ : @ / - (mcp only).')
-        command.agent = v
-        break
-      }
-      case '--http': {
-        const v = value()
-        const m = v === undefined ? null : /^(?:(.+):)?(\d{1,5})$/.exec(v)
-        if (m === null || !allowed('serve')) return usage('--http takes [HOST:]PORT (serve only).')
-        const port = Number(m[2])
-        if (port > 65535) return usage(`--http: port ${port} is out of range.`)
-        const host = (m[1] ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1')
-        command.http = { host, port }
-        break
-      }
-      case '--token-file': {
-        const v = value()
-        if (v === undefined || !allowed('serve'))
-          return usage('--token-file takes a file (serve only).')
-        command.tokenFile = v
-        break
-      }
-      case '--allow-host': {
-        const v = value()
-        if (v === undefined || !allowed('serve'))
-          return usage('--allow-host takes a host name (serve only).')
-        command.allowHosts.push(v)
-        break
-      }
-      case '--max-body-bytes': {
-        const v = Number(value())
-        if (!Number.isInteger(v) || v <= 0 || !allowed('serve'))
-          return usage('--max-body-bytes takes a positive integer (serve only).')
-        command.maxBodyBytes = v
-        break
-      }
-      case '--max-in-flight': {
-        const v = Number(value())
-        if (!Number.isInteger(v) || v <= 0 || !allowed('serve'))
-          return usage('--max-in-flight takes a positive integer (serve only).')
-        command.maxInFlight = v
-        break
-      }
-      case '--no-read-before-write':
-        if (!allowed('mcp', 'serve')) return usage(`${flag} applies to mcp and serve.`)
-        command.readBeforeWrite = false
-        break
-      case '--durability': {
-        const v = value()
-        if ((v !== 'full' && v !== 'fast') || !allowed('mcp', 'serve'))
-          return usage('--durability takes full or fast.')
-        command.durability = v
-        break
-      }
-      case '--diagnostics':
-        if (!allowed('mcp', 'serve')) return usage(`${flag} applies to mcp and serve.`)
-        command.diagnostics = true
-        break
-      case '--json':
-        if (!allowed('tools')) return usage('--json applies to tools.')
-        command.json = true
-        break
-      default:
-        return usage(`Unknown argument ${JSON.stringify(arg)}.`)
-    }
-  }
-  if (kind === 'serve' && command.http === undefined)
-    return usage('serve needs --http [HOST:]PORT.')
-  return ok(command)
+    roots: [...(flags['--root'] ?? [])],
+    ...(agent === undefined ? {} : { agent }),
+    ...(flags['--http'] === undefined ? {} : { http: flags['--http'] }),
+    ...(flags['--token-file'] === undefined ? {} : { tokenFile: flags['--token-file'] }),
+    allowHosts: [...(flags['--allow-host'] ?? [])],
+    ...(flags['--max-body-bytes'] === undefined ? {} : { maxBodyBytes: flags['--max-body-bytes'] }),
+    ...(flags['--max-in-flight'] === undefined ? {} : { maxInFlight: flags['--max-in-flight'] }),
+    readBeforeWrite: flags['--no-read-before-write'] !== true,
+    durability: flags['--durability'] ?? 'full',
+    diagnostics: flags['--diagnostics'] === true,
+    json: flags['--json'] === true,
+  })
 }
 
 /** Runs a server command; resolves with the exit status once the server has stopped. */

@@ -43,17 +43,20 @@ describe('parseServerArgs', () => {
 
   it.each([
     [['serve'], /serve needs --http/],
-    [['serve', '--http', 'nope'], /--http takes/],
-    [['serve', '--http', '70000'], /out of range/],
-    [['mcp', '--http', '80'], /serve only/],
-    [['mcp', '--token-file', 'x'], /serve only/],
-    [['serve', '--http', '1', '--agent', 'x'], /mcp only/],
-    [['mcp', '--agent', 'has space'], /--agent takes/],
+    [['serve', '--http', 'nope'], /Flag --http needs \[HOST:\]PORT; got 'nope'/],
+    [['serve', '--http', '70000'], /Flag --http needs a port from 0 to 65535; got '70000'/],
+    [['mcp', '--http', '80'], /Flag --http is not valid with mcp\./],
+    [['mcp', '--token-file', 'x'], /Flag --token-file is not valid with mcp\./],
+    [['serve', '--http', '1', '--agent', 'x'], /Flag --agent is not valid with serve\./],
+    [['mcp', '--agent', 'has space'], /Flag --agent needs a name of letters/],
     [['mcp', '--workspace', 'noequals'], /NAME=DIR/],
     [['mcp', '--durability', 'slow'], /full or fast/],
-    [['tools', '--root', 'x'], /mcp, serve/],
-    [['mcp', '--bogus'], /Unknown argument "--bogus"/],
-    [['serve', '--http', '1', '--max-in-flight', '0'], /--max-in-flight takes/],
+    [['tools', '--root', 'x'], /Flag --root is not valid with tools\./],
+    [['mcp', '--bogus'], /Unknown flag '--bogus'\./],
+    [
+      ['serve', '--http', '1', '--max-in-flight', '0'],
+      /Flag --max-in-flight needs a positive whole number; got '0'/,
+    ],
   ])('refuses %j', (argv, message) => {
     const parsed = parseServerArgs(argv)
     expect(parsed.ok).toBe(false)
