@@ -1,22 +1,9 @@
-// Build step, run by `npm run build` after tsc (node dist/src/cli/bundle.js): bundles the CLI into
-// dist/cli/main.cjs and the engine worker into one file (bundleWorker) with esbuild, and writes
-// dist/cli/main.cjs.cache, the V8 code cache that
-// bin/patchloom.js compiles the bundle with (D-090, issue #9: start-up was most of a one-shot
-// run). Not part of the library or of the bundle; nothing imports it.
-//
-// The bundle is CommonJS so that bin/ loads it without building an ES module graph, and so that
-// it can be compiled through vm.Script, the one compile API with a code cache on Node 20.
-// Module-relative paths keep working: import.meta.url becomes the bundle's own file URL, and
-// dist/cli/ sits two levels below the root like src/cli/, so src/compiled-file.ts finds the
-// engine worker and the language-server host under dist/ as it does for the sources. piscina
-// stays external (a lazy import() on first pool use); the language-server client is bundled but
-// still evaluated only on first use (esbuild keeps a lazily imported module's body, and its
-// require of node:worker_threads, behind an init function).
-//
-// The cache is written after running the commands a one-shot caller runs most (--version, check,
-// apply of a unified diff and of a Codex patch) in a scratch workspace, so it holds the functions
-// they compile, not only the top level. V8 rejects a cache made from other source, by another V8
-// or under other V8 flags; bin/ then compiles the ordinary way, so a stale cache costs speed only.
+// Build step, run by `npm run build` after tsc (node dist/src/cli/bundle.js): bundles the CLI
+// into dist/cli/main.cjs and the engine worker into one file with esbuild, then runs the commands
+// a one-shot caller runs most (--version, check, an apply of a unified diff and of a Codex patch)
+// in a scratch workspace and writes dist/cli/main.cjs.cache, the V8 code cache bin/patchloom.js
+// compiles the bundle with. Why CommonJS, why the cache, what stays lazy and how files loaded by
+// name still resolve: DECISIONS.md D-090. Not part of the library or of the bundle.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { readFileSync, writeFileSync } from 'node:fs'
 import Module, { createRequire } from 'node:module'
@@ -41,8 +28,8 @@ async function bundle(): Promise<void> {
     format: 'cjs',
     platform: 'node',
     target: 'node20',
-    // The MCP SDK and zod stay external too: only the server commands load them (#11).
-    // BullMQ and its Redis client likewise: only the queue commands load them (#12).
+    // The MCP SDK and zod stay external too: only the server commands load them. BullMQ and its
+    // Redis client likewise: only the queue commands load them.
     external: ['piscina', '@modelcontextprotocol/*', 'zod', 'bullmq', 'ioredis'],
     // import('piscina') becomes a require() on first use: still lazy, and no vm.Script dynamic
     // import callback is needed (Node 20's is experimental, warns on stderr, and is lost when the
@@ -144,7 +131,7 @@ async function writeCodeCache(): Promise<void> {
 /**
  * The engine's Piscina worker as one ES module file, in place of tsc's output: a thread that
  * starts loads one file instead of resolving and linking the worker's module graph (about 30 ms
- * less per thread start, #9). Its graph uses no import.meta.url or dynamic import, so nothing in
+ * less per thread start). Its graph uses no import.meta.url or dynamic import, so nothing in
  * it looks for files beside it.
  */
 async function bundleWorker(): Promise<void> {

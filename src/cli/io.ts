@@ -1,6 +1,6 @@
 // Shapes shared by the CLI's composition root (main.ts) and its commands: where the CLI reads
 // and writes, and the seams tests replace. Types only, so commands never import main.ts and
-// the root stays at the top of the import graph (#8).
+// the root stays at the top of the import graph.
 import type { InternalEngine } from '../engine/engine.js'
 import type { EngineOptions } from '../engine/api.js'
 
@@ -18,15 +18,15 @@ export interface CliIo {
   /** Stderr is a terminal: long commands (replay) may draw a progress line there. */
   readonly stderrIsTTY?: boolean
   /**
-   * Resolves when the command should stop (`patchloom worker`, #12); by default SIGTERM or
-   * SIGINT to this process.
+   * Resolves when the command should stop (`patchloom worker`); by default SIGTERM or SIGINT to
+   * this process.
    */
   readonly stopped?: Promise<void>
 }
 
 /**
  * Seams for tests: the engine factory. The CLI is a composition root and takes the internal
- * engine, whose requests accept `route` (`--workers` forces the worker threads, #11).
+ * engine, whose requests accept `route` (`--workers` forces the worker threads).
  */
 export interface CliDeps {
   readonly createEngine: (options: EngineOptions) => InternalEngine

@@ -27,7 +27,7 @@ import type { CliDeps, CliIo } from './io.js'
 
 const DEFAULT_DEPS: CliDeps = { createEngine: (options) => createEngineWithInternals(options) }
 
-/** The long-running server commands (src/cli/commands/serve.ts, #11). */
+/** The long-running server commands (src/cli/commands/serve.ts). */
 const SERVER_COMMANDS = new Set(['mcp', 'serve', 'tools'])
 
 /** Resolves on the first SIGTERM or SIGINT (a worker then finishes the jobs in hand). */
@@ -37,7 +37,7 @@ function stopSignal(): Promise<void> {
   })
 }
 
-/** The distributed replay's commands (#12): `worker`, `queue`, and `replay --queue`. */
+/** The distributed replay's commands: `worker`, `queue`, and `replay --queue`. */
 function isQueueCommand(argv: readonly string[]): boolean {
   const [word] = argv
   if (word === 'worker' || word === 'queue') return true
@@ -66,7 +66,7 @@ export async function main(
 
   if (SERVER_COMMANDS.has(argv[0] ?? '')) {
     try {
-      // Loaded only here: one-shot commands never load the MCP SDK (#11).
+      // Loaded only here: one-shot commands never load the MCP SDK.
       const { runServerCommand } = await import('./commands/serve.js')
       const version = (await findPackageRoot())?.version ?? 'unknown'
       return await runServerCommand(argv, { ...io, env: process.env }, version)
@@ -78,7 +78,7 @@ export async function main(
   }
   if (isQueueCommand(argv)) {
     try {
-      // Loaded only here: other commands never load BullMQ (#12).
+      // Loaded only here: other commands never load BullMQ.
       const { runQueueCommand } = await import('./commands/queue.js')
       // Only a worker waits for a signal; a one-shot command keeps the default SIGTERM.
       const stopped = io.stopped ?? (argv[0] === 'worker' ? stopSignal() : undefined)

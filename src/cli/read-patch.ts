@@ -1,4 +1,4 @@
-// Reads the patch for `apply` and `check` as bytes (#8): from stdin as a stream, or from a FILE
+// Reads the patch for `apply` and `check` as bytes: from stdin as a stream, or from a FILE
 // (a regular file is refused from its stat when over the limit, before any read). Both count
 // bytes as they arrive and stop at --max-patch-bytes with LIMIT_PATCH_TOO_LARGE, so no more
 // than the limit plus one chunk is ever held in memory. Decoding is the engine's business
@@ -30,7 +30,7 @@ export async function readPatchInput(
       const st = await handle.stat()
       if (st.isFile() && st.size > maxPatchBytes) throw tooLarge(source, maxPatchBytes, st.size)
       // Read to the end, counted: a FIFO (`<(git diff)`) has no size, and a file may grow
-      // meanwhile. A file handle rather than a read stream: one read for a small patch (#9).
+      // meanwhile. A file handle rather than a read stream: one read for a small patch.
       const chunkBytes = Math.min(Math.max(st.size + 1, 64 * 1024), maxPatchBytes + 1)
       return await readLimited(chunksOf(handle, chunkBytes), maxPatchBytes, source)
     } finally {
@@ -52,7 +52,7 @@ const PROBE_BYTES = 64 * 1024
 /**
  * The handle's bytes from the start, `chunkBytes` at a time, until end of file. After a short read
  * the next buffer is small: a file read whole in one chunk then needs no second buffer of its
- * size just to see end of file (#9: the 27 MiB patch was held twice at the CLI's peak).
+ * size just to see end of file (without this, a 27 MiB patch was held twice at the CLI's peak).
  */
 async function* chunksOf(handle: FileHandle, chunkBytes: number): AsyncGenerator<Uint8Array> {
   let size = chunkBytes

@@ -47,8 +47,8 @@ export interface ParseOnlyResult {
 
 /**
  * An ApplyResult as the CLI prints it: `ok: true` first, as every success line starts, and the
- * command that undoes its transaction, if any. (ApplyResult itself has no `ok` since #11: the
- * engine rejects on failure, so only a wire with both outcomes needs it.)
+ * command that undoes its transaction, if any. (ApplyResult itself has no `ok`: the engine
+ * rejects on failure, so only a wire with both outcomes needs it.)
  */
 export interface CliApplyResult extends ApplyResult {
   readonly ok: true
@@ -202,7 +202,7 @@ export function renderRecoverHuman(report: RecoveryReport): string {
   const lines: string[] = []
   for (const id of report.rolledBack)
     lines.push(`rolled back ${id}: it was interrupted; its files are as they were before it`)
-  // A transaction refused as a whole (#8) carries a code; its reason says how to clear it.
+  // A transaction refused as a whole carries a code; its reason says how to clear it.
   const refused = report.conflicts.filter((c) => c.code !== undefined)
   const fileConflicts = report.conflicts.filter((c) => c.code === undefined)
   for (const c of refused) lines.push(`not acted on: ${c.transaction} (${c.code}): ${c.reason}`)
@@ -216,7 +216,7 @@ export function renderRecoverHuman(report: RecoveryReport): string {
       `${files} left in conflict: put each back as you want it (the copies above hold the content before the change), then run \`patchloom recover\` again.`,
     )
   }
-  // A rollback that finished but whose directory syncs failed (`journal.not-durable`, #8).
+  // A rollback that finished but whose directory syncs failed (`journal.not-durable`).
   for (const warning of report.warnings ?? [])
     lines.push(`warning ${warning.code}: ${warning.message}`)
   if (lines.length === 0) lines.push('nothing to recover: no change was left half-done')
@@ -228,7 +228,7 @@ export function renderUndoHuman(result: UndoResult): string {
   const lines = [`undid ${result.undone} (as transaction ${result.transaction})`]
   for (const file of result.files)
     lines.push(`${file.op === 'restore' ? 'restored' : 'removed'} ${file.path}`)
-  // Printed as `apply` prints them: an undo that is not known to be durable says so (#8).
+  // Printed as `apply` prints them: an undo that is not known to be durable says so.
   for (const warning of result.warnings ?? [])
     lines.push(`warning ${warning.code}: ${warning.message}`)
   return `${lines.join('\n')}\n`
@@ -236,7 +236,7 @@ export function renderUndoHuman(result: UndoResult): string {
 
 /** What a log line says about a transaction's state: committed, undone by X, undo of X, ... */
 export function transactionStatus(info: TransactionInfo): string {
-  // Not written by this workspace's engine (#8): what its manifest claims is not shown.
+  // Not written by this workspace's engine: what its manifest claims is not shown.
   if (info.untrusted === true) return `${info.status}, untrusted (never acted on)`
   if (info.status !== 'committed') return info.status
   const parts: string[] = []

@@ -1,7 +1,7 @@
 // `patchloom replay REPO [--range A..B] [--first-parent] [--via unified|codex|search-replace]
-// [--workers N] [--max-commits N] [--out DIR] [--json]` (#10): its own flags, parsed apart from
-// apply's. args.ts hands over the whole argv without the word `replay`, so flags may come before
-// or after it. Never throws.
+// [--workers N] [--max-commits N] [--out DIR] [--json]`: its own flags (REPLAY_FLAGS in
+// flag-table.ts), read apart from apply's. args.ts hands over the whole argv without the word
+// `replay`, so flags may come before or after it. Never throws.
 import type { ReplayVia } from '../replay/commit.js'
 import { ok, type Result } from '../result.js'
 import { KNOWN_FLAGS, REPLAY_FLAGS } from './flag-table.js'

@@ -22,7 +22,7 @@ export async function runApply(cmd: RunCommand, io: CliIo, deps: CliDeps): Promi
     durability: cmd.durability,
   })
   try {
-    // The human summary shows no diffs, so none are rendered; --json carries them (#9).
+    // The human summary shows no diffs, so none are rendered; --json carries them.
     const options = {
       format: cmd.format,
       diffs: cmd.json,

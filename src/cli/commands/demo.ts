@@ -1,7 +1,7 @@
 // `patchloom demo`: patchloom's main job on a built-in example. Creates a scratch workspace,
 // applies one change in each input format, one with diagnostics from the embedded TypeScript 7
 // server (the error it introduced), then a multi-file patch that fails verification on its last
-// file and leaves the workspace untouched; last, a history replay (#10) of this clone's own git
+// file and leaves the workspace untouched; last, a history replay of this clone's own git
 // history in each --via mode (unified, codex, search-replace), or of a small repository built
 // in the scratch directory when there is no .git.
 // Writes only inside a temp directory.
@@ -189,7 +189,7 @@ export async function runDemo(io: DemoIo): Promise<number> {
 }
 
 /**
- * Replays a git history through the engine (#10): this project's own when it runs from a clone,
+ * Replays a git history through the engine: this project's own when it runs from a clone,
  * else a small one built here with git. Exit 1 if any commit does not come out exact.
  */
 async function replayStep(io: DemoIo, scratch: string): Promise<number> {

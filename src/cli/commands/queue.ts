@@ -1,11 +1,7 @@
-// The distributed replay's commands (#12), loaded by the CLI only when one is asked for, so other
-// commands never load BullMQ:
-//   patchloom replay --queue URL REPO... [--split commits=N] [--range R] [--via V]
-//                    [--attempts N] [--cache DIR] [--run ID] [--timeout S] [--json]
-//   patchloom worker --queue URL [--concurrency K] [--name NAME] [--lock-ms MS] [--cache DIR]
-//   patchloom queue status --queue URL [--json]
-//   patchloom queue clean --queue URL [--run ID [--cancel]]
-// The URL is checked whole and the server pinged before anything is enqueued or taken.
+// The distributed replay's commands: `replay --queue`, `worker`, `queue status` and `queue clean`,
+// their flags read against QUEUE_FLAGS (flag-table.ts); QUEUE_USAGE below is the accepted syntax.
+// Loaded by the CLI only when one is asked for, so other commands never load BullMQ. The URL is
+// checked whole and the server pinged before anything is enqueued or taken.
 import path from 'node:path'
 import { Queue } from 'bullmq'
 import { EditError } from '../../errors.js'

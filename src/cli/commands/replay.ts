@@ -1,4 +1,4 @@
-// `patchloom replay` (#10): the history replay (src/replay/replay.ts) with a progress line on a
+// `patchloom replay`: the history replay (src/replay/replay.ts) with a progress line on a
 // terminal, then the report; --json prints the report as one JSON line. --out writes the final
 // tree (files, modes, symlinks; a submodule pointer becomes an empty directory, as a checkout
 // without the submodule has it). Exit 0 when every commit is exact (refused hunks and fallbacks

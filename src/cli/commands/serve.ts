@@ -1,12 +1,7 @@
-// `patchloom mcp`, `patchloom serve --http` and `patchloom tools` (#11): argv -> a running
-// server. Loaded by the CLI only for these commands, so one-shot commands never load the SDK.
-//
-//   patchloom mcp [--root DIR]... [--workspace NAME=DIR]... [--agent NAME] [SERVER FLAGS]
-//   patchloom serve --http [HOST:]PORT [--root DIR]... [--workspace NAME=DIR]...
-//                   [--token-file FILE] [--allow-host NAME]... [--max-body-bytes N]
-//                   [--max-in-flight N] [SERVER FLAGS]
-//   patchloom tools [--json]
-//   SERVER FLAGS: [--no-read-before-write] [--durability full|fast] [--diagnostics]
+// `patchloom mcp`, `patchloom serve --http` and `patchloom tools`: argv, read against
+// SERVER_FLAGS (flag-table.ts), -> a running server or the tool list; SERVER_USAGE below is the
+// accepted syntax. Loaded by the CLI only for these commands, so one-shot commands never load the
+// SDK; the one file of cli/ that imports server/.
 import { resolve } from 'node:path'
 import { EditError } from '../../errors.js'
 import type { Durability } from '../../journal/records.js'
