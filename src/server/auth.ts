@@ -1,4 +1,4 @@
-// Bearer tokens for the HTTP server (#11). A token file holds one token per line, optionally
+// Bearer tokens for the HTTP server. A token file holds one token per line, optionally
 // binding it to an agent name and a workspace:
 //
 //   # comment

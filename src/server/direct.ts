@@ -1,16 +1,10 @@
-// The direct leg for 2025-era `tools/call` over HTTP (#11, D-121). The SDK's HTTP entry turns
-// every node request into a web Request, connects a server instance to a fresh transport for it,
-// and closes both afterwards; for a trivial read_file that was half of the server's time per
-// request. Here one McpServer stays connected for the life of the process to one transport that
-// carries many exchanges at once: a request's JSON-RPC id is swapped for one unique to this
-// process on the way in (clients all count from 1) and restored on the way out. The SDK's server
-// still does the work that matters: it validates the arguments against the tool's input schema,
-// runs the tool, and checks its result against the output schema.
-//
-// Only what is unambiguous takes this leg: a POST naming a supported 2025-era protocol version
-// in its header, accepting JSON and SSE, with a JSON body that is one well-formed `tools/call`
-// request (no batch, no notification, no 2026 envelope). Anything else, including every error
-// the SDK would answer, goes the SDK's way (instances.ts), so its answers stay the SDK's own.
+// The direct leg for 2025-era `tools/call` over HTTP: one McpServer connected for the life of
+// the process to one transport that carries many exchanges at once, instead of the SDK's web
+// Request, transport and close per request (DECISIONS.md D-121). A request's JSON-RPC id is
+// swapped for one unique to this process on the way in and restored on the way out; the SDK's
+// server still validates the arguments, runs the tool and checks its result. Only a POST naming
+// a supported 2025-era version, accepting JSON and SSE, whose JSON body is one well-formed
+// `tools/call` request takes this leg; anything else goes the SDK's way (instances.ts).
 import type { IncomingMessage } from 'node:http'
 import {
   isJsonContentType,

@@ -1,4 +1,4 @@
-// Tool results (#11): each outcome as `structuredContent` for the harness and as short text for
+// Tool results: each outcome as `structuredContent` for the harness and as short text for
 // the model. Errors carry the engine's code, message, hint, retryable flag, current hash and
 // candidates in both.
 import type { EditErrorData } from '../errors.js'

@@ -1,4 +1,4 @@
-// Streamable HTTP for the edit service (#11), on node:http. In front of the SDK's handler, which
+// Streamable HTTP for the edit service, on node:http. In front of the SDK's handler, which
 // validates neither Host nor Origin: DNS-rebinding protection (both headers checked against the
 // names the server answers to), a bearer token (required unless bound to loopback), a body size
 // limit and a per-client limit on requests in flight. Both protocol eras are served through

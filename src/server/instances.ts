@@ -1,15 +1,10 @@
-// McpServer instances reused across HTTP requests (#11, D-118). The SDK's HTTP entry asks for an
-// instance per request and closes it when the exchange ends; building one (seven tools, their
-// schemas, the protocol's handler tables) and its stateless legacy leg (an SSE stream per answer)
-// were most of the SDK's cost per request. Instances here are kept per protocol era: one is lent
-// to a request, returned when the SDK (or the legacy leg below) closes it, and lent again. An
-// instance is never lent twice at once: a second close() of a lent instance returns nothing.
-//
-// The legacy leg: a 2025-era request is served by a lent instance over the SDK's own web-standard
-// Streamable HTTP transport, stateless, answering with one JSON body instead of an SSE stream
-// (the SDK's fallback streams every answer). Modern (2026-07-28) requests go to createMcpHandler.
-// An instance keeps between exchanges only what the SDK records of its last client (a 2025
-// `initialize`, a modern request's envelope), which the tools never read.
+// McpServer instances reused across HTTP requests: a pool per protocol era lends one to a request
+// and takes it back when the SDK (or the legacy leg below) closes it, never lending one twice at
+// once; building one per request was most of the SDK's cost (DECISIONS.md D-118). The legacy leg
+// serves a 2025-era request on a lent instance over the SDK's web-standard Streamable HTTP
+// transport, stateless, answering with one JSON body instead of an SSE stream; modern
+// (2026-07-28) requests go to createMcpHandler. An instance keeps between exchanges only what the
+// SDK records of its last client, which the tools never read.
 import {
   createMcpHandler,
   isLegacyRequest,

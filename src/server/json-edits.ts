@@ -1,16 +1,11 @@
-// One JSON-edit transaction through the server (#11): edit_file, multi_edit and write_file.
-//
-// Each file's base is the hash the edit was made against: its explicit expected_hash, or the
-// hash this agent last saw. The engine verifies every edit against the file with that base as
-// its expected_hash, and commits all-or-nothing; its journal checks every hash again under the
-// workspace lock, across processes, so no update is ever lost.
-// - No base, and the file exists (read-before-write on): FILE_STALE_READ with the current hash.
-// - The base is stale (FILE_HASH_MISMATCH): an explicit expected_hash without `rebase` asked
-//   for optimistic concurrency, and gets the refusal with the new hash. Otherwise a
-//   string-anchored edit is rebased: it lands only if the intervening change and the edit touch
-//   lines apart and the engine's result on the file as it is now is the three-way merge
-//   (rebase.ts). The result says which files were rebased.
-// - FILE_CHANGED (another process committed between verification and commit): verified again.
+// One JSON-edit transaction through the server: edit_file, multi_edit and write_file. A file's
+// base is the hash the edit was made against (its expected_hash, or the hash this agent last
+// saw); the engine verifies every edit against that base and commits all-or-nothing, and its
+// journal checks every hash again under the workspace lock, so no update is lost. No base for an
+// existing file (read-before-write on): FILE_STALE_READ. A stale base (FILE_HASH_MISMATCH): an
+// explicit expected_hash without `rebase` is refused with the new hash; otherwise a
+// string-anchored edit is rebased (rebase.ts) and the result says so. FILE_CHANGED (another
+// process committed between verification and commit): verified again.
 import { computeFile } from '../apply/compute.js'
 import { searchRegex } from '../engine/regex-search.js'
 import type { ApplyResult, EditsOp } from '../types.js'

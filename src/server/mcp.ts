@@ -1,4 +1,4 @@
-// The MCP face of the edit service (#11), on the official TypeScript SDK (v2): one factory makes
+// The MCP face of the edit service, on the official TypeScript SDK (v2): one factory makes
 // an McpServer with every tool of tools.ts; the stdio entry pins one instance per connection,
 // the HTTP entry (http.ts) asks for one per request. Both eras are served from the same factory:
 // 2026-07-28 (stateless, per request) and the 2025 `initialize` handshake.
@@ -44,8 +44,8 @@ export function createMcpServer(options: McpFactoryOptions): McpServer {
         return toCallResult(await options.service.call(tool.name as ToolName, args, caller))
       },
     )
-    // PERF (#11): the SDK memoises this conversion per instance, and the HTTP entry makes an
-    // instance per request; converted once per process instead (D-118).
+    // The SDK memoises this conversion per instance; converted once per process instead, for
+    // every instance (DECISIONS.md D-118).
     registered.outputSchemaJson = outputSchemaJson(tool)
   }
   return server

@@ -1,4 +1,4 @@
-// What the server remembers between requests (#11), all bounded so a farm of agents cannot grow
+// What the server remembers between requests, all bounded so a farm of agents cannot grow
 // it without end:
 // - per agent, the content hash of each file as the agent last saw it (read or wrote): the
 //   read-before-write check and the base an edit is rebased from;

@@ -1,4 +1,4 @@
-// read_file (#11): a window of a text file's lines, numbered from 1, with the file's content
+// read_file: a window of a text file's lines, numbered from 1, with the file's content
 // hash. Reading is what read-before-write counts, so the agent's memory records the hash, and
 // the version is kept for rebasing later edits made against it.
 import { EditError } from '../errors.js'

@@ -1,4 +1,4 @@
-// Rebasing an agent's edit over a change it has not seen (#11). The agent read version R of a
+// Rebasing an agent's edit over a change it has not seen. The agent read version R of a
 // file; someone else's change made it C. The agent's edit, applied to R, gives R'. The edit may
 // land on C only when its change and the intervening one touch lines far apart: then the
 // three-way merge of R' and C over R is well defined, and the engine's own result on C must be

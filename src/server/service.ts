@@ -1,8 +1,8 @@
-// The edit service behind every transport (#11): many workspaces in one process, each request
+// The edit service behind every transport: many workspaces in one process, each request
 // bound to one of them, with bounded queues and a graceful close. Transport-free: mcp.ts and
 // `patchloom tools` call it with arguments already checked against the tool schemas.
 import { basename } from 'node:path'
-import { JobPool } from '../threads/worker-pool.js'
+import { WorkerPool } from '../threads/worker-pool.js'
 import { EditError, errorData, isEditError } from '../errors.js'
 import type { Durability, RecoveryReport } from '../journal/records.js'
 import { parsePlan } from '../parse/index.js'
@@ -57,7 +57,7 @@ export class EditService {
   readonly #workspaces: ReadonlyMap<string, Workspace>
   readonly #readBeforeWrite: boolean
   readonly #queue: Required<QueueLimits>
-  readonly #pool: JobPool | undefined
+  readonly #pool: WorkerPool | undefined
   readonly #inFlight = new Set<Promise<unknown>>()
   readonly #perWorkspace = new Map<string, number>()
   readonly #perAgent = new Map<string, number>()
@@ -68,7 +68,7 @@ export class EditService {
   private constructor(
     workspaces: ReadonlyMap<string, Workspace>,
     options: ServiceOptions,
-    pool: JobPool | undefined,
+    pool: WorkerPool | undefined,
   ) {
     this.#workspaces = workspaces
     this.#readBeforeWrite = options.readBeforeWrite ?? true
@@ -85,7 +85,7 @@ export class EditService {
       )
     }
     const specs = specsOf(options.workspaces)
-    const pool = options.workers === false ? undefined : new JobPool({ minThreads: 0 })
+    const pool = options.workers === false ? undefined : new WorkerPool({ minThreads: 0 })
     const settings = {
       durability: options.durability ?? 'full',
       diagnostics: options.diagnostics ?? false,

@@ -1,4 +1,4 @@
-// `patchloom tools --json` (#11): the tool definitions as JSON Schema, in the shapes the common
+// `patchloom tools --json`: the tool definitions as JSON Schema, in the shapes the common
 // function-calling APIs take, for harnesses that do not speak MCP. The schemas are the ones the
 // MCP server registers (tools.ts), converted by zod.
 import type * as z from 'zod'

@@ -1,4 +1,4 @@
-// The server's tools (#11): names, descriptions, input and output schemas, annotations. Defined
+// The server's tools: names, descriptions, input and output schemas, annotations. Defined
 // once, at module load, and shared by every MCP server instance (mcp.ts), by
 // `patchloom tools --json` (tool-json.ts) and by the argument checks of the service. Field names
 // are the core's JSON-edit names (snake_case), so a harness that does not speak MCP can send the

@@ -1,4 +1,4 @@
-// One workspace the server serves (#11): its engine, its path sandbox, its memory of what each
+// One workspace the server serves: its engine, its path sandbox, its memory of what each
 // agent has seen, and the in-process locks that order overlapping transactions. Every path a
 // request names goes through the engine's own resolution (containment through symlinks, deny
 // globs), for reads as for writes.
@@ -84,10 +84,10 @@ export class Workspace {
     return workspace
   }
 
+  // Synchronous calls on purpose, here and in now() (DECISIONS.md D-123).
   /**
-   * Resolves a request's path inside the root (PATH_* errors otherwise). PERF (#11): with
-   * synchronous calls, as the engine verifies a small request inline (D-067): one path is a few
-   * microseconds of lstat, where each awaited call was a thread-pool round trip.
+   * Resolves a request's path inside the root (PATH_* errors otherwise), with synchronous calls:
+   * one path is a few microseconds of lstat, where each awaited call is a thread-pool round trip.
    */
   resolve(path: string): Promise<ResolvedPath> {
     return resolveWorkspacePath(this.#ctx, path, 0, { fs: createSyncReadFs() })
