@@ -21,7 +21,12 @@ import { nodeJournalFs, type JournalFs } from '../src/journal/fs.js'
 import { Journal } from '../src/journal/journal.js'
 import { fixedKeyTrust } from '../src/journal/trust.js'
 import { prng } from './generate.js'
-import type { CommitStep, Durability, ReadStamp, TransactionSummary } from '../src/journal/records.js'
+import type {
+  CommitStep,
+  Durability,
+  ReadStamp,
+  TransactionSummary,
+} from '../src/journal/records.js'
 import { loadLine, machineLine, markdownTable, ms, ratio } from './report.js'
 
 const FILE_BYTES = 16 * 1024
