@@ -12,7 +12,7 @@
 import { ok, type Result } from '../result.js'
 import { dominantEol, endsWithNewline, type Eol, type Line } from '../text/lines.js'
 import type { HunkLine, LineHunk, LocateMode, PatchFormat, Warning } from '../types.js'
-import { indexLines } from '../match/ladder.js'
+import { findTableMatches, indexLines } from '../match/ladder.js'
 import {
   locateCursor,
   locateNearLine,
@@ -137,7 +137,7 @@ function applySequential(
     },
     path: input.path,
     exactOnly: input.exactOnly,
-    find: (wanted, passes, limit) => table.findLines(wanted, passes, limit),
+    find: (wanted, passes, limit) => findTableMatches(table, wanted, passes, limit),
     slice: (from, to) => table.texts(from, to),
     context: () => contextFor(table.toLines(), input),
   }

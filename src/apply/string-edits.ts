@@ -32,14 +32,15 @@ import type { TableRegion } from '../text/line-table.js'
 import { joinLines, type Eol, type Line } from '../text/lines.js'
 import { normalizeLine, type MatchPass } from '../text/normalize.js'
 import type { StringEdit, Warning } from '../types.js'
+import type { LineMatches } from '../match/ladder.js'
 import {
   disjointStarts,
   EditDoc,
-  findLenientInLineIn,
-  findWholeLinesIn,
+  exactSpans,
+  findLenientInLine,
+  findWholeLines,
   toLf,
   wholeLines,
-  type LineHits,
   type Occurrence,
   type Span,
 } from '../match/text-search.js'
@@ -507,7 +508,7 @@ function findReplaceLines(
     }
   }
   if (edit.strict === true) {
-    const found = findWholeLinesIn(doc, wanted)
+    const found = findWholeLines(doc, wanted)
     if (found === null || found.pass !== 'exact')
       return notFound(doc, wanted, ctx, 'old_string', true)
     return ok(found)
@@ -764,24 +765,11 @@ function otherAnchorSpans(
     }
   }
   if (edit.strict === true) {
-    const found = wanted.length > 1 ? findWholeLinesIn(doc, wanted) : null
+    const found = wanted.length > 1 ? findWholeLines(doc, wanted) : null
     if (found === null || found.pass !== 'exact') return notFound(doc, wanted, ctx, 'anchor', true)
     return ok({ pass: 'exact', spans: found.starts.map((s): Span => [s, s + wanted.length - 1]) })
   }
   return lenientSpans(doc, anchorLf, ctx)
-}
-
-/** Distinct line spans of the exact occurrences of `needle` (see exactSpans in text-search.ts). */
-function exactSpans(doc: EditDoc, needle: string): Span[] {
-  const spans: Span[] = []
-  const lastLine = needle.split('\n').length - 1
-  for (const o of doc.occurrences(needle)) {
-    // The needle has no trailing break here, so its last char is on line o.line + lastLine.
-    const span: Span = [o.line, o.line + lastLine]
-    const prev = spans[spans.length - 1]
-    if (prev === undefined || prev[0] !== span[0] || prev[1] !== span[1]) spans.push(span)
-  }
-  return spans
 }
 
 /**
@@ -824,7 +812,7 @@ function lenientSpans(
     const spans = found.value.starts.map((s): Span => [s, s + wanted.length - 1])
     return ok({ pass: found.value.pass, spans })
   }
-  const found = findLenientInLineIn(doc, anchorLf)
+  const found = findLenientInLine(doc, anchorLf)
   if (found === null) return notFound(doc, wanted, ctx, 'anchor')
   if (ctx.exactOnly) return notText(ctx, 'anchor', found.pass)
   return ok(found)
@@ -873,8 +861,8 @@ function ladder(
   wanted: readonly string[],
   ctx: Context,
   what: string,
-): Result<LineHits> {
-  const found = findWholeLinesIn(doc, wanted)
+): Result<LineMatches> {
+  const found = findWholeLines(doc, wanted)
   if (found === null) return notFound(doc, wanted, ctx, what)
   if (found.pass !== 'exact' && ctx.exactOnly) return notText(ctx, what, found.pass)
   return ok(found)

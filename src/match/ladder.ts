@@ -4,8 +4,14 @@
 // may use are decided by the caller (src/match/locate.ts, src/apply/string-edits.ts).
 // Invariant: a fileLines array passed here is treated as immutable content; per-pass keys are
 // cached against the array's identity (and re-validated by findLineMatches, see below).
-import { isPlainLine, lowerBound } from '../text/line-table.js'
-import { MATCH_PASSES, normalizeLine, type MatchPass } from '../text/normalize.js'
+import { lowerBound, type LineTable } from '../text/line-table.js'
+import { isPlainLine, MATCH_PASSES, normalizeLine, type MatchPass } from '../text/normalize.js'
+
+/** Starts of a block of lines under the first pass (in the order asked) that has any. */
+export interface LineMatches {
+  readonly pass: MatchPass
+  readonly starts: number[]
+}
 
 /** Per-pass keys of one file plus, for each key, the ascending 0-based positions holding it. */
 export interface PassIndex {
@@ -171,7 +177,7 @@ export function findLineMatchesIn(
   to: number,
   passes: readonly MatchPass[] = MATCH_PASSES,
   limit = Infinity,
-): { pass: MatchPass; starts: number[] } | null {
+): LineMatches | null {
   if (wanted.length === 0) return null
   for (const pass of passes) {
     const starts = findStartsInPass(index, wanted, from, to, pass, limit)
@@ -195,7 +201,49 @@ export function findLineMatches(
   from: number,
   to: number,
   passes: readonly MatchPass[] = MATCH_PASSES,
-): { pass: MatchPass; starts: number[] } | null {
+): LineMatches | null {
   if (wanted.length === 0) return null
   return findLineMatchesIn(cachedIndex(fileLines), wanted, from, to, passes)
+}
+
+/**
+ * findLineMatchesIn over the current lines of a LineTable, without building an array of them:
+ * every start where all `wanted` lines equal the table's lines under one pass; the first pass in
+ * `passes` with a start decides, at most `limit` starts.
+ */
+export function findTableMatches(
+  table: LineTable,
+  wanted: readonly string[],
+  passes: readonly MatchPass[] = MATCH_PASSES,
+  limit = Infinity,
+): LineMatches | null {
+  const hi = table.length - wanted.length
+  if (wanted.length === 0 || hi < 0) return null
+  for (const pass of passes) {
+    const wantedKeys = wanted.map((line) => normalizeLine(line, pass))
+    // Any wanted line filters the candidates; the rarest leaves the fewest to check (before
+    // the table can count lines, the longest, the likeliest to be rare).
+    const j = table.rarest(pass, wantedKeys, 0, wantedKeys.length) ?? longest(wantedKeys)
+    const starts: number[] = []
+    for (const pos of table.find(pass, wantedKeys[j] as string)) {
+      const s = pos - j
+      if (s < 0) continue
+      if (s > hi) break
+      if (table.hasKeysAt(s, wantedKeys, pass)) {
+        starts.push(s)
+        if (starts.length >= limit) break
+      }
+    }
+    if (starts.length > 0) return { pass, starts }
+  }
+  return null
+}
+
+/** The index of the longest string (the first of equals). */
+function longest(keys: readonly string[]): number {
+  let best = 0
+  for (let j = 1; j < keys.length; j++) {
+    if ((keys[j] as string).length > (keys[best] as string).length) best = j
+  }
+  return best
 }

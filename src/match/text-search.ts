@@ -1,114 +1,23 @@
-// Finding a string edit's old_string or anchor in one file's text. A search string matches CRLF
-// and LF alike: it is compared with an LF view of the lines (every terminator written as '\n');
-// a lone CR is content in the file (src/text/lines.ts) and in the search string (toLf). Pure and
-// error-free: whether a lenient hit is allowed (bytes mode), and what the error says, is
-// src/apply/string-edits.ts.
-// EditDoc (issue #9) is what the edits use: one line table for all of a file's edits, where an
-// occurrence is a (line, column) position. A needle holding a whole line is found through that
-// line's key (the table's index: cost by matches, not file size); a shorter one by one indexOf
-// pass over the view of the text as read, plus line checks where edits changed it.
-// toDoc and the functions on a Doc are the per-edit form (a whole split per call) that the
-// oracle in test/helpers/string-edits-oracle.ts keeps using.
-import { findLineMatches } from './ladder.js'
-import {
-  dominantEol,
-  joinLines,
-  splitLines,
-  splitLinesAt,
-  type Eol,
-  type Line,
-} from '../text/lines.js'
+// Finds a string edit's old_string or anchor in one file's text. EditDoc holds the text as one
+// LineTable for all of a file's edits; an occurrence is a (line, column) position in it. A search
+// string matches CRLF and LF alike: it is compared with an LF view of the lines; a lone CR is
+// content in the file and in the search string (toLf, DECISIONS.md D-032). A needle holding a
+// whole line is found through that line's key; a shorter one by one indexOf pass over the view
+// of the text as read, plus line checks where edits changed it (DECISIONS.md D-070). Pure and
+// error-free: whether a lenient hit is allowed, and what an error says, is src/apply/.
+import { findTableMatches, type LineMatches } from './ladder.js'
+import { joinLines, splitLines, splitLinesAt, type Line } from '../text/lines.js'
 import { LineTable } from '../text/line-table.js'
 import { MATCH_PASSES, normalizeLine, type MatchPass } from '../text/normalize.js'
 
 const LENIENT_PASSES: readonly MatchPass[] = MATCH_PASSES.filter((pass) => pass !== 'exact')
 
-/** A file's text, its lines, and an LF view of them for EOL-insensitive substring search. */
-export interface Doc {
-  readonly text: string
-  readonly lines: readonly Line[]
-  readonly texts: readonly string[]
-  /** Every terminator written as '\n'; a missing final newline stays missing. */
-  readonly view: string
-  /** View offset of each line start, plus view.length at index lines.length. */
-  readonly viewStarts: readonly number[]
-  /** Text offset of each line start, plus text.length at index lines.length. */
-  readonly textStarts: readonly number[]
-  readonly dominant: Exclude<Eol, ''>
-}
-
-/** A lenient (or line-by-line exact) hit: the pass that found it and 0-based start lines. */
-export interface LineHits {
-  readonly pass: MatchPass
-  readonly starts: number[]
-}
-
 /** 0-based [firstLine, lastLine] of one match. */
 export type Span = [number, number]
 
-export function toDoc(text: string): Doc {
-  const lines = splitLines(text)
-  const viewStarts: number[] = []
-  const textStarts: number[] = []
-  let view = ''
-  let v = 0
-  let t = 0
-  for (const line of lines) {
-    viewStarts.push(v)
-    textStarts.push(t)
-    const lf = line.eol === '' ? '' : '\n'
-    view += line.text + lf
-    v += line.text.length + lf.length
-    t += line.text.length + line.eol.length
-  }
-  viewStarts.push(v)
-  textStarts.push(t)
-  const texts = lines.map((line) => line.text)
-  return { text, lines, texts, view, viewStarts, textStarts, dominant: dominantEol(lines) }
-}
-
-/** 0-based index of the line holding view offset `p` (lines.length for the very end). */
-export function lineAt(doc: Doc, p: number): number {
-  let lo = 0
-  let hi = doc.lines.length
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1
-    if ((doc.viewStarts[mid] as number) <= p) lo = mid
-    else hi = mid - 1
-  }
-  return lo
-}
-
-/** Maps a view offset to the text offset; a position before a terminator stays before it. */
-export function toTextOffset(doc: Doc, p: number): number {
-  const i = lineAt(doc, p)
-  return (doc.textStarts[i] as number) + (p - (doc.viewStarts[i] as number))
-}
-
-/** The file terminators of the '\n's inside view range [s, e), in order. */
-export function eolsIn(doc: Doc, s: number, e: number): Eol[] {
-  const eols: Eol[] = []
-  for (let i = lineAt(doc, s); i < doc.lines.length; i++) {
-    const q = (doc.viewStarts[i] as number) + (doc.texts[i] as string).length
-    if (q >= e) break
-    const line = doc.lines[i] as Line
-    if (q >= s && line.eol !== '') eols.push(line.eol)
-  }
-  return eols
-}
-
-/** CRLF written as LF; a lone CR is content and stays (D-032). */
+/** CRLF written as LF; a lone CR is content and stays. */
 export function toLf(text: string): string {
   return text.replace(/\r\n/g, '\n')
-}
-
-/** Non-overlapping occurrences of `needle` in `hay`, as start offsets. */
-export function occurrences(hay: string, needle: string): number[] {
-  const found: number[] = []
-  for (let at = hay.indexOf(needle); at !== -1; at = hay.indexOf(needle, at + needle.length)) {
-    found.push(at)
-  }
-  return found
 }
 
 /** Lines of a new_string that is inserted as whole lines: one trailing newline is optional. */
@@ -116,25 +25,6 @@ export function wholeLines(newString: string): string[] {
   const lf = toLf(newString)
   if (lf === '') return []
   return (lf.endsWith('\n') ? lf.slice(0, -1) : lf).split('\n')
-}
-
-/** Distinct spans holding `needle` in the LF view. */
-export function exactSpans(doc: Doc, needle: string): Span[] {
-  const spans: Span[] = []
-  for (const at of occurrences(doc.view, needle)) {
-    const span: Span = [lineAt(doc, at), lineAt(doc, at + needle.length - 1)]
-    const prev = spans[spans.length - 1]
-    if (prev === undefined || prev[0] !== span[0] || prev[1] !== span[1]) spans.push(span)
-  }
-  return spans
-}
-
-/**
- * Whole-line search through the ladder, for after the exact substring search failed. 'exact'
- * stays in: a block ending in '\n' matches an unterminated last line only line by line.
- */
-export function findWholeLines(doc: Doc, wanted: readonly string[]): LineHits | null {
-  return wanted.length === 0 ? null : findLineMatches(doc.texts, wanted, 0, doc.texts.length)
 }
 
 /** The ladder reports overlapping starts for repetitive text; replace_all needs disjoint ones. */
@@ -146,29 +36,6 @@ export function disjointStarts(starts: readonly number[], length: number): numbe
   }
   return disjoint
 }
-
-/**
- * The first lenient pass under which a one-line anchor is part of some line (compared after
- * that pass's normalisation), with the one-line spans it hits; null when no pass hits.
- */
-export function findLenientInLine(
-  doc: Doc,
-  anchor: string,
-): { pass: MatchPass; spans: Span[] } | null {
-  for (const pass of LENIENT_PASSES) {
-    const key = normalizeLine(anchor, pass)
-    if (key === '') continue
-    const spans: Span[] = []
-    doc.texts.forEach((text, i) => {
-      if (normalizeLine(text, pass).includes(key)) spans.push([i, i])
-    })
-    if (spans.length > 0) return { pass, spans }
-  }
-  return null
-}
-
-// ---------------------------------------------------------------------------------------------
-// One document for all of a file's edits (issue #9)
 
 /**
  * One exact occurrence in current coordinates: from column `col` of line `line` to column
@@ -375,15 +242,33 @@ function lineOf(starts: Int32Array, p: number): number {
   return lo
 }
 
-/**
- * findWholeLines over the document's current lines: the ladder without a current text array.
- */
-export function findWholeLinesIn(doc: EditDoc, wanted: readonly string[]): LineHits | null {
-  return doc.table.findLines(wanted)
+/** Distinct line spans of the exact occurrences of `needle` (LF line breaks, no trailing one). */
+export function exactSpans(doc: EditDoc, needle: string): Span[] {
+  const spans: Span[] = []
+  const lastLine = needle.split('\n').length - 1
+  for (const o of doc.occurrences(needle)) {
+    // The needle has no trailing break here, so its last char is on line o.line + lastLine.
+    const span: Span = [o.line, o.line + lastLine]
+    const prev = spans[spans.length - 1]
+    if (prev === undefined || prev[0] !== span[0] || prev[1] !== span[1]) spans.push(span)
+  }
+  return spans
 }
 
-/** findLenientInLine over the document's current lines, using the table's per-pass keys. */
-export function findLenientInLineIn(
+/**
+ * Whole-line search through the ladder over the document's current lines, for after the exact
+ * substring search failed. 'exact' stays in: a block ending in '\n' matches an unterminated last
+ * line only line by line.
+ */
+export function findWholeLines(doc: EditDoc, wanted: readonly string[]): LineMatches | null {
+  return findTableMatches(doc.table, wanted)
+}
+
+/**
+ * The first lenient pass under which a one-line anchor is part of some current line (compared
+ * after that pass's normalisation), with the one-line spans it hits; null when no pass hits.
+ */
+export function findLenientInLine(
   doc: EditDoc,
   anchor: string,
 ): { pass: MatchPass; spans: Span[] } | null {

@@ -9,7 +9,7 @@
 // (string edits re-split each edited region locally; SEARCH/REPLACE never re-splits, as before).
 // Pure and error-free; what a match means is the caller's (src/apply/).
 import type { Eol, Line } from './lines.js'
-import { MATCH_PASSES, normalizeLine, type MatchPass } from './normalize.js'
+import { isPlainLine, normalizeLine, type MatchPass } from './normalize.js'
 
 /** A replaced span: base lines [oldStart, oldEnd) became current lines [newStart, newEnd). */
 export interface TableRegion {
@@ -17,12 +17,6 @@ export interface TableRegion {
   readonly oldEnd: number
   readonly newStart: number
   readonly newEnd: number
-}
-
-/** Starts of a block of lines under the first pass (in the order asked) that has any. */
-export interface TableMatches {
-  readonly pass: MatchPass
-  readonly starts: number[]
 }
 
 /**
@@ -44,12 +38,6 @@ interface Piece {
  */
 const SCANS_BEFORE_MAP = 16
 
-/** Whether every UTF-16 unit is below U+00A0, where folding cannot change anything. */
-export function isPlainLine(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0xa0) return false
-  return true
-}
-
 /** First index in the ascending `list` whose value is >= `min`. */
 export function lowerBound(list: readonly number[], min: number): number {
   let lo = 0
@@ -60,15 +48,6 @@ export function lowerBound(list: readonly number[], min: number): number {
     else hi = mid
   }
   return lo
-}
-
-/** The index of the longest string (the first of equals). */
-function longest(keys: readonly string[]): number {
-  let best = 0
-  for (let j = 1; j < keys.length; j++) {
-    if ((keys[j] as string).length > (keys[best] as string).length) best = j
-  }
-  return best
 }
 
 /** The ascending union of two ascending lists without common values. */
@@ -210,38 +189,6 @@ export class LineTable {
   }
 
   /**
-   * Every current start where all `wanted` lines equal the table's lines under one pass; the
-   * first pass in `passes` with a start decides, at most `limit` starts. findLineMatchesIn
-   * (src/match/ladder.ts) over the whole current text, without building the current text.
-   */
-  findLines(
-    wanted: readonly string[],
-    passes: readonly MatchPass[] = MATCH_PASSES,
-    limit = Infinity,
-  ): TableMatches | null {
-    const hi = this.length - wanted.length
-    if (wanted.length === 0 || hi < 0) return null
-    for (const pass of passes) {
-      const wantedKeys = wanted.map((line) => normalizeLine(line, pass))
-      // Any wanted line filters the candidates; the rarest leaves the fewest to check (before
-      // the table can count lines, the longest, the likeliest to be rare).
-      const j = this.rarest(pass, wantedKeys, 0, wantedKeys.length) ?? longest(wantedKeys)
-      const starts: number[] = []
-      for (const pos of this.find(pass, wantedKeys[j] as string)) {
-        const s = pos - j
-        if (s < 0) continue
-        if (s > hi) break
-        if (this.#keysAt(s, wantedKeys, pass)) {
-          starts.push(s)
-          if (starts.length >= limit) break
-        }
-      }
-      if (starts.length > 0) return { pass, starts }
-    }
-    return null
-  }
-
-  /**
    * The index in [from, to) of the key held by the fewest base lines, once the positions map for
    * `pass` exists; null before (counting would cost a scan per key).
    */
@@ -258,6 +205,30 @@ export class LineTable {
       }
     }
     return best
+  }
+
+  /** Whether current lines s, s + 1, ... have `keys` under `pass` (all inside the table). */
+  hasKeysAt(s: number, keys: readonly string[], pass: MatchPass): boolean {
+    let p = this.#pieceAt(s)
+    let offset = s - (this.#starts[p] as number)
+    for (let j = 0; j < keys.length; j++) {
+      let piece = this.#pieces[p]
+      if (piece === undefined) return false
+      let size = piece.fresh?.length ?? piece.to - piece.from
+      while (offset >= size) {
+        offset -= size
+        piece = this.#pieces[++p]
+        if (piece === undefined) return false
+        size = piece.fresh?.length ?? piece.to - piece.from
+      }
+      const key =
+        piece.fresh === null
+          ? this.#baseKey(piece.from + offset, pass)
+          : this.#keysOfFresh(piece, pass)[offset]
+      if (key !== keys[j]) return false
+      offset++
+    }
+    return true
   }
 
   /**
@@ -388,30 +359,6 @@ export class LineTable {
   }
 
   // -------------------------------------------------------------------------------------------
-
-  /** Whether current lines s, s + 1, ... have `keys` under `pass` (all inside the table). */
-  #keysAt(s: number, keys: readonly string[], pass: MatchPass): boolean {
-    let p = this.#pieceAt(s)
-    let offset = s - (this.#starts[p] as number)
-    for (let j = 0; j < keys.length; j++) {
-      let piece = this.#pieces[p]
-      if (piece === undefined) return false
-      let size = piece.fresh?.length ?? piece.to - piece.from
-      while (offset >= size) {
-        offset -= size
-        piece = this.#pieces[++p]
-        if (piece === undefined) return false
-        size = piece.fresh?.length ?? piece.to - piece.from
-      }
-      const key =
-        piece.fresh === null
-          ? this.#baseKey(piece.from + offset, pass)
-          : this.#keysOfFresh(piece, pass)[offset]
-      if (key !== keys[j]) return false
-      offset++
-    }
-    return true
-  }
 
   #count(lines: readonly Line[], sign: 1 | -1): void {
     for (const line of lines) {

@@ -23,6 +23,12 @@ export function foldPunctuation(text: string): string {
   return text.replace(FOLD_RE, foldChar)
 }
 
+/** Whether every UTF-16 unit is below U+00A0, where folding cannot change anything. */
+export function isPlainLine(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0xa0) return false
+  return true
+}
+
 export function normalizeLine(text: string, pass: MatchPass): string {
   switch (pass) {
     case 'exact':

@@ -29,25 +29,127 @@ import { surroundingLines } from '../../src/match/locate.js'
 import { deriveRestyle, restyleLine, type Restyle } from '../../src/match/restyle.js'
 import { noOpDetail } from '../../src/apply/edit-guards.js'
 import { fail, ok, type Result } from '../../src/result.js'
-import { joinLines, type Eol, type Line } from '../../src/text/lines.js'
-import { normalizeLine, type MatchPass } from '../../src/text/normalize.js'
+import { dominantEol, joinLines, splitLines, type Eol, type Line } from '../../src/text/lines.js'
+import { MATCH_PASSES, normalizeLine, type MatchPass } from '../../src/text/normalize.js'
 import type { StringEdit, Warning } from '../../src/types.js'
-import {
-  disjointStarts,
-  eolsIn,
-  exactSpans,
-  findLenientInLine,
-  findWholeLines,
-  lineAt,
-  occurrences,
-  toDoc,
-  toLf,
-  toTextOffset,
-  wholeLines,
-  type Doc,
-  type LineHits,
-  type Span,
-} from '../../src/match/text-search.js'
+import { findLineMatches, type LineMatches } from '../../src/match/ladder.js'
+import { disjointStarts, toLf, wholeLines, type Span } from '../../src/match/text-search.js'
+
+// ---------------------------------------------------------------------------------------------
+// The oracle's view of a file: the whole text split again for every edit (the implementation's
+// search is src/match/text-search.ts, over one line table per file)
+
+/** A file's text, its lines, and an LF view of them for EOL-insensitive substring search. */
+export interface Doc {
+  readonly text: string
+  readonly lines: readonly Line[]
+  readonly texts: readonly string[]
+  /** Every terminator written as '\n'; a missing final newline stays missing. */
+  readonly view: string
+  /** View offset of each line start, plus view.length at index lines.length. */
+  readonly viewStarts: readonly number[]
+  /** Text offset of each line start, plus text.length at index lines.length. */
+  readonly textStarts: readonly number[]
+  readonly dominant: Exclude<Eol, ''>
+}
+
+export function toDoc(text: string): Doc {
+  const lines = splitLines(text)
+  const viewStarts: number[] = []
+  const textStarts: number[] = []
+  let view = ''
+  let v = 0
+  let t = 0
+  for (const line of lines) {
+    viewStarts.push(v)
+    textStarts.push(t)
+    const lf = line.eol === '' ? '' : '\n'
+    view += line.text + lf
+    v += line.text.length + lf.length
+    t += line.text.length + line.eol.length
+  }
+  viewStarts.push(v)
+  textStarts.push(t)
+  const texts = lines.map((line) => line.text)
+  return { text, lines, texts, view, viewStarts, textStarts, dominant: dominantEol(lines) }
+}
+
+/** 0-based index of the line holding view offset `p` (lines.length for the very end). */
+export function lineAt(doc: Doc, p: number): number {
+  let lo = 0
+  let hi = doc.lines.length
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1
+    if ((doc.viewStarts[mid] as number) <= p) lo = mid
+    else hi = mid - 1
+  }
+  return lo
+}
+
+/** Maps a view offset to the text offset; a position before a terminator stays before it. */
+export function toTextOffset(doc: Doc, p: number): number {
+  const i = lineAt(doc, p)
+  return (doc.textStarts[i] as number) + (p - (doc.viewStarts[i] as number))
+}
+
+/** The file terminators of the '\n's inside view range [s, e), in order. */
+export function eolsIn(doc: Doc, s: number, e: number): Eol[] {
+  const eols: Eol[] = []
+  for (let i = lineAt(doc, s); i < doc.lines.length; i++) {
+    const q = (doc.viewStarts[i] as number) + (doc.texts[i] as string).length
+    if (q >= e) break
+    const line = doc.lines[i] as Line
+    if (q >= s && line.eol !== '') eols.push(line.eol)
+  }
+  return eols
+}
+
+/** Non-overlapping occurrences of `needle` in `hay`, as start offsets. */
+export function occurrences(hay: string, needle: string): number[] {
+  const found: number[] = []
+  for (let at = hay.indexOf(needle); at !== -1; at = hay.indexOf(needle, at + needle.length)) {
+    found.push(at)
+  }
+  return found
+}
+
+/** Distinct spans holding `needle` in the LF view. */
+function viewSpans(doc: Doc, needle: string): Span[] {
+  const spans: Span[] = []
+  for (const at of occurrences(doc.view, needle)) {
+    const span: Span = [lineAt(doc, at), lineAt(doc, at + needle.length - 1)]
+    const prev = spans[spans.length - 1]
+    if (prev === undefined || prev[0] !== span[0] || prev[1] !== span[1]) spans.push(span)
+  }
+  return spans
+}
+
+/**
+ * Whole-line search through the ladder, for after the exact substring search failed. 'exact'
+ * stays in: a block ending in '\n' matches an unterminated last line only line by line.
+ */
+function wholeLineMatches(doc: Doc, wanted: readonly string[]): LineMatches | null {
+  return wanted.length === 0 ? null : findLineMatches(doc.texts, wanted, 0, doc.texts.length)
+}
+
+const LENIENT_PASSES: readonly MatchPass[] = MATCH_PASSES.filter((pass) => pass !== 'exact')
+
+/**
+ * The first lenient pass under which a one-line anchor is part of some line (compared after
+ * that pass's normalisation), with the one-line spans it hits; null when no pass hits.
+ */
+function lenientInLine(doc: Doc, anchor: string): { pass: MatchPass; spans: Span[] } | null {
+  for (const pass of LENIENT_PASSES) {
+    const key = normalizeLine(anchor, pass)
+    if (key === '') continue
+    const spans: Span[] = []
+    doc.texts.forEach((text, i) => {
+      if (normalizeLine(text, pass).includes(key)) spans.push([i, i])
+    })
+    if (spans.length > 0) return { pass, spans }
+  }
+  return null
+}
 
 export interface StringEditsInput {
   /** Decoded content without BOM; ignored when `exists` is false. */
@@ -115,7 +217,7 @@ function matchLines(
     }
   }
   if (edit.strict === true) {
-    const found = findWholeLines(doc, wanted)
+    const found = wholeLineMatches(doc, wanted)
     if (found === null || found.pass !== 'exact') return notFoundStrict(doc, wanted, ctx, what)
     return ok(found)
   }
@@ -440,7 +542,7 @@ function applyInsert(
   if (anchorLf === '') {
     return failAt(ctx, 'PARSE_BAD_EDIT', `the anchor for ${ctx.path} is empty or only line breaks`)
   }
-  let spans = exactSpans(doc, anchorLf)
+  let spans = viewSpans(doc, anchorLf)
   let pass: Pass = 'exact'
   if (spans.length === 0) {
     const lenient = otherSpans(doc, anchorLf, edit, ctx)
@@ -533,7 +635,7 @@ function otherSpans(
     }
   }
   if (edit.strict === true) {
-    const found = wanted.length > 1 ? findWholeLines(doc, wanted) : null
+    const found = wanted.length > 1 ? wholeLineMatches(doc, wanted) : null
     if (found === null || found.pass !== 'exact') return notFoundStrict(doc, wanted, ctx, 'anchor')
     return ok({ pass: 'exact', spans: found.starts.map((s): Span => [s, s + wanted.length - 1]) })
   }
@@ -552,7 +654,7 @@ function lenientSpans(
     const spans = found.value.starts.map((s): Span => [s, s + wanted.length - 1])
     return ok({ pass: found.value.pass, spans })
   }
-  const found = findLenientInLine(doc, anchorLf)
+  const found = lenientInLine(doc, anchorLf)
   if (found === null) return notFound(doc, wanted, ctx, 'anchor')
   if (ctx.exactOnly) return notText(ctx, 'anchor', found.pass)
   return ok(found)
@@ -591,9 +693,14 @@ function applyRange(
 // ---------------------------------------------------------------------------------------------
 // shared matching and failures
 
-/** findWholeLines, failing when nothing matches or a bytes-mode file matches only leniently. */
-function ladder(doc: Doc, wanted: readonly string[], ctx: Context, what: string): Result<LineHits> {
-  const found = findWholeLines(doc, wanted)
+/** wholeLineMatches, failing when nothing matches or a bytes-mode file matches only leniently. */
+function ladder(
+  doc: Doc,
+  wanted: readonly string[],
+  ctx: Context,
+  what: string,
+): Result<LineMatches> {
+  const found = wholeLineMatches(doc, wanted)
   if (found === null) return notFound(doc, wanted, ctx, what)
   if (found.pass !== 'exact' && ctx.exactOnly) return notText(ctx, what, found.pass)
   return ok(found)

@@ -17,7 +17,14 @@ import {
   realise,
   type EditSpec,
 } from '../../helpers/string-edit-arbitraries.js'
-import { applyStringEditsOracle } from '../../helpers/string-edits-oracle.js'
+import {
+  applyStringEditsOracle,
+  eolsIn,
+  lineAt,
+  occurrences,
+  toDoc,
+  toTextOffset,
+} from '../../helpers/string-edits-oracle.js'
 import { fuzzRuns } from '../../helpers/test-mode.js'
 
 /** Thousands of random requests: more than vitest's default on a loaded 2-core machine. */
@@ -196,4 +203,51 @@ describe('applyStringEdits against the per-edit oracle (#9)', () => {
     },
     PROPERTY_TIMEOUT_MS,
   )
+})
+
+// The oracle's LF view of a file, which its substring search maps back to the text.
+describe('toDoc', () => {
+  it('writes every terminator as LF in the view and keeps a missing final newline missing', () => {
+    const doc = toDoc('a\r\nb\nc\r\nd')
+    expect(doc.view).toBe('a\nb\nc\nd')
+    expect(doc.viewStarts).toEqual([0, 2, 4, 6, 7])
+    expect(doc.textStarts).toEqual([0, 3, 5, 8, 9])
+    expect(doc.texts).toEqual(['a', 'b', 'c', 'd'])
+  })
+
+  it('keeps a lone CR as content in the view and the texts (#8)', () => {
+    const doc = toDoc('a\rb\nc\r\r\nd\r')
+    expect(doc.view).toBe('a\rb\nc\r\nd\r')
+    expect(doc.texts).toEqual(['a\rb', 'c\r', 'd\r'])
+    expect(doc.textStarts).toEqual([0, 4, 8, 10])
+    expect(doc.dominant).toBe('\n')
+  })
+})
+
+describe('lineAt and toTextOffset', () => {
+  it('map view offsets back to 0-based lines and text offsets before each terminator', () => {
+    const doc = toDoc('ab\r\ncd\r\n')
+    expect(lineAt(doc, 0)).toBe(0)
+    expect(lineAt(doc, 2)).toBe(0)
+    expect(lineAt(doc, 3)).toBe(1)
+    expect(lineAt(doc, doc.view.length)).toBe(2)
+    expect(toTextOffset(doc, 2)).toBe(2)
+    expect(toTextOffset(doc, 3)).toBe(4)
+    expect(toTextOffset(doc, doc.view.length)).toBe(doc.text.length)
+  })
+})
+
+describe('eolsIn', () => {
+  it('lists the file terminators of the LFs inside a view range, in order', () => {
+    const doc = toDoc('a\r\nb\rc\nd')
+    expect(eolsIn(doc, 0, doc.view.length)).toEqual(['\r\n', '\n'])
+    expect(eolsIn(doc, 2, 6)).toEqual(['\n'])
+  })
+})
+
+describe('occurrences', () => {
+  it('returns non-overlapping start offsets', () => {
+    expect(occurrences('aaaa', 'aa')).toEqual([0, 2])
+    expect(occurrences('abc', 'x')).toEqual([])
+  })
 })

@@ -3,6 +3,7 @@
 // positions map is built; regions() must describe exactly what changed.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { findTableMatches } from '../../../src/match/ladder.js'
 import { LineTable } from '../../../src/text/line-table.js'
 import type { Line } from '../../../src/text/lines.js'
 import { MATCH_PASSES, normalizeLine } from '../../../src/text/normalize.js'
@@ -81,11 +82,11 @@ describe('LineTable', () => {
   it('finds blocks of lines like the ladder, first pass with a hit deciding', () => {
     const base: Line[] = ['x', '  a', 'b', 'a', 'b'].map((text) => ({ text, eol: '\n' }))
     const table = new LineTable(base)
-    expect(table.findLines(['a', 'b'])).toEqual({ pass: 'exact', starts: [3] })
+    expect(findTableMatches(table, ['a', 'b'])).toEqual({ pass: 'exact', starts: [3] })
     table.replace(3, 5, [])
-    expect(table.findLines(['a', 'b'])).toEqual({ pass: 'trim', starts: [1] })
-    expect(table.findLines(['a', 'b', 'c'])).toBeNull()
-    expect(table.findLines([])).toBeNull()
+    expect(findTableMatches(table, ['a', 'b'])).toEqual({ pass: 'trim', starts: [1] })
+    expect(findTableMatches(table, ['a', 'b', 'c'])).toBeNull()
+    expect(findTableMatches(table, [])).toBeNull()
   })
 
   it('keeps lines equal to the ones they replace in place, so regions stay tight', () => {
