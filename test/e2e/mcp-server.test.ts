@@ -452,9 +452,15 @@ describe.skipIf(!BUILT)('MCP over Streamable HTTP (needs npm run build)', () => 
         'x-patchloom-agent': 'busy-agent',
         'content-length': String(Buffer.byteLength(body)),
       }
-      // The first request is in flight until its body is finished.
+      // The first request is in flight until its body is finished. With `Expect: 100-continue`
+      // its headers go out at once and node:http answers 100 Continue just before it calls the
+      // server's handler, which counts the request synchronously: once the client sees the 100,
+      // any later request is handled after that count.
       let firstStatus = 0
-      const first = request(limited.url, { method: 'POST', headers })
+      const first = request(limited.url, {
+        method: 'POST',
+        headers: { ...headers, expect: '100-continue' },
+      })
       const answered = new Promise<void>((resolve) =>
         first.on('response', (res) => {
           firstStatus = res.statusCode ?? 0
@@ -462,8 +468,12 @@ describe.skipIf(!BUILT)('MCP over Streamable HTTP (needs npm run build)', () => 
           res.on('end', resolve)
         }),
       )
+      const counted = new Promise<void>((resolve, reject) => {
+        first.once('continue', resolve)
+        first.once('error', reject)
+      })
       first.write(body.slice(0, 10))
-      await new Promise((r) => setTimeout(r, 300))
+      await counted
       const second = await rawPost(limited.url, body, headers)
       expect(second.status).toBe(429)
       const other = await rawPost(limited.url, body, { ...headers, 'x-patchloom-agent': 'another' })

@@ -1,12 +1,13 @@
-// The engine hands the journal each file's read stamp (D-082, #9): a file last changed well
-// before it was read is not read and hashed a second time at commit, and a file changed after
+// The engine hands the journal each file's read stamp (D-082): a file last changed well before
+// it was read is not read and hashed a second time at commit, and a file changed after
 // verification is still refused, even when its size and mtime are put back.
 import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createEngineWithInternals } from '../../../src/engine/engine.js'
 import type { Engine } from '../../../src/engine/api.js'
 import { nodeJournalFs, type JournalFs } from '../../../src/journal/fs.js'
+import { RACY_MS } from '../../../src/journal/transaction.js'
 import { rejection } from '../../helpers/edit-error.js'
 import { makeTempDir } from '../../helpers/tree.js'
 
@@ -17,6 +18,7 @@ beforeEach(async () => {
   root = await makeTempDir('patchloom-stamps-')
 })
 afterEach(async () => {
+  vi.restoreAllMocks()
   await Promise.all(engines.splice(0).map((e) => e.close()))
   await rm(root, { recursive: true, force: true })
 })
@@ -42,13 +44,20 @@ function countingEngine(approve?: () => Promise<boolean>): { engine: Engine; rea
 const patch = (from: string, to: string) =>
   `*** Begin Patch\n*** Update File: a.txt\n@@\n-${from}\n+${to}\n*** End Patch\n`
 
-/** Lets a freshly written file's ctime fall behind the journal's racy window (1 s). */
-const waitPastRacyWindow = () => new Promise((resolve) => setTimeout(resolve, 1_100))
+/**
+ * Puts a freshly written file's ctime behind the journal's racy window without waiting for it:
+ * the clock the read stamp takes (Date.now) runs two windows ahead from here. utimes cannot do
+ * it, as it cannot set the ctime (and moves it to now).
+ */
+function clockPastRacyWindow(): void {
+  const realNow = Date.now.bind(Date)
+  vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 2 * RACY_MS)
+}
 
 describe('read stamps', () => {
   it('does not read a file back at commit when its stamp vouches for it', async () => {
     await writeFile(path.join(root, 'a.txt'), 'one\n')
-    await waitPastRacyWindow()
+    clockPastRacyWindow()
     const { engine, reads } = countingEngine()
     await engine.apply(patch('one', 'two'))
     expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('two\n')
@@ -66,7 +75,7 @@ describe('read stamps', () => {
   it('refuses a file changed after verification though its size and mtime were put back', async () => {
     const file = path.join(root, 'a.txt')
     await writeFile(file, 'one\n')
-    await waitPastRacyWindow()
+    clockPastRacyWindow()
     const before = await stat(file)
     const { engine } = countingEngine(async () => {
       // Same size, same mtime: only the ctime (which utimes cannot set) tells.
