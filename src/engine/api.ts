@@ -39,7 +39,7 @@ export interface LimitOptions {
    * Bytes of patch input (UTF-8), checked before parsing. A model-written patch is kilobytes, but
    * a repository-wide `git diff` replayed in a batch is tens of megabytes (10,000 files of 300
    * lines with 10 hunks each is about 45 MiB), so the default admits such changes; a server that
-   * takes patches from many clients should set a tighter limit (#9). 256 MiB keeps the text well
+   * takes patches from many clients should set a tighter limit. 256 MiB keeps the text well
    * inside what one JavaScript string can hold.
    * @default 268435456 (256 MiB)
    */
@@ -53,7 +53,7 @@ export interface LimitOptions {
   readonly maxFileBytes?: number
   /**
    * Files (operations) in one change, checked after parsing. 100,000 admits repository-wide
-   * renames and codemods of large trees (#9); a server may want fewer per request.
+   * renames and codemods of large trees; a server may want fewer per request.
    * @default 100000
    */
   readonly maxFiles?: number
@@ -138,7 +138,7 @@ export interface CheckOptions {
   /**
    * Render each file's diff (FileResult.diff). With false, files still report their added and
    * removed line counts but `diff` is '', which saves most of the work past verification on a
-   * large change (#9). @default true
+   * large change. @default true
    */
   readonly diffs?: boolean
 }
@@ -161,7 +161,7 @@ export interface Engine {
   /**
    * Parses, verifies and commits `input` all-or-nothing. Rejects with EditError. Give the patch as
    * bytes when it may not be UTF-8 (a `git diff` of a Latin-1 file): its bytes are then matched
-   * and written exactly (D-040).
+   * and written exactly.
    */
   apply(input: string | Uint8Array, options?: ApplyOptions): Promise<ApplyResult>
   /** Parses and verifies `input` like apply with dryRun: true; writes nothing. Rejects with EditError. */

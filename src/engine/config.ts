@@ -95,10 +95,9 @@ export function resolveConfig(options: EngineOptions): ResolvedConfig {
   }
 }
 
-/**
- * An option renamed by #11 (D-103) is refused rather than ignored: ignoring `pool: false` would
- * silently start worker threads, and ignoring `diagnostics.pool` would drop its server settings.
- */
+// An option that was renamed is refused rather than ignored (DECISIONS.md D-103): ignoring
+// `pool: false` would silently start worker threads, and ignoring `diagnostics.pool` would drop
+// its server settings.
 function renamed(group: object, old: string, now: string, prefix = ''): void {
   if (Object.hasOwn(group, old)) invalid(`${prefix}${old} was renamed to ${prefix}${now}`)
 }

@@ -1,4 +1,4 @@
-// The engine's side of language-server diagnostics (issue #3): turns a verified change into the
+// The engine's side of language-server diagnostics: turns a verified change into the
 // before/after file texts the sidecar pool compares, starts the pool on first use, and makes
 // sure an LSP problem never fails an edit (it becomes a warning and an unsettled report).
 import type { EngineDiagnosticsOptions } from './api.js'
@@ -22,7 +22,7 @@ function textOf(bytes: Uint8Array | null): string | null {
 /** The before/after texts of every file a change touches (moves touch two). */
 export function fileChanges(verified: readonly VerifiedOp[]): FileChange[] {
   const changes: FileChange[] = []
-  // A symlink is no document to a language server: its "bytes" are a target string (#8).
+  // A symlink is no document to a language server: its "bytes" are a target string.
   const add = (p: PreparedPath, after: Uint8Array | null) => {
     const before = p.snap.kind === 'symlink' ? null : textOf(p.snap.bytes)
     if (before !== null || after !== null)

@@ -1,9 +1,9 @@
-// Runs verification for a whole request on the route chosen for it (route.ts): inline, one pass
-// of verify.ts over every op with asynchronous filesystem calls; on the pool, contiguous batches
-// that workers verify against the files themselves, given as parsed ops or, for a large `git
-// diff`, as runs of its text that each worker parses (src/parse/segments.ts). Either way the
-// outcomes go through one settle() (settle.ts), so every route fails with the same error for the
-// same request.
+// Runs verification for a whole request on the route chosen for it (route.ts): inline, verify.ts
+// over every op in this thread; on the worker pool, contiguous batches that workers verify
+// against the files themselves (verify-job.ts), given as parsed ops or, for a large `git diff`,
+// as runs of its text that each worker parses (src/parse/segments.ts). Either way the outcomes go
+// through one mergeOutcomes (merge.ts), so every route fails with the same error for the same
+// request.
 import type { PatchSegment } from '../parse/segments.js'
 import type { EditPlan, FileOp } from '../types.js'
 import { throwIfAborted } from '../abort.js'
@@ -11,7 +11,7 @@ import type { WorkerPool } from '../threads/worker-pool.js'
 import { JOB_PROTOCOL, type VerifyJob, type VerifyReply } from '../threads/jobs.js'
 import { asyncReadFs, createSyncReadFs, type ReadFs } from '../workspace/read-fs.js'
 import { batchRanges, type Route } from './route.js'
-import { settle } from './merge.js'
+import { mergeOutcomes } from './merge.js'
 import { runVerifyJob } from './verify-job.js'
 import { verifyOps, type OpOutcome, type VerifiedOp, type VerifySettings } from './verify.js'
 
@@ -38,12 +38,12 @@ export async function verifyPlan(
       for (const outcome of batch) outcomes.push(outcome)
     }
     throwIfAborted(signal)
-    return settleBatches(outcomes, ranges, settings, inline)
+    return mergeBatches(outcomes, ranges, settings, inline)
   }
   if (route === 'inline' || pool === undefined) {
     const outcomes = await verifyOps(plan.ops, settings, inlineFs(plan.ops.length))
     throwIfAborted(signal)
-    return settle(outcomes, settings.caseInsensitive, inline, () => 0, sequencesIn(settings))
+    return mergeOutcomes(outcomes, settings.caseInsensitive, inline, () => 0, sequencesIn(settings))
   }
   const ranges = batchRanges(plan.ops.length, pool.maxThreads)
   const replies = await runJobs(
@@ -52,7 +52,7 @@ export async function verifyPlan(
     settings,
     signal,
   )
-  return settleBatches(
+  return mergeBatches(
     replies.flatMap((r) => r.outcomes),
     ranges,
     settings,
@@ -60,15 +60,15 @@ export async function verifyPlan(
   )
 }
 
-/** settle() for outcomes verified in the equal-sized batches batchRanges cut. */
-function settleBatches(
+/** mergeOutcomes for outcomes verified in the equal-sized batches batchRanges cut. */
+function mergeBatches(
   outcomes: readonly OpOutcome[],
   ranges: ReadonlyArray<readonly [number, number]>,
   settings: VerifySettings,
   inline: (indices: readonly number[]) => Promise<OpOutcome[]>,
 ): Promise<VerifiedOp[]> {
   const size = (ranges[0] as readonly [number, number])[1]
-  return settle(
+  return mergeOutcomes(
     outcomes,
     settings.caseInsensitive,
     inline,
@@ -109,7 +109,7 @@ export async function verifySegments(
   })
   const outcomes = replies.flatMap((r) => r.outcomes)
   const inline = reverifyFrom(() => wholePlan().ops, settings)
-  return settle(
+  return mergeOutcomes(
     outcomes,
     settings.caseInsensitive,
     inline,
@@ -118,8 +118,9 @@ export async function verifySegments(
   )
 }
 
+// Why a sync read pays for small requests: DECISIONS.md D-067.
 /**
- * Ops verified inline with synchronous filesystem calls at most (D-067). A handful of files is
+ * Ops verified inline with synchronous filesystem calls at most. A handful of files is
  * read in microseconds where each awaited call costs a thread-pool round trip (tens of them per
  * small request); the event loop then blocks for at most this many reads of maxFileBytes.
  */

@@ -1,8 +1,11 @@
-// The engine facade: parse -> resolve and read -> compute every new file and its diff (inline or
-// in the worker pool) -> approve -> commit through the workspace journal -> report. Nothing is
-// written until every operation has verified; the journal makes the commit all-or-nothing, even
-// across a crash (src/journal/). Verification of concurrent requests overlaps; commits to one
-// workspace never interleave (the journal's lock, across engines and processes).
+// The engine facade: createEngine, and each request through the pipeline in the order it runs:
+// plan.ts (parse, or split for the workers; route.ts picks inline or the worker pool) -> the
+// journal rolls back interrupted transactions -> dispatch.ts -> verify-job.ts / verify.ts on each
+// op (prepare.ts, sequence.ts) -> merge.ts (the verified ops, or the request's one error) ->
+// limits.ts and results.ts (file results, link targets) -> approval -> diagnose.ts's before-state
+// -> the journal commit of results.ts's steps (all-or-nothing, even across a crash) ->
+// diagnose.ts's after-state. Requests verify concurrently; commits to one workspace never
+// interleave (the journal's lock, across engines and processes).
 import { realpath, stat } from 'node:fs/promises'
 import { DEFAULT_DENY_GLOBS } from '../defaults.js'
 import { resolveConfig, checkFormat, type ResolvedConfig } from './config.js'
@@ -17,7 +20,7 @@ import type {
   UndoResult,
 } from '../journal/records.js'
 import { silentLogger } from '../log.js'
-import type { ApplyResult, Warning } from '../types.js'
+import type { ApplyResult, FileResult, Warning } from '../types.js'
 import type { ApplyOptions, CheckOptions, Engine, EngineOptions } from './api.js'
 import { combineSignals, throwIfAborted } from '../abort.js'
 import { EngineDiagnostics, fileChanges, type LspClientFactory } from './diagnose.js'
@@ -47,16 +50,17 @@ export interface EngineInternals {
   /** Where the per-user journal key lives (default: $PATCHLOOM_STATE_DIR or the user's state dir). */
   readonly journalStateDir?: string
   /**
-   * A worker pool shared with other engines (the server's workspaces, #11): used instead of one of
-   * the engine's own, and left running by close(). Ignored when the pool option is false.
+   * A worker pool shared with other engines (the server's workspaces): used instead of one of
+   * the engine's own, and left running by close(). Ignored when the workers option is false.
    */
   readonly sharedPool?: WorkerPool
 }
 
+// Kept out of the public options: DECISIONS.md D-104.
 /**
- * Internal per-request options (#11, D-104): `route` forces verification inline or onto the
- * worker threads, for tests and benches that compare the two and for the CLI's `--workers`; the
- * public types leave it out, and 'auto' (the default) decides by size (route.ts).
+ * Internal per-request options: `route` forces verification inline or onto the worker threads,
+ * for tests and benches that compare the two and for the CLI's `--workers`; the public types
+ * leave it out, and 'auto' (the default) decides by size (route.ts).
  */
 export interface InternalRequestOptions {
   /** @default 'auto' */
@@ -72,7 +76,7 @@ export interface InternalEngine extends Engine {
   check(input: string | Uint8Array, options?: InternalCheckOptions): Promise<ApplyResult>
 }
 
-/** Recovery and undo never write into .git or .patchloom, whatever denyGlobs says (#8). */
+/** Recovery and undo never write into .git or .patchloom, whatever denyGlobs says. */
 const isAlwaysDenied = compileGlobs(DEFAULT_DENY_GLOBS)
 
 /**
@@ -144,7 +148,7 @@ class EditEngine implements InternalEngine {
   }
 
   check(input: string | Uint8Array, options: InternalCheckOptions = {}): Promise<ApplyResult> {
-    // A dry run neither asks for approval nor runs diagnostics (#run reads them only to write).
+    // A dry run neither asks for approval nor runs diagnostics (only #commit asks for them).
     return this.#logged(input, options, true)
   }
 
@@ -179,6 +183,134 @@ class EditEngine implements InternalEngine {
       }
       throw error
     }
+  }
+
+  async #run(
+    input: string | Uint8Array,
+    options: InternalApplyOptions,
+    dryRun: boolean,
+    trace: RequestTrace,
+  ): Promise<ApplyResult> {
+    const at = await this.#verify(input, options, dryRun)
+    trace.route = at.request.route
+    trace.verifyMs = at.verifyMs
+    const { verified, format } = at.request
+    checkComputedSizes(verified, this.#config.limits.maxFileBytes)
+    await checkLinkTargets(at.ctx, verified)
+    // What the request reports (results.ts), for a dry run and a commit alike.
+    const files = fileResults(verified)
+    const warnings: Warning[] = [...at.notices, ...verified.flatMap((v) => v.computed.warnings)]
+    if (dryRun) return { format, dryRun, files, warnings }
+    return this.#commit(at, options, files, warnings)
+  }
+
+  /**
+   * Options checked, the patch planned (plan.ts), the journal consulted, every op verified
+   * (dispatch.ts) and the outcomes merged (merge.ts).
+   */
+  async #verify(
+    input: string | Uint8Array,
+    options: InternalApplyOptions,
+    dryRun: boolean,
+  ): Promise<VerifiedRequestAt> {
+    if (this.#closed) throw new Error('engine: cannot apply after close()')
+    if (typeof input !== 'string' && !(input instanceof Uint8Array))
+      throw new EditError('CONFIG_INVALID', 'Invalid input: the patch must be a string or bytes.')
+    const format = checkFormat(options.format)
+    const route = options.route ?? 'auto'
+    if (!['auto', 'inline', 'pool'].includes(route)) {
+      throw new EditError(
+        'CONFIG_INVALID',
+        `Invalid option: route must be auto, inline or pool; got ${JSON.stringify(route)}.`,
+      )
+    }
+    const timeoutMs = options.timeoutMs
+    if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) {
+      throw new EditError(
+        'CONFIG_INVALID',
+        `Invalid option: timeoutMs must be a positive integer; got ${String(timeoutMs)}.`,
+      )
+    }
+    const signal = combineSignals(options.signal, timeoutMs)
+    throwIfAborted(signal)
+    const { limits } = this.#config
+    const patch = patchTextOf(input, limits.maxPatchBytes)
+
+    const diffs = options.diffs ?? true
+    const engine = { config: this.#config, pool: this.#pool }
+    // Parsed here, or split for the workers to parse (plan.ts); before the journal.
+    const planned = planRequest(engine, patch, format, route, diffs)
+    const rootReal = await this.#root()
+    // Interrupted transactions are rolled back before any file is read; a dry run only reports
+    // them and writes nothing. Transactions not acted on come back as warnings.
+    const notices = await (await this.#journalFor()).beforeRequest(dryRun)
+    // Probed once per engine: the filesystem under a root does not change its case rules.
+    this.#caseInsensitive ??= detectCaseInsensitive(rootReal)
+    const ctx: PathContext = {
+      root: this.#config.root,
+      rootReal,
+      isDenied: this.#isDenied,
+      caseInsensitive: await this.#caseInsensitive,
+    }
+    const wantDiagnostics = !dryRun && (options.diagnostics ?? isOn(this.#options.diagnostics))
+    const verifyStarted = performance.now()
+    const request = await verifyPlanned(
+      engine,
+      planned,
+      {
+        root: ctx.root,
+        rootReal,
+        denyGlobs: this.#config.denyGlobs,
+        caseInsensitive: ctx.caseInsensitive === true,
+        maxFileBytes: limits.maxFileBytes,
+        rawPatch: patch.firstRawLine !== undefined,
+        diffs,
+        // A small commit keeps the old bytes too: the journal compares its backups with them
+        // instead of hashing them again; a large one would double what it holds.
+        keepBefore:
+          wantDiagnostics ||
+          (!dryRun && (planned.plan?.ops.length ?? Infinity) <= INLINE_SYNC_MAX_FILES),
+        keepAfter: !dryRun,
+      },
+      signal,
+    )
+    const verifyMs = performance.now() - verifyStarted
+    return { request, notices, ctx, wantDiagnostics, signal, verifyMs }
+  }
+
+  /** Approval, the before-state diagnostics, the journal commit, the after-state diagnostics. */
+  async #commit(
+    { request, ctx, wantDiagnostics, signal }: VerifiedRequestAt,
+    options: InternalApplyOptions,
+    files: FileResult[],
+    warnings: Warning[],
+  ): Promise<ApplyResult> {
+    const { verified, format } = request
+    const approve = options.approve ?? this.#options.approve
+    if (approve !== undefined && (await approve({ format, files })) !== true) {
+      throw new EditError('APPROVAL_DENIED', 'The change was not approved; nothing was written.')
+    }
+    throwIfAborted(signal)
+    const changes = wantDiagnostics ? fileChanges(verified) : []
+    // Before-state diagnostics come first: once the files are replaced, they cannot be asked for.
+    const baseline = wantDiagnostics
+      ? await this.#diagnostics.baseline(ctx.rootReal, changes, warnings)
+      : null
+    const planned = verified.flatMap((v) => commitStepsFor(ctx.rootReal, v))
+    // A unified diff commits as git writes it, removals first (a type change needs the old
+    // entry gone); the other formats keep their own order (Codex writes a move's destination
+    // before it removes the source).
+    const steps = format === 'unified' ? inCommitOrder(planned) : planned
+    const journal = await this.#journalFor()
+    const transaction = await journal.commit(steps, summaryOf(files), warnings)
+    const committed = transaction === undefined ? {} : { transaction }
+    if (wantDiagnostics) {
+      const report = await this.#diagnostics.after(ctx.rootReal, changes, baseline, warnings)
+      if (report !== undefined) {
+        return { format, dryRun: false, files, warnings, ...committed, diagnostics: report }
+      }
+    }
+    return { format, dryRun: false, files, warnings, ...committed }
   }
 
   async diagnostics(
@@ -236,127 +368,6 @@ class EditEngine implements InternalEngine {
     ])
   }
 
-  async #run(
-    input: string | Uint8Array,
-    options: InternalApplyOptions,
-    dryRun: boolean,
-    trace: RequestTrace,
-  ): Promise<ApplyResult> {
-    const { request, notices, ctx, wantDiagnostics, signal, verifyMs } = await this.#verify(
-      input,
-      options,
-      dryRun,
-    )
-    trace.route = request.route
-    trace.verifyMs = verifyMs
-    const { verified } = request
-    const planFormat = request.format
-    checkComputedSizes(verified, this.#config.limits.maxFileBytes)
-    await checkLinkTargets(ctx, verified)
-    const files = fileResults(verified)
-    const warnings: Warning[] = [...notices, ...verified.flatMap((v) => v.computed.warnings)]
-
-    if (!dryRun) {
-      const approve = options.approve ?? this.#options.approve
-      if (approve !== undefined && (await approve({ format: planFormat, files })) !== true) {
-        throw new EditError('APPROVAL_DENIED', 'The change was not approved; nothing was written.')
-      }
-      throwIfAborted(signal)
-      const changes = wantDiagnostics ? fileChanges(verified) : []
-      // Before-state diagnostics come first: once the files are replaced, they cannot be asked for.
-      const baseline = wantDiagnostics
-        ? await this.#diagnostics.baseline(ctx.rootReal, changes, warnings)
-        : null
-      const planned = verified.flatMap((v) => commitStepsFor(ctx.rootReal, v))
-      // A unified diff commits as git writes it, removals first (a type change needs the old
-      // entry gone); the other formats keep their own order (Codex writes a move's destination
-      // before it removes the source).
-      const steps = planFormat === 'unified' ? inCommitOrder(planned) : planned
-      const journal = await this.#journalFor()
-      const transaction = await journal.commit(steps, summaryOf(files), warnings)
-      const committed = transaction === undefined ? {} : { transaction }
-      if (wantDiagnostics) {
-        const report = await this.#diagnostics.after(ctx.rootReal, changes, baseline, warnings)
-        if (report !== undefined) {
-          return { format: planFormat, dryRun, files, warnings, ...committed, diagnostics: report }
-        }
-      }
-      return { format: planFormat, dryRun, files, warnings, ...committed }
-    }
-    return { format: planFormat, dryRun, files, warnings }
-  }
-
-  /** Options checked, the patch planned, the journal consulted, every op verified. */
-  async #verify(
-    input: string | Uint8Array,
-    options: InternalApplyOptions,
-    dryRun: boolean,
-  ): Promise<VerifiedRequestAt> {
-    if (this.#closed) throw new Error('engine: cannot apply after close()')
-    if (typeof input !== 'string' && !(input instanceof Uint8Array))
-      throw new EditError('CONFIG_INVALID', 'Invalid input: the patch must be a string or bytes.')
-    const format = checkFormat(options.format)
-    const route = options.route ?? 'auto'
-    if (!['auto', 'inline', 'pool'].includes(route)) {
-      throw new EditError(
-        'CONFIG_INVALID',
-        `Invalid option: route must be auto, inline or pool; got ${JSON.stringify(route)}.`,
-      )
-    }
-    const timeoutMs = options.timeoutMs
-    if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) {
-      throw new EditError(
-        'CONFIG_INVALID',
-        `Invalid option: timeoutMs must be a positive integer; got ${String(timeoutMs)}.`,
-      )
-    }
-    const signal = combineSignals(options.signal, timeoutMs)
-    throwIfAborted(signal)
-    const { limits } = this.#config
-    const patch = patchTextOf(input, limits.maxPatchBytes)
-
-    const diffs = options.diffs ?? true
-    const engine = { config: this.#config, pool: this.#pool }
-    // Parsed here, or split for the workers to parse (request-plan.ts); before the journal.
-    const planned = planRequest(engine, patch, format, route, diffs)
-    const rootReal = await this.#root()
-    // Interrupted transactions are rolled back before any file is read; a dry run only reports
-    // them and writes nothing (#8). Transactions not acted on come back as warnings.
-    const notices = await (await this.#journalFor()).beforeRequest(dryRun)
-    // Probed once per engine: the filesystem under a root does not change its case rules.
-    this.#caseInsensitive ??= detectCaseInsensitive(rootReal)
-    const ctx: PathContext = {
-      root: this.#config.root,
-      rootReal,
-      isDenied: this.#isDenied,
-      caseInsensitive: await this.#caseInsensitive,
-    }
-    const wantDiagnostics = !dryRun && (options.diagnostics ?? isOn(this.#options.diagnostics))
-    const verifyStarted = performance.now()
-    const request = await verifyPlanned(
-      engine,
-      planned,
-      {
-        root: ctx.root,
-        rootReal,
-        denyGlobs: this.#config.denyGlobs,
-        caseInsensitive: ctx.caseInsensitive === true,
-        maxFileBytes: limits.maxFileBytes,
-        rawPatch: patch.firstRawLine !== undefined,
-        diffs,
-        // A small commit keeps the old bytes too: the journal compares its backups with them
-        // instead of hashing them again (#9); a large one would double what it holds.
-        keepBefore:
-          wantDiagnostics ||
-          (!dryRun && (planned.plan?.ops.length ?? Infinity) <= INLINE_SYNC_MAX_FILES),
-        keepAfter: !dryRun,
-      },
-      signal,
-    )
-    const verifyMs = performance.now() - verifyStarted
-    return { request, notices, ctx, wantDiagnostics, signal, verifyMs }
-  }
-
   #root(): Promise<string> {
     this.#rootReal ??= (async () => {
       try {
@@ -397,7 +408,7 @@ class EditEngine implements InternalEngine {
           // a transaction names before recovery or undo acts on it. The last component is not
           // followed: the journal acts on the path itself (lstat, rename over it, unlink), never
           // through it, so a link step's path names the link, which may lead out of the root
-          // and still be restored or removed as a link (#8); a file step's path that has become
+          // and still be restored or removed as a link; a file step's path that has become
           // a link matches neither recorded state and is a conflict. Every directory on the way
           // is still resolved, and verify.ts refuses one that is a symlink.
           checkPath: async (rel) => {

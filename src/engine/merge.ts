@@ -1,4 +1,4 @@
-// Turns the outcomes of every op of a request (verify.ts, from one inline run or from many worker
+// Merges the outcomes of every op of a request (verify.ts, from one inline run or from many worker
 // batches, in plan order) into the verified ops, or throws the one error the request gets. The
 // order is the same as a single pass over the plan would give: the first path that does not
 // resolve, then a path changed twice, then the first file that cannot be read, the first state
@@ -12,7 +12,7 @@ import { errorOf, type OpOutcome, type VerifiedOp, type VerifyPhase } from './ve
 
 const PHASES: readonly VerifyPhase[] = ['resolve', 'read', 'state', 'compute']
 
-export async function settle(
+export async function mergeOutcomes(
   verifiedOutcomes: readonly OpOutcome[],
   caseInsensitive: boolean,
   reverify: (indices: readonly number[]) => Promise<OpOutcome[]>,
@@ -28,16 +28,16 @@ export async function settle(
   throwFirst(outcomes, 'resolve')
   const resolved = outcomes.map(resolvedOf)
   checkDuplicates(resolved, caseInsensitive, sequences)
-  let settled = outcomes
+  let merged = outcomes
   const split = sequences ? splitSequences(resolved, caseInsensitive, batchOf) : []
   if (split.length > 0) {
     const again = await reverify(split)
-    const replaced = settled.slice()
+    const replaced = merged.slice()
     split.forEach((index, k) => (replaced[index] = again[k] as OpOutcome))
-    settled = replaced
+    merged = replaced
   }
-  for (const phase of PHASES) throwFirst(settled, phase)
-  return settled.map((o) => (o as Extract<OpOutcome, { ok: true }>).verified)
+  for (const phase of PHASES) throwFirst(merged, phase)
+  return merged.map((o) => (o as Extract<OpOutcome, { ok: true }>).verified)
 }
 
 /**

@@ -1,7 +1,7 @@
-// The public parsePatch (#11, D-105): what a patch would do, file by file, from the patch alone
-// (the report of `patchloom check --parse-only`). It throws EditError as the engine does; the pure
-// core's Result form is parsePlan (src/parse/index.ts), and the plan itself stays internal. It
-// reads no workspace file and starts no thread.
+// The public parsePatch: what a patch would do, file by file, from the patch alone (the report of
+// `patchloom check --parse-only`). It throws EditError as the engine does; the pure core's Result
+// form is parsePlan (src/parse/index.ts), and the plan itself stays internal (DECISIONS.md D-105).
+// It reads no workspace file and starts no thread.
 import { DEFAULT_LIMITS } from '../defaults.js'
 import { checkFormat } from './config.js'
 import { parsePlan } from '../parse/index.js'

@@ -1,8 +1,9 @@
-// What a request will verify, and where (#9): either the whole patch parsed here, or, for a
-// large `git diff` bound for the pool, runs of its text that the workers parse themselves
-// (src/parse/segments.ts). Decided before any file is read: parse errors of a patch parsed here
-// come before the journal is even looked at. `verifyPlanned` then runs the verification, and
-// falls back to the whole patch when a run does not parse to its sections.
+// What a request will verify, and where: either the whole patch parsed here, or, for a large
+// `git diff` bound for the pool, runs of its text that the workers parse themselves
+// (src/parse/segments.ts). `planRequest` decides before any file is read (route.ts), so parse
+// errors of a patch parsed here come before the journal is even looked at. `verifyPlanned` then
+// hands the plan or the runs to dispatch.ts, and falls back to the whole patch when a run does not
+// parse to its sections.
 import type { ResolvedConfig } from './config.js'
 import { detectFormat, parsePlan } from '../parse/index.js'
 import { checkPlanEncoding } from '../parse/raw-bytes.js'

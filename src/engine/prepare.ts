@@ -1,13 +1,11 @@
-// The phases of preparing an op, which verify.ts runs in order (resolve, read, pair type changes,
-// check the state; duplicates across the whole plan in settle.ts): each op gets its resolved
-// paths and the current state of every file it reads or replaces. Refuses, before any content is
-// compared, what no match could fix: paths outside the root or denied, duplicates (case-folded on
-// a case-insensitive filesystem), moves onto themselves, missing files, directories, FIFOs and
-// device nodes, files over the size limit, existing targets a diff may not overwrite (creations,
-// copies and renames), and stale expected hashes. Symlinks (issue #8): deletes, moves and diff
-// creations act on a link itself (read as its target string, mode 120000), and adds, deletes and
-// moves through a symlinked directory are refused. A unified plan that names a path more than
-// once (a type change, sections in sequence, swapped renames) is read by sequence.ts.
+// The phases of preparing an op, which verify.ts runs in order: resolve its paths, read the state
+// of every file it reads or replaces, pair type changes, check that state (checkDuplicates, across
+// the whole plan, runs in merge.ts). Refuses, before any content is compared, what no match could
+// fix: paths outside the root or denied, duplicates, moves onto themselves, missing files,
+// directories, FIFOs and device nodes, files over the size limit, targets a diff may not
+// overwrite, stale expected hashes. Symlinks: deletes, moves and diff creations act on the link
+// itself (its target string, mode 120000); adds, deletes and moves through a symlinked directory
+// are refused. A unified plan that names a path more than once is read by sequence.ts.
 import { EditError } from '../errors.js'
 import type { FileOp, PatchFormat } from '../types.js'
 import {
@@ -53,7 +51,7 @@ export interface PreparedOp {
 
 /**
  * Whether `op` acts on a symlink at the given path itself rather than on what it points to
- * (issue #8), as git does: deletes, both ends of a move or copy, diff creations, and updates
+ * as git does: deletes, both ends of a move or copy, diff creations, and updates
  * whose patch states mode 120000. Edits and Codex Add File write through a link.
  */
 export function actsOnLink(op: FileOp): boolean {
@@ -73,7 +71,7 @@ export function actsOnLink(op: FileOp): boolean {
   }
 }
 
-/** Whether the op leaves a symlink at its destination (issue #8): git mode 120000. */
+/** Whether the op leaves a symlink at its destination: git mode 120000. */
 export function writesLink(p: PreparedOp): boolean {
   const { op } = p
   if (op.kind === 'edits' || op.kind === 'delete') return false
@@ -119,8 +117,9 @@ export async function resolveOp(
 }
 
 /**
- * Refuses two ops on one path. With `sequences` (a unified plan, sequence.ts), a path named
- * again as written is left to the sequence rules; two spellings of one file still are refused.
+ * Refuses two ops on one path (case-folded on a case-insensitive filesystem). With `sequences`
+ * (a unified plan, sequence.ts), a path named again as written is left to the sequence rules;
+ * two spellings of one file still are refused.
  */
 export function checkDuplicates(
   ops: readonly ResolvedOp[],
@@ -131,7 +130,7 @@ export function checkDuplicates(
   for (const { op, target, moveTo } of ops) {
     for (const p of moveTo === undefined ? [target] : [target, moveTo]) {
       // Keyed by the file and by the name: an edit through link.txt (its target) and a delete of
-      // link.txt (the link itself, #8) resolve apart but are two changes to one path.
+      // link.txt (the link itself) resolve apart but are two changes to one path.
       const keys = [pathKey(p.abs, caseInsensitive), `name:${pathKey(p.rel, caseInsensitive)}`]
       const earlier = keys.map((k) => seen.get(k)).find((e) => e !== undefined)
       if (earlier !== undefined && !(sequences && earlier.rel === p.rel)) {
@@ -161,7 +160,7 @@ export async function readOp(
   maxFileBytes: number | undefined,
   fs: ReadFs = asyncReadFs,
 ): Promise<PreparedOp> {
-  // One rule for every path of an op: a link there is read as the link, or followed (#8).
+  // One rule for every path of an op: a link there is read as the link, or followed.
   const link = actsOnLink(op.op)
   const read = async (resolved: ResolvedPath): Promise<PreparedPath> => {
     // Below a file or link the plan removes: nothing of what stands there now is read.
@@ -259,7 +258,7 @@ export function checkState({ op, target, moveTo, from }: PreparedOp, format: Pat
 
 /**
  * Adds, deletes and moves through a symlinked directory are refused, as git refuses a path
- * "beyond a symbolic link" (issue #8): deleting aliasdir/x.txt would otherwise act inside the
+ * "beyond a symbolic link": deleting aliasdir/x.txt would otherwise act inside the
  * directory the link points to, and pruning it could remove that directory itself. Updating an
  * existing file there (its real path is inside the root) still works in the other formats, but not
  * in a unified diff, which git refuses there too; creating a missing one through SEARCH/REPLACE

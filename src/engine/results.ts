@@ -164,7 +164,7 @@ export function commitStepsFor(rootReal: string, v: VerifiedOp): CommitStep[] {
   const stampOf = (snap: Snapshot) => ({
     ...(snap.stamp === undefined ? {} : { beforeStamp: snap.stamp }),
     // The bytes it hashed, where verification kept them (a small request), for the backup's
-    // check when the stamp proves nothing (#9).
+    // check when the stamp proves nothing.
     ...(snap.kind === 'file' && snap.bytes !== null ? { beforeBytes: snap.bytes } : {}),
   })
   const write = (

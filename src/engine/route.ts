@@ -1,10 +1,10 @@
-// The inline-or-pool decision, made once per request after parsing (#9). Inline, the ops are
-// verified in the calling thread with asynchronous filesystem calls; on the pool, they are split
-// into batches that workers resolve, read and verify themselves (verify.ts), which costs a thread
-// hop per batch and pays off only when there is enough work to share. The decision is taken before
-// any file is read, so it goes by what the request says: how many files it names and how large the
-// patch is. The thresholds come from bench/large.bench.ts and bench/pool.bench.ts (bench/
-// RESULTS.md); the byte default lives in engine/config.ts (configuration sits below the router, #8).
+// The inline-or-pool decision for a request, and how its ops are cut into worker batches. Inline,
+// the ops are verified in the calling thread; on the worker pool they are split into batches that
+// workers resolve, read and verify themselves (verify-job.ts), which costs a thread hop per batch
+// and pays off only when there is enough work to share. plan.ts asks before any file is read, so
+// the choice goes by what the request says: how many files it names and how large the patch is.
+// The thresholds come from bench/large.bench.ts and bench/pool.bench.ts (bench/RESULTS.md); the
+// byte default is DEFAULT_INLINE_MAX_BYTES (src/defaults.ts).
 import { EditError } from '../errors.js'
 
 export type Route = 'inline' | 'pool'
@@ -37,10 +37,11 @@ export interface RouteInput {
  */
 export const COLD_POOL_FACTOR = 8
 
+// The measurement: DECISIONS.md D-063 (bench/large.bench.ts).
 /**
  * Without rendered diffs a worker's share of the work is mostly reading, splicing and hashing,
  * and the pool pays off from a smaller patch. Between 32 and 300 files the two routes were
- * within noise of each other on an idle 2-core machine (D-063, bench/large.bench.ts).
+ * within noise of each other on an idle 2-core machine.
  */
 export const COUNT_ONLY_DIVISOR = 4
 
@@ -76,11 +77,12 @@ export function chooseRoute(input: RouteInput): Route {
 /** Batches per worker thread at least: a few each, so a thread that finishes early takes another. */
 export const BATCHES_PER_THREAD = 4
 
+// DECISIONS.md D-069: a 10,000-file check peaked at 340 MiB with 1,250-file batches, 255 MiB
+// with 312, and took less CPU time.
 /**
  * Ops per batch at most. A batch's lines, paths and file bytes are live together in its worker
  * until it answers, so smaller batches keep a worker's heap small; 256 files of 300 lines is
- * about 2 MB of patch and files (#9, D-069: a 10,000-file check peaked at 340 MiB with 1,250-file
- * batches, 255 MiB with 312, and took less CPU time).
+ * about 2 MB of patch and files.
  */
 export const MAX_BATCH_OPS = 256
 

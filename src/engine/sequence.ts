@@ -1,21 +1,9 @@
-// A unified diff may name one path in several sections, and git apply reads such a patch by
-// rules of its own (apply.c keeps a table of the paths earlier sections patched). This module
-// applies those rules to a plan's prepared ops, op by op, between reading and computing
-// (verify.ts), and decides which op's write or removal of each path the commit keeps:
-// - an update in place or a deletion of a path an earlier section wrote reads that result; one of
-//   a path an earlier section deleted or renamed away finds nothing (FILE_NOT_FOUND);
-// - a rename or a copy reads its source as the patch found it ("git patches do not depend on the
-//   order"), so renames may swap two names (git diff -M -B);
-// - a creation, or a rename's or copy's destination, may stand where the patch deletes or renames
-//   something away (before or after it), and where a directory stands whose files the patch all
-//   removes; a second creation of one path is PATH_DUPLICATE;
-// - the commit removes before it writes (journal inCommitOrder), and the last write of a path
-//   wins: `roles` gives each path one step, from what is on disk to what the last section leaves.
-// Refused where git's result would not be what the sections say (D-132): a deletion of a path an
-// earlier section wrote (git would keep the written file), a rename of a path an earlier section
-// changed in place (git would keep the changed file too), a path below a symlink the patch writes
-// (git: "beyond a symbolic link"), and a file below a file the patch writes.
-// Only unified plans get these rules; every other format refuses a path named twice.
+// A unified diff may name one path in several sections, and git apply reads such a patch by rules
+// of its own (apply.c keeps a table of the paths earlier sections patched; DECISIONS.md D-132).
+// PlanSequence applies those rules to a plan's prepared ops, op by op, between reading and
+// computing (verify.ts), and decides which op's write or removal of each path the commit keeps;
+// sequenceGroups names the ops that must be verified in one pass (merge.ts). Only unified plans
+// get these rules; every other format refuses a path named twice.
 import path from 'node:path'
 import { EditError } from '../errors.js'
 import type { FileOp } from '../types.js'
@@ -145,7 +133,7 @@ type Entry =
 export interface SequencedResult {
   readonly after: Uint8Array | null
   readonly afterHash: string | null
-  /** Permission bits the op writes with (results.ts permissionsFor). */
+  /** Permission bits the op writes with (permissions.ts permissionsFor). */
   readonly permissions: number
 }
 
@@ -156,6 +144,20 @@ export interface CommitRole {
   readonly replaces?: Snapshot
 }
 
+// The rules, as git apply reads such a plan:
+// - an update in place or a deletion of a path an earlier section wrote reads that result; one of
+//   a path an earlier section deleted or renamed away finds nothing (FILE_NOT_FOUND);
+// - a rename or a copy reads its source as the patch found it ("git patches do not depend on the
+//   order"), so renames may swap two names (git diff -M -B);
+// - a creation, or a rename's or copy's destination, may stand where the patch deletes or renames
+//   something away (before or after it), and where a directory stands whose files the patch all
+//   removes; a second creation of one path is PATH_DUPLICATE;
+// - the commit removes before it writes (journal inCommitOrder), and the last write of a path
+//   wins: `roles` gives each path one step, from what is on disk to what the last section leaves.
+// Refused where git's result would not be what the sections say: a deletion of a path an earlier
+// section wrote (git would keep the written file), a rename of a path an earlier section changed
+// in place (git would keep the changed file too), a path below a symlink the patch writes (git:
+// "beyond a symbolic link"), and a file below a file the patch writes.
 /**
  * git's reading of a unified plan that names paths more than once, applied op by op: `adjust`
  * before an op's state check (it may throw EditError), `record` after its compute, `roles` once

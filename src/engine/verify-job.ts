@@ -1,10 +1,10 @@
-// One verify job, end to end, on whichever thread runs it (#9): a Piscina worker
-// (workers/engine.worker.ts wraps it in its reply envelope), or the calling thread when an engine
-// with blockingReads verifies a large request inline in runs (verify-request.ts). Given ops, or a
-// run of a git diff's text that it reads first (plain sections packed when no diff is rendered,
-// src/parse/plain-section.ts); any doubt about a run (it does not parse, parses
-// to another number of ops than it has sections, or holds raw bytes) answers `parsed: false`, and
-// the coordinator parses the whole patch for the exact answer. Synchronous filesystem calls.
+// One verify job, end to end, on whichever thread runs it: a worker (workers/engine.worker.ts
+// wraps it in its reply envelope), or the calling thread when an engine with blockingReads
+// verifies a large request inline in runs (dispatch.ts). Given ops, or a run of a git diff's text
+// that it reads first (plain sections packed when no diff is rendered, src/parse/plain-section.ts);
+// any doubt about a run (it does not parse, parses to another number of ops than it has sections,
+// or holds raw bytes) answers `parsed: false`, and the engine parses the whole patch for the exact
+// answer. Synchronous filesystem calls.
 import { readUnifiedRun } from '../parse/plain-section.js'
 import type { FileOp } from '../types.js'
 import type { VerifyJob, VerifyReply } from '../threads/jobs.js'

@@ -1,10 +1,10 @@
 // Verification of a run of a plan's ops, everything short of writing: resolve each op's paths,
 // read and hash its files, pair type changes, check states, compute the new bytes, hash them.
-// The same function runs inline (async filesystem calls, the caller's thread) and in a
-// verification worker on a batch of ops (synchronous calls: workers read their own files, #9),
-// so both routes make the same checks in the same order. Each op ends in an outcome, never a
-// throw: the engine orders the failures of all batches by phase and plan position (settle.ts), so
-// the error a request gets never depends on how it was split or on thread timing.
+// The same function runs inline (the caller's thread) and in a worker on a batch of ops
+// (verify-job.ts, synchronous calls: workers read their own files), so both routes make the same
+// checks in the same order. Each op ends in an outcome, never a throw: merge.ts orders the
+// failures of all batches by phase and plan position, so the error a request gets never depends
+// on how it was split or on thread timing.
 import { equalBytes } from '../bytes/equal.js'
 import { inflateSync } from 'node:zlib'
 import { computeFile } from '../apply/compute.js'
@@ -38,7 +38,7 @@ export interface VerifySettings {
   readonly caseInsensitive: boolean
   readonly format: PatchFormat
   readonly maxFileBytes: number
-  /** The patch is not UTF-8 somewhere (D-040): ops whose lines hold raw bytes match exactly. */
+  /** The patch is not UTF-8 somewhere: ops whose lines hold raw bytes match exactly. */
   readonly rawPatch: boolean
   /** Render each file's diff text (counts are always computed). */
   readonly diffs: boolean
@@ -46,8 +46,8 @@ export interface VerifySettings {
   readonly keepBefore: boolean
   /**
    * Keep the new bytes (a commit writes them). A dry run keeps only their hash and size, and the
-   * bytes of a symlink the change writes (its target is checked), which spares the coordinator a
-   * copy of every new file (#9).
+   * bytes of a symlink the change writes (its target is checked), which spares the engine's thread
+   * a copy of every new file.
    */
   readonly keepAfter: boolean
 }
@@ -359,7 +359,7 @@ export function errorOf(failure: FailureData): Error {
 
 /**
  * The outcomes with every byte array they hold (new contents, kept old contents) copied into one
- * ArrayBuffer: a worker transfers that buffer instead of cloning thousands of arrays (#9). With
+ * ArrayBuffer: a worker transfers that buffer instead of cloning thousands of arrays. With
  * `copyBytes` false (outcomes that stay in this thread) the arrays are kept as they are; either
  * way no op keeps its body (withoutBody).
  */
@@ -421,7 +421,7 @@ const NO_BYTES = new ArrayBuffer(0)
 
 /**
  * The op without what only verification reads (hunks, added content, binary data, edits): what
- * follows it (results, commit steps) reads its kind, paths, modes and patch line (#9).
+ * follows it (results, commit steps) reads its kind, paths, modes and patch line.
  */
 function withoutBody(op: FileOp): FileOp {
   switch (op.kind) {
