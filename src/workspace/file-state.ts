@@ -2,7 +2,7 @@
 // Only regular files are opened: stat decides first, and the open uses O_NONBLOCK and O_NOFOLLOW
 // and re-checks the handle, so a FIFO or device node swapped in meanwhile can neither block nor be
 // read. A file over the size limit is refused from its stat, before any byte is read. An op that
-// acts on a link itself (delete, move, git symlink patches; issue #8) reads it with
+// acts on a link itself (delete, move, git symlink patches) reads it with
 // readLinkSnapshot: a symlink is then its target string, as git stores it (mode 120000).
 import { EditError } from '../errors.js'
 import type { FileMode } from '../types.js'
@@ -21,9 +21,10 @@ export interface Snapshot {
   readonly mode?: FileMode
   /** Permission bits (st_mode & 0o7777) for regular files, to keep them on rewrite. */
   readonly permissions?: number
+  // When a stamp may stand in for a read: DECISIONS.md D-082.
   /**
    * A regular file's stat as it was read, so the journal can tell it is unchanged without reading
-   * it again (src/journal/records.ts ReadStamp, D-082).
+   * it again (src/journal/records.ts ReadStamp).
    */
   readonly stamp?: ReadStamp
 }
@@ -144,7 +145,7 @@ async function readAll(
     if (length === buffer.length) {
       if (length >= cap) return buffer
       // PERF: one byte is enough to tell end of file; a 64 KiB probe per file was most of the
-      // garbage a worker made reading thousands of small files (#9).
+      // garbage a worker made reading thousands of small files.
       const probe = new Uint8Array(1)
       const bytesRead = await fs.read(handle, probe, 0, probe.length)
       if (bytesRead === 0) return buffer

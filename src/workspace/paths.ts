@@ -3,8 +3,8 @@
 // malformed or too long for the filesystem (PATH_INVALID), or matches a deny glob (PATH_DENIED).
 // Also probes, once per root, whether its filesystem folds case (for PATH_DUPLICATE in
 // prepare.ts). Reads the filesystem (lstat, realpath, readlink, readdir) but never writes.
-// Issue #8: an op that acts on a link itself resolves with `followLast: false` (the last component
-// is not followed), and every path records the first symlinked directory it goes through, so
+// An op that acts on a link itself resolves with `followLast: false` (the last component is not
+// followed), and every path records the first symlinked directory it goes through, so
 // prepare.ts can refuse adds, deletes and moves "beyond a symbolic link" as git does.
 import { lstat, readdir } from 'node:fs/promises'
 import path from 'node:path'
@@ -38,7 +38,7 @@ export interface ResolvedPath {
 export interface ResolveOptions {
   /**
    * Follow a symlink in the last component (true: the op acts on what it points to, as an edit
-   * does). false: the link itself is the file (delete, move, git symlink patches; issue #8).
+   * does). false: the link itself is the file (delete, move, git symlink patches).
    * @default true
    */
   readonly followLast?: boolean
@@ -95,8 +95,8 @@ export async function resolveWorkspacePath(
     )
   }
   // PERF: a plain relative path (names joined by '/') is its own lexical form under the root,
-  // with no path.resolve, relative and join to allocate for it (#9: a third of a worker's garbage
-  // per file was path strings).
+  // with no path.resolve, relative and join to allocate for it (a third of a worker's garbage per
+  // file was path strings).
   const plain = isPlainRelative(input)
   const lexicalRel = plain ? input : lexicalRelative(ctx, input)
   if (lexicalRel === null) {
@@ -236,7 +236,7 @@ function joinPlain(rootReal: string, rel: string): string {
 const MAX_UTF8_PER_UNIT = 3
 
 function checkLength(abs: string, rel: string, where: { path: string; patchLine: number }): void {
-  // PERF (#9): a path this short cannot be too long in any encoding; most are never counted.
+  // PERF: a path this short cannot be too long in any encoding; most are never counted.
   if (abs.length * MAX_UTF8_PER_UNIT <= NAME_MAX_BYTES) return
   for (const name of rel.split('/')) {
     if (name.length * MAX_UTF8_PER_UNIT <= NAME_MAX_BYTES) continue
@@ -269,7 +269,7 @@ function shorten(text: string): string {
 
 /**
  * Refuses a symlink the change would write (a new link, a moved one, a changed target) whose
- * target is not a usable path or resolves outside the workspace root (issue #8): patchloom never
+ * target is not a usable path or resolves outside the workspace root: patchloom never
  * leaves a link leading out. `linkAbs` is where the link will stand; a relative target resolves
  * from its directory, verbatim, as the kernel will resolve it.
  */
@@ -371,8 +371,8 @@ function lexicalRelative(ctx: PathContext, input: string): string | null {
 }
 
 /**
- * path.relative(from, to) for absolute, normalised paths (realpath's and path.resolve's). PERF
- * (#9): a path below `from` is its tail, without path.relative's two resolves and segment walk,
+ * path.relative(from, to) for absolute, normalised paths (realpath's and path.resolve's). PERF:
+ * a path below `from` is its tail, without path.relative's two resolves and segment walk,
  * which were a tenth of a small edit's path resolution.
  */
 function relativeTo(from: string, to: string): string {

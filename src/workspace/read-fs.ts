@@ -1,9 +1,9 @@
-// The filesystem calls that resolving paths and reading files make (paths.ts, read.ts), behind one
-// interface with two implementations, so the same code runs in both places (#9):
-// - asyncReadFs (node:fs/promises) on the coordinator's thread, which must not block: an engine
+// The filesystem calls that resolving paths and reading files make (paths.ts, file-state.ts),
+// behind one interface with two implementations, so the same code runs in both places:
+// - asyncReadFs (node:fs/promises) on the engine's thread, which must not block: an engine
 //   serving many agents verifies small requests there;
-// - createSyncReadFs() (node:fs, synchronous) in a verification worker, where blocking is free and
-//   each call costs a few microseconds instead of a thread-pool round trip.
+// - createSyncReadFs() (node:fs, synchronous) in a worker, where blocking is free and each call
+//   costs microseconds, not a thread-pool round trip (inline too, when engine/dispatch.ts says).
 // The callers `await` every result; awaiting a plain value costs one microtask, so the code
 // paths, error codes and checks are identical whichever implementation runs.
 import {
@@ -42,7 +42,7 @@ export interface ReadFs {
   close(h: ReadHandle): MaybePromise<void>
 }
 
-/** Regular files only, never blocking on a FIFO, never through a symlink swapped in (read.ts). */
+/** Regular files only: never blocks on a FIFO, never follows a link swapped in (file-state.ts). */
 export const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW
 
 const asHandle = (h: ReadHandle): FileHandle => h as FileHandle
@@ -66,11 +66,11 @@ export const asyncReadFs: ReadFs = {
  * Synchronous calls for one verification batch. realpath resolves each directory once per batch,
  * from its parent's resolution and one lstat of the directory itself, and a file from its
  * directory's and one lstat of the file, where realpath(3) would look at every component again
- * (#9: a generated tree of 10,000 files had 8,000 directories, each costing five readlinks). A
+ * (a generated tree of 10,000 files had 8,000 directories, each costing five readlinks). A
  * symlink, anything that is not a directory where a directory is needed, and any error take
  * realpath(3) itself. The lstat that resolved a file that is no symlink also answers the next
- * stat of its real path, once: reading a file stats it before opening it (read.ts), and asking
- * the kernel again a moment later was a sixth of a worker's syscalls (#9). Whatever was opened
+ * stat of its real path, once: reading a file stats it before opening it (file-state.ts), and
+ * asking the kernel again a moment later was a sixth of a worker's syscalls. Whatever was opened
  * is judged by its fstat anyway. Make one per batch: the caches are a snapshot of the tree.
  */
 export function createSyncReadFs(): ReadFs {
