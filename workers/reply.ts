@@ -1,7 +1,7 @@
 // The envelope every Piscina task answers in (WorkerReply in src/threads/jobs.ts): checks the
 // job's protocol, runs the pure function, and turns an exception it throws into data. An Error
-// thrown out of a task would reach the coordinator as a bare rejection, indistinguishable from a
-// thread that died, so nothing escapes from here (#8). Not a task module itself.
+// thrown out of a task would reach the main thread as a bare rejection, indistinguishable from a
+// thread that died, so nothing escapes from here. Not a task module itself.
 import { JOB_PROTOCOL, type WorkerReply } from '../src/threads/jobs.js'
 import type { Result } from '../src/result.js'
 
@@ -29,7 +29,8 @@ export async function replyToAsync<T>(
   }
 }
 
-// A mismatch means dist/ is stale relative to the coordinator: a build problem, not bad input.
+// A mismatch means the worker's dist/ is not the build that sent the job: a build problem, not bad
+// input.
 function mismatch<T>(protocol: number): WorkerReply<T> | undefined {
   if (protocol === JOB_PROTOCOL) return undefined
   return { kind: 'protocol-mismatch', jobProtocol: protocol, workerProtocol: JOB_PROTOCOL }
