@@ -1,7 +1,7 @@
 // Facts about one language server, as plain data: which files it serves, how its project root is
-// found, how to start it, and which signals tell that its diagnostics are current. Adapters live
-// in lsp-adapters/ and import only this module and find-executable.ts; the pool (src/lsp/sidecar-pool.ts)
-// and session (src/lsp/session.ts) turn the facts into processes.
+// found, how to start it, and which signals tell that its diagnostics are current. Adapters live in
+// lsp-adapters/ and import only this module and find-executable.ts; the pool
+// (src/lsp/sidecar-pool.ts) and session (src/lsp/session.ts) turn the facts into processes.
 
 /**
  * A fact about the project that must hold before a command is tried, as data so that

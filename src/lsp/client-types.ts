@@ -1,4 +1,4 @@
-// The coordinator's view of the language-server pool, which runs in its own worker thread
+// The engine's view of the sidecar pool of language servers, which runs in its own worker thread
 // (src/lsp/host.ts) behind a comlink proxy (src/lsp/client.ts). Every argument and result is
 // plain data. Paths are absolute on the way in; reports carry workspace-relative paths.
 import type {

@@ -1,4 +1,4 @@
-// The coordinator's handle on the language-server pool: starts the pool's worker thread
+// The engine's handle on the sidecar pool of language servers: starts the pool's worker thread
 // (src/lsp/host.ts, loaded from the build, so `npm run build` must have run) and talks to it
 // through a comlink proxy. Servers, settle waits and diagnostic comparison all live in that
 // thread; this side only forwards plain data, and makes a dead thread visible: pending calls

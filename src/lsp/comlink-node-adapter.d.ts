@@ -1,6 +1,6 @@
 // Types for comlink's Node adapter. comlink 4.4.2 ships node-adapter.d.ts beside the .mjs, but
 // under "moduleResolution": "nodenext" a .mjs import looks for .d.mts, so TypeScript finds none
-// (GoogleChromeLabs/comlink#508, #675). This mirrors the shipped declaration with Node's
+// (GoogleChromeLabs/comlink#508 and comlink#675). This mirrors the shipped declaration with Node's
 // listener shape instead of DOM's EventListener, which this project's lib does not include.
 declare module 'comlink/dist/esm/node-adapter.mjs' {
   import type { Endpoint } from 'comlink'

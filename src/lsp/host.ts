@@ -1,7 +1,7 @@
-// The language-server pool's own thread (started by src/lsp/client.ts from the build): creates
-// the SidecarPool from the SidecarPoolOptions in workerData and exposes it through comlink, so server
-// traffic, settle waits and large diagnostic payloads never run on the coordinator's event
-// loop. A composition root like the CLI: the one place in src/lsp that imports lsp-adapters/.
+// The sidecar pool's own thread (started by src/lsp/client.ts from the build): creates the
+// SidecarPool from the SidecarPoolOptions in workerData and exposes it through comlink, so server
+// traffic, settle waits and large diagnostic payloads never run on the engine's event loop. A
+// composition root like the CLI: the one place in src/lsp that imports lsp-adapters/.
 import { parentPort, workerData } from 'node:worker_threads'
 import { expose } from 'comlink'
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs'

@@ -1,8 +1,7 @@
-// Plain-data shapes shared by the language-server side of patchloom (issue #3): adapters, the
-// sidecar pool in its worker thread, and the engine. Everything here survives structuredClone,
-// because it crosses the comlink boundary between the coordinator and the pool's thread.
-// Positions: `line`/`column` are 1-based (for agents); LSP's own 0-based positions never leave
-// src/lsp/session.ts.
+// Plain-data shapes shared by the language-server side of patchloom: adapters, the sidecar pool in
+// its worker thread, and the engine. Everything here survives structuredClone, because it crosses
+// the comlink boundary between the engine's thread and the pool's. Positions: `line`/`column` are
+// 1-based (for agents); LSP's own 0-based positions never leave src/lsp/session.ts.
 
 export type DiagnosticSeverity = 'error' | 'warning' | 'information' | 'hint'
 

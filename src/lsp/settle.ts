@@ -1,8 +1,8 @@
-// When a push server's diagnostics reflect the documents as they are now (issue #3, "Settle
-// detection"). Pure decision logic: session.ts feeds it what happened (syncs, publishes,
-// $/progress, serverStatus, saves) with a timestamp and asks whether a set of paths has settled;
-// timers, the connection and the diagnostics themselves stay in session.ts. Pull servers never get
-// here: their answer to textDocument/diagnostic is current by construction.
+// When a push server's diagnostics reflect the documents as they are now. Pure decision logic:
+// session.ts feeds it what happened (syncs, publishes, $/progress, serverStatus, saves) with a
+// timestamp and asks whether a set of paths has settled; timers, the connection and the
+// diagnostics themselves stay in session.ts. Pull servers never get here: their answer to
+// textDocument/diagnostic is current by construction.
 // Rules, in order: every path has a fresh publish; no progress work in flight; (rust-analyzer) a
 // trusted quiescent status; (diagnostics on save) the check a save started has finished; then a
 // quiet window, learned from this server's follow-up publishes, has passed with nothing new.

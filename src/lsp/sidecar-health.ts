@@ -1,7 +1,7 @@
 // Why the pool will not start a server for an (adapter, project root) right now: repeated start
 // failures (broken) or no executable (not installed), each blocked with a backoff that doubles
 // up to BACKOFF_MAX_MS while the same cause repeats. Keys are the pool's; starting, stopping and
-// the reports built from these states are the pool's (pool.ts, pool-reports.ts).
+// the reports built from these states are the pool's (sidecar-pool.ts, sidecar-reports.ts).
 
 /** Consecutive failed starts after which an (adapter, root) is marked broken. */
 export const START_FAILURES_BEFORE_BROKEN = 3

@@ -1,8 +1,8 @@
 // SidecarPool: the language servers behind diagnostics, one per (adapter, project root), started
 // on first use and kept warm. It owns their lifecycle (cap with LRU eviction of idle servers,
-// idle timeout, crash and memory-limit restarts, a broken set with backoff in pool-health.ts,
+// idle timeout, crash and memory-limit restarts, a broken set with backoff in sidecar-health.ts,
 // cached "not installed") and turns their settled results into plain-data reports
-// (pool-reports.ts). Speaking LSP and deciding when a server has settled is the session's job
+// (sidecar-reports.ts). Speaking LSP and deciding when a server has settled is the session's job
 // (session.ts); matching before with after is diagnostics.ts's. Runs in the pool's own worker
 // thread (host.ts). LSP problems never throw here: they become ServerReports, so an edit never
 // fails because of a language server.
@@ -47,9 +47,6 @@ import type {
   ServerReport,
   ServerState,
 } from './reports.js'
-
-// Moved to pool-health.ts; still importable from here (tests use them).
-export { BACKOFF_MAX_MS, BACKOFF_START_MS, START_FAILURES_BEFORE_BROKEN } from './sidecar-health.js'
 
 /** What resolving an adapter's start command gives (src/lsp/find-executable.ts). */
 export type CommandResolution =

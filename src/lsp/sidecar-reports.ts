@@ -1,7 +1,7 @@
 // The plain-data reports the pool returns: one ServerReport per (adapter, root) a request
 // touched (ready and settled, timed out, unavailable, crashed) and the DiagnosticsReport that
 // joins the compared diagnostics with them. Paths become workspace-relative here. Deciding a
-// server's state is the pool's (pool.ts, pool-health.ts); comparing is diagnostics.ts's.
+// server's state is the pool's (sidecar-pool.ts, sidecar-health.ts); comparing is diagnostics.ts's.
 
 import type { LspAdapter } from './adapter.js'
 import { workspaceRelativePath } from './diagnostics.js'

@@ -1,7 +1,7 @@
 // The pool's bookkeeping shapes: a Server (one session plus what the pool tracks about it), a
 // Group (the paths one (adapter, project root) serves in a request), the key joining the two,
 // grouping paths by adapter and root, and picking the eviction victim. Deciding when to start,
-// evict, retire or stop is the pool's (pool.ts).
+// evict, retire or stop is the pool's (sidecar-pool.ts).
 
 import { languageIdFor, type LspAdapter } from './adapter.js'
 import type { Session, SessionExit, SettledDiagnostics } from './session-types.js'

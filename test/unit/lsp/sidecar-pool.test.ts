@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { LspAdapter } from '../../../src/lsp/adapter.js'
 import type { SidecarPoolOptions } from '../../../src/lsp/client-types.js'
 import { EditError } from '../../../src/errors.js'
+import { BACKOFF_START_MS } from '../../../src/lsp/sidecar-health.js'
 import {
-  BACKOFF_START_MS,
   SidecarPool,
   defaultMaxServers,
   type CommandResolution,
