@@ -1,4 +1,4 @@
-// Locates a compiled worker entry (the engine's Piscina worker, the language-server pool's thread).
+// Locates a compiled worker entry (the engine's Piscina worker, the sidecar pool's thread).
 // Code running from dist/ finds it beside itself; tests running the TypeScript sources use the
 // compiled copy under dist/, so `npm run build` must have run. The CLI bundle (dist/cli/*.js,
 // D-090) sits two levels below the root like src/cli/, so it takes the same fallback as the

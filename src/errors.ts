@@ -141,14 +141,14 @@ export const ERROR_CODES = {
     hint: 'Resend the request unchanged: it is verified again against the file as it is now.',
     retryable: true,
   },
-  // Split from FILE_CHANGED (#8): a stale expected_hash fails the same way on every resend.
+  // Not FILE_CHANGED: a stale expected_hash fails the same way on every resend.
   FILE_HASH_MISMATCH: {
     meaning:
       "A JSON edit's expected_hash does not match the file as it is now (or the file does not exist): it changed since the caller read it, so resending the same edit cannot succeed.",
     hint: 'Re-read the file (its current hash is in currentHash), then regenerate the edit against it.',
     retryable: false,
   },
-  // Read-before-write (#11): what counts is content hashes, never timestamps.
+  // Read-before-write: what counts is content hashes, never timestamps.
   FILE_STALE_READ: {
     meaning:
       'The agent is editing or overwriting a file it has never read (read-before-write is on): nothing was written.',
@@ -200,7 +200,7 @@ export const ERROR_CODES = {
     hint: 'Simplify the pattern (avoid nested quantifiers such as (a+)+), or use old_string.',
     retryable: false,
   },
-  // Edit-level refusals (#11): the edit is well formed and found its place, but is not applied.
+  // Edit-level refusals: the edit is well formed and found its place, but is not applied.
   EDIT_NO_OP: {
     meaning: "An edit's new text equals the text it replaces, so it would change nothing.",
     hint: 'Check that the edit says what you meant to change; drop it if nothing needs changing.',
@@ -385,7 +385,7 @@ export const ERROR_CODES = {
     hint: 'Run `git fsck` on the repository; the named object is damaged or missing.',
     retryable: false,
   },
-  // The MCP/HTTP server (#11).
+  // The MCP/HTTP server (src/server/).
   SERVER_BUSY: {
     meaning:
       "The server's queue for this workspace (or in total) is full; the request was not started.",
@@ -403,7 +403,7 @@ export const ERROR_CODES = {
     hint: 'Name one of the workspaces the server was started with (see its workspaces list).',
     retryable: false,
   },
-  // The distributed replay on BullMQ (#12).
+  // The distributed replay on BullMQ (src/queue/).
   QUEUE_JOB_INVALID: {
     meaning:
       'A job on the replay queue does not carry a valid range job (a malformed or foreign payload); the worker refuses it and goes on.',

@@ -1,5 +1,5 @@
 // patchloom's public API. This list is the contract: anything not exported here is internal
-// (the parser's plan, Result, the route option; #11, D-108).
+// (the parser's plan, Result, the route option; DECISIONS.md D-108).
 export { createEngine } from './engine/engine.js'
 export type {
   ApplyOptions,

@@ -46,7 +46,7 @@ export interface LineHunk {
   /**
    * Unified: the header's text after the second `@@` (git's function context, the nearest line
    * above the hunk that looks like a function or section start, cut to 80 bytes). Nothing
-   * applies it; history replay (#10) turns it into a Codex `@@` hint.
+   * applies it; history replay turns it into a Codex `@@` hint.
    */
   readonly section?: string
 }
@@ -119,9 +119,9 @@ export interface UpdateOp {
   /** SEARCH/REPLACE: an empty SEARCH on a missing file creates it. */
   readonly createIfMissing?: boolean
   /**
-   * A plain `git diff` section read without line objects (src/parse/plain-section.ts, #9):
+   * A plain `git diff` section read without line objects (src/parse/plain-section.ts):
    * `hunks` is then empty and the hunks are this text. Compute splices it exactly or parses it
-   * (unpackHunks); nothing past verification sees it (verify.ts withoutBody drops it).
+   * (unpackHunks); nothing past verification sees it (src/engine/verify.ts withoutBody drops it).
    */
   readonly packed?: PackedBody
 }
@@ -250,17 +250,17 @@ export interface ComputeInput {
   readonly op: FileOp
   readonly source: Uint8Array | null
   readonly sourceMode?: FileMode
-  /** The op's forward GIT binary hunk, inflated by the coordinator (zlib is not in the pure core). */
+  /** The op's forward GIT binary hunk, inflated by the engine (zlib is not in the pure core). */
   readonly inflated?: Uint8Array
   /**
    * The op's text holds raw bytes (a patch that is not UTF-8, src/text/patch-bytes.ts): match it
-   * byte-exactly against the file's bytes and write its bytes as they are (D-040).
+   * byte-exactly against the file's bytes and write its bytes as they are.
    */
   readonly rawBytes?: true
   /** Count added and removed lines but leave ComputedFile.diff empty (the caller shows no diff). */
   readonly countOnly?: true
   /**
-   * Only the new bytes are wanted (history replay, #10): no diff and no counts; ComputedFile's
+   * Only the new bytes are wanted (history replay): no diff and no counts; ComputedFile's
    * additions and deletions are then 0. A minimal diff of a 20,000-line lockfile's rewrite took
    * 18 s just to count its lines.
    */
@@ -272,7 +272,7 @@ export interface ComputeInput {
   readonly sourceIsUtf8?: true
   /** The caller checked that `source` holds no CR and no NUL byte (it has a native search). */
   readonly sourceHasNoCrOrNul?: true
-  /** Report where each line hunk was placed (ComputedFile.placements; history replay, #10). */
+  /** Report where each line hunk was placed (ComputedFile.placements; history replay). */
   readonly placements?: true
   /** A MATCH_NOT_FOUND needs no near-miss candidates (history replay only counts refusals). */
   readonly noCandidates?: true
@@ -327,7 +327,7 @@ export interface ApplyResult {
    */
   readonly transaction?: string
   /**
-   * Language-server diagnostics for the committed change (issue #3), when diagnostics are on.
+   * Language-server diagnostics for the committed change, when diagnostics are on.
    * Absent on dry runs and when no touched file is served by a language server.
    */
   readonly diagnostics?: DiagnosticsReport

@@ -1,8 +1,8 @@
 // Warning codes: the stable, dotted `Warning.code` of something a result, an undo or a recovery
-// report tells its caller without stopping the change. Public API like ERROR_CODES (#11, D-107):
-// add freely, never rename or reuse. ERRORS.md lists them (rendered by
-// test/unit/errors-doc.test.ts), and test/unit/warnings.test.ts checks that every code src/
-// emits is one of them. This module is a leaf: it only names codes, it emits none.
+// report tells its caller without stopping the change. Public API like ERROR_CODES (DECISIONS.md
+// D-107): add freely, never rename or reuse. ERRORS.md lists them (rendered by
+// test/unit/errors-doc.test.ts), and test/unit/warnings.test.ts checks that every code src/ emits
+// is one of them. This module is a leaf: it only names codes, it emits none.
 import type { ErrorCode } from './errors.js'
 
 /** Every fixed warning code and what it means. */
