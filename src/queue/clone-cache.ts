@@ -5,13 +5,12 @@
 // cache never see half a mirror: the second rename loses, and its clone is deleted. git never
 // prompts here (a worker has nobody to answer): credentials come from the user's credential
 // helper, ssh agent or the URL itself, and are never echoed.
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import path from 'node:path'
 import { EditError } from '../errors.js'
-import { gitEnv } from '../replay/git-history.js'
+import { startGit, type GitExit } from '../replay/git-process.js'
 import { cacheName, redactUrl } from './source.js'
 
 export interface CloneCache {
@@ -163,67 +162,32 @@ async function missing(target: string, wanted: readonly string[]): Promise<strin
   return out
 }
 
-interface GitRun {
-  readonly ok: boolean
-  readonly stderr: string
-  /** Killed after `stallMs` without a byte from git. */
-  readonly stalled?: number
-}
-
-const STDERR_KEPT = 16 * 1024
-
 /**
  * Runs git to its end. With `stallMs`, git is asked for progress and killed (its process group:
  * remote helpers and ssh too) once it has said nothing for that long: a transfer that hangs on a
- * dead network fails, and the range is retried, instead of holding a worker forever.
+ * dead network fails, and the range is retried, instead of holding a worker forever. git never
+ * prompts for a user name or password: a worker has nobody to answer it.
  */
-function git(args: readonly string[], stallMs?: number): Promise<GitRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', args, {
-      // No prompt for a user name or password: a worker has nobody to answer it.
-      env: { ...gitEnv(), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: stallMs !== undefined,
-      windowsHide: true,
-    })
-    let stderr = ''
-    let stalled: number | undefined
-    let timer: NodeJS.Timeout | undefined
-    const arm = (): void => {
-      if (stallMs === undefined) return
-      clearTimeout(timer)
-      timer = setTimeout(() => {
-        stalled = stallMs
-        try {
-          process.kill(-(child.pid as number), 'SIGKILL')
-        } catch {
-          child.kill('SIGKILL')
-        }
-      }, stallMs)
-    }
-    arm()
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEPT)
-      arm()
-    })
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer)
-      if (error.code === 'ENOENT') {
-        reject(
-          new EditError('REPLAY_GIT_NOT_INSTALLED', 'git was not found on PATH.', { cause: error }),
-        )
-      } else reject(error)
-    })
-    child.once('close', (code) => {
-      clearTimeout(timer)
-      resolve({
-        ok: code === 0 && stalled === undefined,
-        stderr,
-        ...(stalled === undefined ? {} : { stalled }),
-      })
-    })
+async function git(args: readonly string[], stallMs?: number): Promise<GitRun> {
+  const run = startGit(args, {
+    stdout: false,
+    env: { GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' },
+    keep: 'tail',
+    ...(stallMs === undefined ? {} : { stallMs }),
   })
+  const exit = await run.exit
+  if (exit.error !== undefined) {
+    if (exit.error.code === 'ENOENT') {
+      throw new EditError('REPLAY_GIT_NOT_INSTALLED', 'git was not found on PATH.', {
+        cause: exit.error,
+      })
+    }
+    throw exit.error
+  }
+  return { ...exit, stderr: run.stderr() }
 }
+
+type GitRun = GitExit & { readonly stderr: string }
 
 function failed(what: string, url: string, run: GitRun): EditError {
   if (run.stalled !== undefined) {

@@ -29,7 +29,8 @@ import {
   REPLAY_VIAS,
   type ReplayVia,
 } from './commit.js'
-import { createBlobReader, readHistory, readTree, startOf, type BlobReader } from './git-history.js'
+import { createBlobReader, type BlobReader } from './cat-file.js'
+import { readHistory, readTree, startOf } from './git-history.js'
 import type { HistoryCommit, RawChange } from './history-parse.js'
 import type { FallbackReason } from './convert.js'
 import type { AppliedPlan, HunkMisplaced, HunkRefusal, Tree, TreeFile } from './tree.js'

@@ -9,9 +9,9 @@ import { chmod, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/
 import { join } from 'node:path'
 import { deflateSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createBlobReader } from '../../../src/replay/cat-file.js'
 import {
   countCommits,
-  createBlobReader,
   readHistory,
   readTree,
   startOf,
