@@ -4,7 +4,7 @@
 import { EditError } from '../errors.js'
 import { txnDir } from './layout.js'
 import { isSignedBy } from './manifest.js'
-import { listEntries, readManifest } from './recover.js'
+import { listEntries, readManifest } from './store.js'
 import type { TransactionInfo } from './records.js'
 import type { VerifyContext } from './vet.js'
 

@@ -111,3 +111,10 @@ export function stepOfTxnFile(relInTxn: readonly string[]): number | undefined {
         : undefined
   return index !== undefined && /^(0|[1-9]\d*)$/.test(index) ? Number(index) : undefined
 }
+
+/** `abs` relative to the workspace, '/'-separated, or undefined outside it. */
+export function userPath(layout: Layout, abs: string): string | undefined {
+  const rel = path.relative(layout.root, abs)
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined
+  return rel.split(path.sep).join('/')
+}

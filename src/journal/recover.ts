@@ -24,15 +24,17 @@ import {
   CONFLICTS,
   MANIFEST,
   backupPath,
-  parseEntry,
   stagedListing,
   stagedSteps,
   STATE_DIR,
   txnDir,
+  userPath,
   type Layout,
 } from './layout.js'
-import { decodeManifest, LEGACY_REASON, type Manifest, type ManifestStep } from './manifest.js'
-import { isLinkState, linkState } from './symlink.js'
+import type { Manifest, ManifestStep } from './manifest.js'
+import { listEntries } from './store.js'
+import { isLinkState } from './symlink.js'
+import { currentState, describeCurrent, sameState } from './target-state.js'
 import type { JournalTrust } from './trust.js'
 import type { Warning } from '../types.js'
 import { relDir, verifyTransaction, type PathCheck } from './vet.js'
@@ -54,9 +56,6 @@ export interface RecoveryContext {
   /** The engine's sandbox for the paths a manifest names (see verify.ts). */
   readonly checkPath?: PathCheck
 }
-
-/** What a target is now: absent, a file's or a symlink's state, or something else (a dir, ...). */
-type Current = null | FileState | { readonly other: string }
 
 /**
  * Rolls the transaction in `dir` back. `started` (in-process only) is how many steps were begun;
@@ -277,57 +276,6 @@ export async function recoverAll(
   return { rolledBack, conflicted, conflicts, ...(warnings.length === 0 ? {} : { warnings }) }
 }
 
-export async function listEntries(
-  fs: JournalFs,
-  layout: Layout,
-): Promise<{ id: string; status: 'committed' | 'pending' | 'conflict' }[]> {
-  let names: string[]
-  try {
-    names = await fs.readdir(layout.journalDir)
-  } catch (error) {
-    // No journal, or something else in its place (a commit refuses to use it: JOURNAL_CORRUPT).
-    if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') return []
-    throw new EditError(
-      codeForErrno(error),
-      `Cannot read ${STATE_DIR}/journal (${reasonOf(error)}); nothing was changed.`,
-      { cause: error },
-    )
-  }
-  return names.flatMap((name) => {
-    const entry = parseEntry(name)
-    return entry === undefined ? [] : [entry]
-  })
-}
-
-export async function readManifest(fs: JournalFs, dir: string, id: string): Promise<Manifest> {
-  let bytes: Uint8Array
-  try {
-    // Only a regular file is read: a FIFO planted as the manifest would block the read forever.
-    const st = await fs.lstat(path.join(dir, MANIFEST))
-    if (st.kind !== 'file') throw new Error(`it is a ${st.kind}`)
-    bytes = await fs.readFile(path.join(dir, MANIFEST))
-  } catch (error) {
-    throw new EditError(
-      'JOURNAL_CORRUPT',
-      `Transaction ${id} has no readable manifest (${errnoOf(error) ?? (error as Error).message}).`,
-      { cause: error },
-    )
-  }
-  const manifest = decodeManifest(bytes)
-  if (manifest === LEGACY_REASON)
-    throw new EditError(
-      'JOURNAL_UNTRUSTED',
-      `Transaction ${id} was not acted on: ${LEGACY_REASON}.`,
-    )
-  if (typeof manifest === 'string' || manifest.id !== id) {
-    throw new EditError(
-      'JOURNAL_CORRUPT',
-      `Transaction ${id} has an invalid manifest: ${typeof manifest === 'string' ? manifest : 'its id does not match its directory'}.`,
-    )
-  }
-  return manifest
-}
-
 /** A conflict entry for a transaction that was refused or whose rollback failed. */
 function refusal(transaction: string, where: string, error: EditError): JournalConflict {
   return { transaction, path: where, reason: error.message, code: error.code }
@@ -356,42 +304,6 @@ function stepFailure(id: string, rel: string, error: unknown): unknown {
     `Rolling back transaction ${id} failed on ${rel} (${reasonOf(error)}); the files restored so far stay restored. Fix the cause, then run \`patchloom recover\` again.`,
     { path: rel, cause: error },
   )
-}
-
-/** `abs` relative to the workspace, '/'-separated, or undefined outside it. */
-export function userPath(layout: Layout, abs: string): string | undefined {
-  const rel = path.relative(layout.root, abs)
-  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined
-  return rel.split(path.sep).join('/')
-}
-
-export async function currentState(fs: JournalFs, abs: string): Promise<Current> {
-  let st
-  try {
-    st = await fs.lstat(abs)
-  } catch (error) {
-    const code = errnoOf(error)
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null
-    throw error
-  }
-  if (st.kind === 'symlink') return linkState(fs, abs)
-  if (st.kind !== 'file') return { other: st.kind === 'dir' ? 'a directory' : `a ${st.kind}` }
-  return { hash: hashBytes(await fs.readFile(abs)), permissions: st.permissions }
-}
-
-export function sameState(current: Current, expected: FileState | null): boolean {
-  if (current === null || expected === null) return current === expected
-  if (!('hash' in current) || current.kind !== expected.kind) return false
-  // A link has no permission bits of its own to compare (see symlink.ts).
-  if (isLinkState(expected)) return current.hash === expected.hash
-  return current.hash === expected.hash && current.permissions === expected.permissions
-}
-
-export function describeCurrent(current: Current): string {
-  if (current === null) return 'it is missing'
-  if ('other' in current) return `it is now ${current.other}`
-  if (isLinkState(current)) return `it is a symlink with target ${current.hash.slice(0, 19)}…`
-  return `it has content ${current.hash.slice(0, 19)}… and mode ${current.permissions.toString(8)}`
 }
 
 /**

@@ -19,14 +19,22 @@ import type { Warning } from '../types.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
 import { errnoOf, type JournalFs, type JournalStat } from './fs.js'
 import { hashBytes } from '../hash.js'
-import { backupPath, MANIFEST, stagedPath, STATE_DIR, stepOfTxnFile, txnDir } from './layout.js'
+import {
+  backupPath,
+  MANIFEST,
+  stagedPath,
+  STATE_DIR,
+  stepOfTxnFile,
+  txnDir,
+  userPath,
+} from './layout.js'
 import {
   encodeSignedManifest,
   MANIFEST_VERSION,
   type Manifest,
   type ManifestStep,
 } from './manifest.js'
-import { rollBack, userPath, type RecoveryContext } from './recover.js'
+import { rollBack, type RecoveryContext } from './recover.js'
 import { backUpLink, isLinkState, SYMLINK_PERMISSIONS } from './symlink.js'
 import type { CommitStep, ReadStamp, TransactionSummary } from './records.js'
 
