@@ -3,7 +3,7 @@
 // journal rolls back interrupted transactions -> dispatch.ts -> verify-job.ts / verify.ts on each
 // op (prepare.ts, sequence.ts) -> merge.ts (the verified ops, or the request's one error) ->
 // limits.ts and results.ts (file results, link targets) -> approval -> diagnose.ts's before-state
-// -> the journal commit of results.ts's steps (all-or-nothing, even across a crash) ->
+// -> the journal commit of commit-steps.ts's steps (all-or-nothing, even across a crash) ->
 // diagnose.ts's after-state. Requests verify concurrently; commits to one workspace never
 // interleave (the journal's lock, across engines and processes).
 import { realpath, stat } from 'node:fs/promises'
@@ -12,7 +12,6 @@ import { resolveConfig, checkFormat, type ResolvedConfig } from './config.js'
 import { EditError } from '../errors.js'
 import type { JournalFs } from '../journal/fs.js'
 import { Journal } from '../journal/journal.js'
-import { inCommitOrder } from '../journal/transaction.js'
 import type {
   JournalHooks,
   RecoveryReport,
@@ -35,7 +34,8 @@ import {
   resolveWorkspacePath,
   type PathContext,
 } from '../workspace/paths.js'
-import { checkLinkTargets, commitStepsFor, fileResults, summaryOf } from './results.js'
+import { checkLinkTargets, fileResults } from './results.js'
+import { commitSteps, summaryOf } from './commit-steps.js'
 import { planRequest, verifyPlanned, type RouteTaken, type VerifiedRequest } from './plan.js'
 import type { RequestedRoute } from './route.js'
 import { INLINE_SYNC_MAX_FILES } from './dispatch.js'
@@ -278,7 +278,10 @@ class EditEngine implements InternalEngine {
     return { request, notices, ctx, wantDiagnostics, signal, verifyMs }
   }
 
-  /** Approval, the before-state diagnostics, the journal commit, the after-state diagnostics. */
+  /**
+   * Approval, the before-state diagnostics (diagnose.ts), the journal commit (commit-steps.ts),
+   * the after-state diagnostics.
+   */
   async #commit(
     { request, ctx, wantDiagnostics, signal }: VerifiedRequestAt,
     options: InternalApplyOptions,
@@ -296,11 +299,7 @@ class EditEngine implements InternalEngine {
     const baseline = wantDiagnostics
       ? await this.#diagnostics.baseline(ctx.rootReal, changes, warnings)
       : null
-    const planned = verified.flatMap((v) => commitStepsFor(ctx.rootReal, v))
-    // A unified diff commits as git writes it, removals first (a type change needs the old
-    // entry gone); the other formats keep their own order (Codex writes a move's destination
-    // before it removes the source).
-    const steps = format === 'unified' ? inCommitOrder(planned) : planned
+    const steps = commitSteps(ctx.rootReal, verified, format)
     const journal = await this.#journalFor()
     const transaction = await journal.commit(steps, summaryOf(files), warnings)
     const committed = transaction === undefined ? {} : { transaction }
