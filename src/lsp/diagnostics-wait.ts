@@ -16,7 +16,7 @@ import {
 } from 'vscode-languageserver-protocol'
 import type { SettleFacts } from './adapter.js'
 import { uriOf } from './documents.js'
-import { delay } from './process.js'
+import { delay } from './process-group.js'
 import type { RawDiagnostic, SessionExit, SettledDiagnostics } from './session-types.js'
 import { SettleTracker, type SettleEvent } from './settle.js'
 

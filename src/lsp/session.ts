@@ -1,11 +1,11 @@
-// One language server process: spawn (no shell, own process group), initialize, listen, and
-// stop. Document sync lives in documents.ts, the wait for diagnostics that reflect the current
-// versions (pull where the server offers it, else push settled by settle.ts) in
-// diagnostics-wait.ts, process-group kill and memory in process.ts, the initialize handshake in
-// initialize.ts. LSP's 0-based positions stay in RawDiagnostic; the pool turns them into 1-based
-// FileDiagnostics. The pool decides which server serves which file, when to start and when to
-// stop; this module never fails an edit: it throws EditError only from start(). stop() must
-// leave no process behind, shims' forked servers included.
+// One language server process: spawn (no shell, own process group), initialize, listen, and stop.
+// Document sync lives in documents.ts, the wait for diagnostics that reflect the current versions
+// (pull where the server offers it, else push settled by settle.ts) in diagnostics-wait.ts,
+// process-group kill and memory in process-group.ts, the initialize handshake in initialize.ts.
+// LSP's 0-based positions stay in RawDiagnostic; the pool turns them into 1-based FileDiagnostics.
+// The pool decides which server serves which file, when to start and when to stop; this module
+// never fails an edit: it throws EditError only from start(). stop() must leave no process behind,
+// shims' forked servers included.
 
 import { spawn, type ChildProcess } from 'node:child_process'
 import { resolve as resolvePath } from 'node:path'
@@ -37,7 +37,7 @@ import type { LspAdapter } from './adapter.js'
 import { DiagnosticsWait, unavailable } from './diagnostics-wait.js'
 import { OpenDocuments, pathOf, syncOptionsOf } from './documents.js'
 import { initializeParams, raceInitialize, settingFor, workspaceFolder } from './initialize.js'
-import { delay, groupRssBytes, killGroup, waitFor } from './process.js'
+import { delay, groupRssBytes, killGroup, waitFor } from './process-group.js'
 import type { Session, SessionExit, SessionOptions, SettledDiagnostics } from './session-types.js'
 
 // Moved to documents.ts; still importable from here (tests and bench use it).
