@@ -9,7 +9,8 @@ import { readUnifiedRun } from '../parse/plain-section.js'
 import type { FileOp } from '../types.js'
 import type { VerifyJob, VerifyReply } from '../threads/jobs.js'
 import { createSyncReadFs } from '../workspace/read-fs.js'
-import { packOutcomes, verifyOps, type OpOutcome, type VerifySettings } from './verify.js'
+import { packOutcomes } from './pack-outcomes.js'
+import { verifyOps, type OpOutcome, type VerifySettings } from './verify.js'
 
 /** `inThisThread`: the outcomes stay in the calling thread, so their bytes are not packed. */
 export async function runVerifyJob(
