@@ -29,11 +29,8 @@ import { compileGlobs } from '../workspace/glob.js'
 import { WorkerPool } from '../threads/worker-pool.js'
 import { checkComputedSizes } from './limits.js'
 import { patchTextOf } from '../bytes/patch-input.js'
-import {
-  detectCaseInsensitive,
-  resolveWorkspacePath,
-  type PathContext,
-} from '../workspace/paths.js'
+import { detectCaseInsensitive } from '../workspace/case-fold.js'
+import { resolveWorkspacePath, type PathContext } from '../workspace/paths.js'
 import { checkLinkTargets, fileResults } from './results.js'
 import { commitSteps, summaryOf } from './commit-steps.js'
 import { planRequest, verifyPlanned, type RouteTaken, type VerifiedRequest } from './plan.js'

@@ -8,12 +8,8 @@
 // are refused. A unified plan that names a path more than once is read by sequence.ts.
 import { EditError } from '../errors.js'
 import type { FileOp, PatchFormat } from '../types.js'
-import {
-  pathKey,
-  resolveWorkspacePath,
-  type PathContext,
-  type ResolvedPath,
-} from '../workspace/paths.js'
+import { pathKey } from '../workspace/case-fold.js'
+import { resolveWorkspacePath, type PathContext, type ResolvedPath } from '../workspace/paths.js'
 import { asyncReadFs, type ReadFs } from '../workspace/read-fs.js'
 import {
   MISSING,

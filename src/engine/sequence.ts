@@ -7,7 +7,7 @@
 import path from 'node:path'
 import { EditError } from '../errors.js'
 import type { FileOp } from '../types.js'
-import { pathKey } from '../workspace/paths.js'
+import { pathKey } from '../workspace/case-fold.js'
 import { writesLink, type PreparedOp, type PreparedPath, type ResolvedOp } from './prepare.js'
 import type { ReadFs } from '../workspace/read-fs.js'
 import { MISSING, SYMLINK_MODE, type Snapshot } from '../workspace/file-state.js'

@@ -1,12 +1,10 @@
-// Resolves the paths a plan names to real paths inside the workspace root, following symlinks,
-// and refuses anything that leaves the root (PATH_OUTSIDE_ROOT), names the root itself, is
-// malformed or too long for the filesystem (PATH_INVALID), or matches a deny glob (PATH_DENIED).
-// Also probes, once per root, whether its filesystem folds case (for PATH_DUPLICATE in
-// prepare.ts). Reads the filesystem (lstat, realpath, readlink, readdir) but never writes.
-// An op that acts on a link itself resolves with `followLast: false` (the last component is not
-// followed), and every path records the first symlinked directory it goes through, so
-// prepare.ts can refuse adds, deletes and moves "beyond a symbolic link" as git does.
-import { lstat, readdir } from 'node:fs/promises'
+// Resolves the paths a plan names to real paths inside the workspace root, following symlinks, and
+// refuses anything that leaves the root (PATH_OUTSIDE_ROOT), names the root itself, is malformed or
+// too long for the filesystem (PATH_INVALID), or matches a deny glob (PATH_DENIED). Reads the
+// filesystem (lstat, realpath, readlink) but never writes. An op that acts on a link itself
+// resolves with `followLast: false` (the last component is not followed), and every path records
+// the first symlinked directory it goes through, so prepare.ts can refuse adds, deletes and moves
+// "beyond a symbolic link" as git does.
 import path from 'node:path'
 import { EditError } from '../errors.js'
 import { asyncReadFs, type ReadFs } from './read-fs.js'
@@ -59,7 +57,7 @@ export interface PathContext {
   readonly isDenied: (relPath: string) => string | undefined
   /**
    * True when the root's filesystem treats names that differ only in case as one file (see
-   * detectCaseInsensitive); prepare.ts then folds case when it looks for duplicates.
+   * case-fold.ts detectCaseInsensitive); prepare.ts then folds case when it looks for duplicates.
    * @default false
    */
   readonly caseInsensitive?: boolean
@@ -300,62 +298,6 @@ export async function checkSymlinkTarget(
       where,
     )
   }
-}
-
-/** The parts of the filesystem detectCaseInsensitive reads; tests substitute a fake. */
-export interface CaseProbeFs {
-  readonly readdir: (dir: string) => Promise<string[]>
-  /** Identity of an entry (device and inode), or null when nothing is there. */
-  readonly identity: (p: string) => Promise<string | null>
-}
-
-const nodeCaseProbeFs: CaseProbeFs = {
-  readdir: (dir) => readdir(dir),
-  identity: async (p) => {
-    const st = await lstat(p, { bigint: true }).catch(() => null)
-    return st === null ? null : `${st.dev}:${st.ino}`
-  },
-}
-
-/**
- * Whether the filesystem holding `rootReal` folds case: looks up an existing entry under its
- * case-swapped name and compares identities. Probes entries of the root first, then the root's
- * own name; writes nothing. Undecidable (no name with letters), it assumes the platform's usual
- * filesystem: case-insensitive on macOS and Windows, case-sensitive elsewhere.
- */
-export async function detectCaseInsensitive(
-  rootReal: string,
-  fs: CaseProbeFs = nodeCaseProbeFs,
-  platform: string = process.platform,
-): Promise<boolean> {
-  const names = await fs.readdir(rootReal).catch(() => [] as string[])
-  const probes = names.map((name) => path.join(rootReal, name))
-  if (path.dirname(rootReal) !== rootReal) probes.push(rootReal)
-  for (const probe of probes) {
-    const name = path.basename(probe)
-    const swapped = swapCase(name)
-    if (swapped === name) continue
-    const original = await fs.identity(probe)
-    if (original === null) continue
-    const other = await fs.identity(path.join(path.dirname(probe), swapped))
-    // The swapped name could be a distinct file of its own: only the same identity means folding.
-    return other === original
-  }
-  return platform === 'darwin' || platform === 'win32'
-}
-
-function swapCase(name: string): string {
-  let out = ''
-  for (const ch of name) {
-    const upper = ch.toUpperCase()
-    out += upper === ch ? ch.toLowerCase() : upper
-  }
-  return out
-}
-
-/** The key under which two paths name the same file on the root's filesystem. */
-export function pathKey(abs: string, caseInsensitive: boolean): string {
-  return caseInsensitive ? abs.normalize('NFC').toLowerCase() : abs
 }
 
 /** Relative path (platform separators) of `input` under the root, or null when it leaves it. */

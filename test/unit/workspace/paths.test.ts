@@ -8,15 +8,17 @@ import { EditError } from '../../../src/errors.js'
 import { compileGlobs, globToRegExp } from '../../../src/workspace/glob.js'
 import {
   checkSymlinkTarget,
-  detectCaseInsensitive,
   NAME_MAX_BYTES,
   PATH_MAX_BYTES,
-  pathKey,
   resolveWorkspacePath,
   symlinkedDirectoryOf,
-  type CaseProbeFs,
   type PathContext,
 } from '../../../src/workspace/paths.js'
+import {
+  detectCaseInsensitive,
+  pathKey,
+  type CaseProbeFs,
+} from '../../../src/workspace/case-fold.js'
 
 let base: string
 let ctx: PathContext
