@@ -6,9 +6,9 @@ import { txnDir } from './layout.js'
 import { isSignedBy } from './manifest.js'
 import { listEntries, readManifest } from './store.js'
 import type { TransactionInfo } from './records.js'
-import type { VerifyContext } from './vet.js'
+import type { VetContext } from './vet.js'
 
-export async function describeTransactions(ctx: VerifyContext): Promise<TransactionInfo[]> {
+export async function describeTransactions(ctx: VetContext): Promise<TransactionInfo[]> {
   const { fs, layout } = ctx
   const entries = (await listEntries(fs, layout)).sort((a, b) => (a.id < b.id ? 1 : -1))
   const infos: TransactionInfo[] = []

@@ -2,7 +2,7 @@
 // workspace lock. Recovery of interrupted transactions runs before every request that writes
 // (beforeRequest), and again whenever a commit finds a transaction left pending (a crashed
 // process, or a rollback that failed earlier). A dry run only inspects: it writes nothing, not
-// even the lock, and reports what recovery would do (#8). Only transactions verify.ts accepts are
+// even the lock, and reports what recovery would do (#8). Only transactions vet.ts accepts are
 // acted on; any other is reported as a notice and left as it is, and never stops a request.
 import path from 'node:path'
 import { EditError } from '../errors.js'
@@ -19,7 +19,7 @@ import { listEntries } from './store.js'
 import { RACY_MS, runTransaction } from './transaction.js'
 import { keyFileTrust, stateDirFor, type JournalTrust } from './trust.js'
 import { planUndo } from './undo.js'
-import { relDir, verifyTransaction, type PathCheck } from './vet.js'
+import { relDir, vetTransaction, type PathCheck } from './vet.js'
 import type {
   CommitStep,
   Durability,
@@ -50,7 +50,7 @@ export interface JournalOptions {
   readonly trust?: JournalTrust
   /** Where the per-user key lives. @default stateDirFor() */
   readonly keyDir?: string
-  /** The engine's sandbox for the paths a transaction names (verify.ts). */
+  /** The engine's sandbox for the paths a transaction names (vet.ts). */
   readonly checkPath?: PathCheck
 }
 
@@ -152,7 +152,7 @@ export class Journal {
     const refused: JournalConflict[] = []
     for (const entry of entries) {
       try {
-        await verifyTransaction(this.#ctx(), entry.id, entry.status)
+        await vetTransaction(this.#ctx(), entry.id, entry.status)
         trusted.push(entry.id)
       } catch (error) {
         if (!(error instanceof EditError)) throw error

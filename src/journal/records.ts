@@ -114,7 +114,7 @@ export interface TransactionInfo {
   readonly deletions: number
   /** True while the before-state backups are kept (undo is possible). */
   readonly undoable: boolean
-  /** Set when the transaction cannot be verified as this workspace's (#8); never acted on. */
+  /** Set when the transaction cannot be vetted as this workspace's; never acted on. */
   readonly untrusted?: true
 }
 

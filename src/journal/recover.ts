@@ -3,7 +3,7 @@
 // idempotent: a step whose target is already in its before state is skipped, so an interrupted
 // recovery can simply run again. It never overwrites a file that is in neither the before nor
 // the after state (someone changed it since): that is reported as a conflict and left alone.
-// It acts only on transactions verify.ts accepts (this workspace's engine wrote them, every path
+// It acts only on transactions vet.ts accepts (this workspace's engine wrote them, every path
 // passes the sandbox); any other is refused with its code and never written to, not even renamed
 // (#8). A failure while rolling one transaction back is reported, never thrown, so one bad
 // transaction cannot stop the requests that follow.
@@ -37,7 +37,7 @@ import { isLinkState } from './symlink.js'
 import { currentState, describeCurrent, sameState } from './target-state.js'
 import type { JournalTrust } from './trust.js'
 import type { Warning } from '../types.js'
-import { relDir, verifyTransaction, type PathCheck } from './vet.js'
+import { relDir, vetTransaction, type PathCheck } from './vet.js'
 import type {
   Durability,
   FileState,
@@ -53,14 +53,14 @@ export interface RecoveryContext {
   readonly hooks: JournalHooks
   /** Decides which transactions this workspace's engine wrote. */
   readonly trust: JournalTrust
-  /** The engine's sandbox for the paths a manifest names (see verify.ts). */
+  /** The engine's sandbox for the paths a manifest names (see vet.ts). */
   readonly checkPath?: PathCheck
 }
 
 /**
  * Rolls the transaction in `dir` back. `started` (in-process only) is how many steps were begun;
- * recovery after a crash passes undefined and judges every step by its state. `verified` is the
- * manifest verifyTransaction just returned for it under the same lock hold (recoverAll): it is
+ * recovery after a crash passes undefined and judges every step by its state. `vetted` is the
+ * manifest vetTransaction just returned for it under the same lock hold (recoverAll): it is
  * not read and checked a second time (#9).
  */
 export async function rollBack(
@@ -68,10 +68,10 @@ export async function rollBack(
   id: string,
   dir: string,
   started?: number,
-  verified?: Manifest,
+  vetted?: Manifest,
 ): Promise<{ conflicts: JournalConflict[]; warnings: Warning[] }> {
   const status = path.basename(dir).endsWith('.conflict') ? 'conflict' : 'pending'
-  const manifest = verified ?? (await verifyTransaction(ctx, id, status))
+  const manifest = vetted ?? (await vetTransaction(ctx, id, status))
   const { fs, layout } = ctx
   // Staged files still there (never renamed into place), listed once rather than one lstat per
   // step (#9). Nothing else writes them while the lock is held; a missing new/ means none are.
@@ -215,7 +215,7 @@ export async function recoverAll(
     let found: JournalConflict[]
     let manifest: Manifest
     try {
-      manifest = await verifyTransaction(ctx, entry.id, entry.status)
+      manifest = await vetTransaction(ctx, entry.id, entry.status)
     } catch (error) {
       if (!(error instanceof EditError)) throw error
       // Not ours, or not safe to act on: reported where it is and never written to.
@@ -286,7 +286,7 @@ async function unprepared(ctx: RecoveryContext, dir: string): Promise<boolean> {
   try {
     const st = await ctx.fs.lstat(dir)
     const uid = process.getuid?.()
-    // Only our own real directory is dropped; anything else is left to verification to refuse.
+    // Only our own real directory is dropped; anything else is left to vetTransaction to refuse.
     if (st.kind !== 'dir' || (uid !== undefined && st.uid !== undefined && st.uid !== uid))
       return false
     return !(await exists(ctx.fs, path.join(dir, MANIFEST)))

@@ -98,7 +98,7 @@ export async function runTransaction(
       manifestSteps.push({
         kind: step.kind,
         // The real path, symlinks resolved: recovery and undo refuse to write through a symlink
-        // (verify.ts), and step.rel may spell the file through a symlinked directory.
+        // (vet.ts), and step.rel may spell the file through a symlinked directory.
         path: userPath(layout, step.abs) ?? step.rel,
         before: step.before,
         after:

@@ -2,7 +2,7 @@
 // state, checked first against the files as they are now. Any file changed since the transaction
 // makes the whole undo refuse with UNDO_CONFLICT, naming every such file; nothing is written.
 // The undo then commits as a transaction of its own, with the same guarantees as any other.
-// Only a transaction verify.ts accepts is undone: this workspace's engine wrote it and every path
+// Only a transaction vet.ts accepts is undone: this workspace's engine wrote it and every path
 // passes the sandbox (#8); anything else is refused with its code before a file is read.
 import path from 'node:path'
 import { EditError } from '../errors.js'
@@ -13,7 +13,7 @@ import { backupPath, txnDir } from './layout.js'
 import { currentState, describeCurrent, sameState } from './target-state.js'
 import { isLinkState } from './symlink.js'
 import { inCommitOrder } from './transaction.js'
-import { verifyTransaction, type VerifyContext } from './vet.js'
+import { vetTransaction, type VetContext } from './vet.js'
 import type {
   CommitStep,
   TransactionFile,
@@ -30,7 +30,7 @@ export interface UndoPlan {
 }
 
 export async function planUndo(
-  ctx: VerifyContext,
+  ctx: VetContext,
   infos: readonly TransactionInfo[],
   id: string | undefined,
 ): Promise<UndoPlan> {
@@ -53,7 +53,7 @@ export async function planUndo(
         : `No transaction ${id} in this workspace's journal (it may have been pruned).`,
     )
   }
-  if (info.untrusted !== undefined) await verifyTransaction(ctx, info.id, info.status)
+  if (info.untrusted !== undefined) await vetTransaction(ctx, info.id, info.status)
   if (info.undoneBy !== undefined)
     throw new EditError(
       'UNDO_UNAVAILABLE',
@@ -67,14 +67,14 @@ export async function planUndo(
       () => true,
       () => false,
     )
-    if (corrupt) await verifyTransaction(ctx, info.id, 'committed')
+    if (corrupt) await vetTransaction(ctx, info.id, 'committed')
     throw new EditError(
       'UNDO_UNAVAILABLE',
       `Transaction ${info.id} did not commit (it is ${info.status}); run \`patchloom recover\` instead.`,
     )
   }
   const dir = txnDir(layout, info.id, 'committed')
-  const manifest = await verifyTransaction(ctx, info.id, 'committed')
+  const manifest = await vetTransaction(ctx, info.id, 'committed')
   const changed: { path: string; now: string }[] = []
   // A type change (foo -> foo/bar, or back) leaves the transaction's own entries where the other
   // steps' paths were: below a file or link it wrote nothing of the old path stands, and a

@@ -1,4 +1,4 @@
-// Whether a transaction on disk may be acted on (#8): recovery and undo call verifyTransaction
+// Whether a transaction on disk may be acted on (#8): recovery and undo call vetTransaction
 // before they touch anything, and act only on what it returns. A transaction passes when its
 // directory is a real directory owned by this user, its manifest is valid and carries this
 // user's MAC for this workspace (trust.ts), and every path it names passes the sandbox: no
@@ -23,7 +23,7 @@ import type { TransactionStatus } from './records.js'
  */
 export type PathCheck = (rel: string) => Promise<void>
 
-export interface VerifyContext {
+export interface VetContext {
   readonly fs: JournalFs
   readonly layout: Layout
   readonly trust: JournalTrust
@@ -31,8 +31,8 @@ export interface VerifyContext {
 }
 
 /** The manifest of a transaction that this workspace's engine wrote; otherwise an EditError. */
-export async function verifyTransaction(
-  ctx: VerifyContext,
+export async function vetTransaction(
+  ctx: VetContext,
   id: string,
   status: TransactionStatus,
 ): Promise<Manifest> {
@@ -73,8 +73,8 @@ export async function verifyTransaction(
       "its manifest does not carry this user's signature for this workspace (it was not written here, say it came with a clone or a copy)",
     )
   }
-  // Steps share directories: each one is looked at once per verification, not once per step
-  // under it (#9: a 57-step rollback made ~100 lstats per verification, most of them repeats).
+  // Steps share directories: each one is looked at once per vetting, not once per step under
+  // it (a 57-step rollback would otherwise make ~100 lstats, most of them repeats).
   const seen = new Map<string, DirKind>()
   // A file or link the transaction itself wrote or removed may stand where a path of another step
   // needs a directory (a type change, foo -> foo/bar): a rollback, last step first, takes it away
@@ -94,7 +94,7 @@ type DirKind = { readonly kind: string } | { readonly errno: string }
 
 /** Why the journal must not write `rel`, or undefined. `seen` caches lstat per directory. */
 async function pathProblem(
-  ctx: VerifyContext,
+  ctx: VetContext,
   rel: string,
   seen: Map<string, DirKind>,
   stepPaths: ReadonlySet<string>,
