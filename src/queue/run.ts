@@ -1,5 +1,5 @@
 // The enqueuing side of `patchloom replay --queue` as a library (#12): each repository's
-// first-parent history is cut into ranges (plan.ts), each range becomes one job on the replay
+// first-parent history is cut into ranges (ranges.ts), each range becomes one job on the replay
 // queue with a deterministic id (enqueuing a run twice adds nothing), and the run waits until
 // every job has completed or failed for good, then merges each repository's range reports into
 // the report a local replay gives. A range that fails every attempt is reported with its error;
@@ -13,7 +13,7 @@ import { EditError } from '../errors.js'
 import { isCancelled } from './cancel.js'
 import { createCloneCache, defaultCacheDir } from './clone-cache.js'
 import { jobIdOf, JOB_VERSION, type RangeJobData } from './job.js'
-import { mergeReports, rangeBase, splitRange } from './plan.js'
+import { mergeReports, rangeBase, splitRange } from './ranges.js'
 import { parseRepoSource, redactUrl, sourceText } from './source.js'
 import type { QueueConnection } from './url.js'
 import { REPLAY_QUEUE, type RangeOutcome } from './worker.js'
@@ -143,8 +143,8 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
   try {
     await events.waitUntilReady()
     const client = await queue.getBackend().client
-    let settle!: () => void
-    const finished = new Promise<void>((resolve) => (settle = resolve))
+    let finish!: () => void
+    const finished = new Promise<void>((resolve) => (finish = resolve))
     const ours = new Map(all.map((j) => [jobIdOf(j), j]))
     const jobOptions = (data: RangeJobData) => ({
       jobId: jobIdOf(data),
@@ -163,11 +163,11 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
       await checkSameRun(queue, ours)
     }
     let added = false
-    const settleOne = (id: string, outcome: Outcome): void => {
+    const record = (id: string, outcome: Outcome): void => {
       outcomes.set(id, outcome)
       if (!('error' in outcome)) progress.set(id, ours.get(id)?.commits ?? 0)
       report()
-      if (outcomes.size === ours.size) settle()
+      if (outcomes.size === ours.size) finish()
     }
     const check = async (id: string): Promise<void> => {
       const data = ours.get(id)
@@ -179,7 +179,7 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
         // Redis restarted without persistence). A range replays the same every time: enqueue
         // a lost one again.
         if (await isCancelled(client, run)) {
-          if (!outcomes.has(id)) settleOne(id, { error: CANCELLED })
+          if (!outcomes.has(id)) record(id, { error: CANCELLED })
           return
         }
         await queue.add('range', data, jobOptions(data))
@@ -188,8 +188,8 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
       }
       const state = await job.getState()
       if (outcomes.has(id)) return
-      if (state === 'completed') settleOne(id, job.returnvalue as RangeOutcome)
-      else if (state === 'failed') settleOne(id, { error: job.failedReason || 'failed' })
+      if (state === 'completed') record(id, job.returnvalue as RangeOutcome)
+      else if (state === 'failed') record(id, { error: job.failedReason || 'failed' })
     }
     events.on('completed', ({ jobId }) => void check(jobId).catch(() => undefined))
     events.on('failed', ({ jobId }) => void check(jobId).catch(() => undefined))
@@ -202,7 +202,7 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
     })
     await queue.addBulk(all.map((data) => ({ name: 'range', data, opts: jobOptions(data) })))
     added = true
-    if (all.length === 0) settle()
+    if (all.length === 0) finish()
     const sweep = setInterval(() => {
       for (const id of ours.keys()) void check(id).catch(() => undefined)
     }, SWEEP_MS)
@@ -211,7 +211,7 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
         ? undefined
         : setTimeout(() => {
             timedOut = true
-            settle()
+            finish()
           }, options.timeoutMs)
     try {
       // Jobs finished before the events were heard (a second enqueue of a finished run).

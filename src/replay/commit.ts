@@ -1,7 +1,7 @@
 // One commit's compute (#10): its diff parsed and applied to the entries it reads, nothing else.
 // It needs no git and no tree beyond those entries, so the calling thread and a pool worker run
 // the same function (workers/engine.worker.ts `replay`); everything in and out is plain,
-// structured-clone data. Checking the result against git's record is replay.ts's (settleCommit).
+// structured-clone data. Checking the result against git's record is replay.ts's (checkCommit).
 import { inflateSync } from 'node:zlib'
 import { DEFAULT_LIMITS } from '../defaults.js'
 import { patchTextOf } from '../bytes/patch-input.js'
@@ -10,7 +10,7 @@ import type { EditErrorData } from '../errors.js'
 import { parsePlan } from '../parse/index.js'
 import type { ReplayJob } from '../threads/jobs.js'
 import type { EditPlan } from '../types.js'
-import { blobId } from '../bytes/blob-id.js'
+import { gitBlobId } from '../bytes/blob-id.js'
 import type { RawChange } from './history-parse.js'
 import { applyPlan, type AppliedPlan, type Tree, type TreeFile } from './tree.js'
 
@@ -22,7 +22,7 @@ export const MAX_REPLAY_WORKERS = 64
 
 export const GITLINK = '160000'
 
-/** What a commit's compute needs: its diff, git's record of it, and the route. */
+/** What a commit's compute needs: its diff, git's record of it, and the via. */
 export interface CommitWork {
   readonly patch: Uint8Array
   readonly changes: readonly RawChange[]
@@ -43,7 +43,7 @@ export function computeCommit(sources: Tree, work: CommitWork): AppliedPlan {
   if ('error' in plan)
     return emptyApplied(work.changes.map((c) => ({ path: c.path, error: plan.error })))
   return applyPlan(sources, plan.plan, {
-    blobId,
+    gitBlobId,
     inflate,
     skip: gitlinksOf(work.changes),
     rawPatch: plan.rawPatch,

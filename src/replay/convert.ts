@@ -3,8 +3,8 @@
 // an agent would write them, so history replay can measure how those formats land on real code.
 // Pure: the op comes from the unified parser, the bytes from the replay's tree.
 //
-// A change the format cannot state becomes a fallback, with its reason, and replays through the
-// unified route: a binary patch, a mode change or a new executable, a symlink, a copy, a
+// A change the format cannot state becomes a fallback, with its reason, and replays via
+// unified: a binary patch, a mode change or a new executable, a symlink, a copy, a
 // deletion or rename in SEARCH/REPLACE (no syntax for them), a file that is not plain UTF-8
 // (a BOM, invalid bytes), line endings the engine would not write (an added line whose ending is
 // not the file's dominant one, a line ending in a lone CR), a final-newline change the format's

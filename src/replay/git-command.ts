@@ -75,7 +75,7 @@ export function gitFailed(message: string, cause?: unknown): EditError {
   return new EditError('REPLAY_GIT_FAILED', message, cause === undefined ? {} : { cause })
 }
 
-/** The error for a git process that failed; call it once `git.exit` has settled. */
+/** The error for a git process that failed; call it once `git.exit` has resolved. */
 export function failure(
   git: RepoGit,
   what: string,

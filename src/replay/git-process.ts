@@ -1,7 +1,7 @@
 // Starts one git process and reports how it ended: the runner behind every git command replay
 // and the queue's clone cache run. git runs in the C locale (its messages can be classified),
 // without the variables that would point it at another repository or program, and is reaped
-// before `exit` settles. The callers choose the arguments; the pinned command line that reads a
+// before `exit` resolves. The callers choose the arguments; the pinned command line that reads a
 // repository is git-command.ts, the clone cache's commands are src/queue/clone-cache.ts.
 import { spawn, type ChildProcess } from 'node:child_process'
 
@@ -19,9 +19,9 @@ export interface GitExit {
 export interface GitProcess {
   readonly child: ChildProcess
   readonly args: readonly string[]
-  /** Settles once the process has exited and been reaped; never rejects. */
+  /** Resolves once the process has exited and been reaped; never rejects. */
   readonly exit: Promise<GitExit>
-  /** The exit once `exit` has settled, else null. */
+  /** The exit once `exit` has resolved, else null. */
   result(): GitExit | null
   /** What git wrote on stderr so far: its first or last STDERR_LIMIT bytes (GitOptions.keep). */
   stderr(): string
@@ -114,18 +114,18 @@ export function startGit(args: readonly string[], options: GitOptions = {}): Git
     stderr.push(chunk)
     arm()
   })
-  let settled: GitExit | null = null
+  let ended: GitExit | null = null
   const exit = new Promise<GitExit>((resolve) => {
-    const settle = (result: GitExit): void => {
-      if (settled !== null) return
+    const finish = (result: GitExit): void => {
+      if (ended !== null) return
       clearTimeout(timer)
-      settled = stalled === undefined ? result : { ...result, ok: false, stalled }
-      resolve(settled)
+      ended = stalled === undefined ? result : { ...result, ok: false, stalled }
+      resolve(ended)
     }
-    child.once('close', (code, signal) => settle({ ok: code === 0, code, signal }))
+    child.once('close', (code, signal) => finish({ ok: code === 0, code, signal }))
     child.once('error', (error: NodeJS.ErrnoException) => {
       // A failed spawn has no pid and may never emit 'close'.
-      if (child.pid === undefined) settle({ ok: false, code: null, signal: null, error })
+      if (child.pid === undefined) finish({ ok: false, code: null, signal: null, error })
     })
   })
   return {
@@ -133,9 +133,9 @@ export function startGit(args: readonly string[], options: GitOptions = {}): Git
     args,
     exit,
     stderr: () => stderr.text(),
-    result: () => settled,
+    result: () => ended,
     stop() {
-      if (settled === null && child.pid !== undefined && child.exitCode === null) {
+      if (ended === null && child.pid !== undefined && child.exitCode === null) {
         child.kill('SIGTERM')
       }
     },

@@ -66,7 +66,7 @@ export interface ReplayMismatch {
   readonly actual: string
 }
 
-/** A hunk a context-only route placed elsewhere than git's diff has it (must never happen). */
+/** A hunk a context-only via placed elsewhere than git's diff has it (must never happen). */
 export interface ReplayMisplaced extends HunkMisplaced {
   readonly commit: string
 }
@@ -87,7 +87,7 @@ export interface ReplayCommit {
   /** Every touched file matched git's blob id and mode, and nothing else changed. */
   readonly exact: boolean
   /**
-   * Files the route cannot state, replayed from git's diff or (submodule pointers) git's record;
+   * Files the via's format cannot state, replayed from git's diff or (submodule pointers) git's record;
    * their reasons are `fallbackReasons`.
    */
   readonly fallbacks: number
@@ -225,17 +225,17 @@ async function* inOrder(
   let index = 0
   for await (const commit of history) {
     const applied = computeCommit(tree, { patch: commit.patch, changes: commit.changes, via })
-    const settled = await settleCommit((p) => tree.get(p), commit, index++, applied, blobs)
-    applyOverlay(tree, settled.overlay)
-    yield { ...settled.done, tree }
+    const checked = await checkCommit((p) => tree.get(p), commit, index++, applied, blobs)
+    applyOverlay(tree, checked.overlay)
+    yield { ...checked.done, tree }
   }
 }
 
-/** A commit on its way through the pool: settled once its compute is checked. */
+/** A commit on its way through the pool: `checked` resolves once its compute is checked. */
 interface Slot {
   readonly paths: readonly string[]
   /** The commit's result, and each of its paths' entries after it (undefined: absent). */
-  readonly settled: Promise<Settled & { readonly after: ReadonlyMap<string, TreeFile | undefined> }>
+  readonly checked: Promise<Checked & { readonly after: ReadonlyMap<string, TreeFile | undefined> }>
 }
 
 /**
@@ -266,7 +266,7 @@ async function* onPool(
     for (const path of paths) {
       const dep = deps.get(path)
       // With no pending writer, the tree holds the entry: every earlier writer is laid over it.
-      const entry = dep === undefined ? tree.get(path) : (await dep.settled).after.get(path)
+      const entry = dep === undefined ? tree.get(path) : (await dep.checked).after.get(path)
       if (entry !== undefined) sources.set(path, entry)
     }
     const work = { patch: commit.patch, changes: commit.changes, via }
@@ -275,20 +275,20 @@ async function* onPool(
       commit.patch.length === 0
         ? computeCommit(sources, work)
         : await pool.run<AppliedPlan>('replay', job)
-    const settled = await settleCommit((p) => sources.get(p), commit, at, applied, blobs)
+    const checked = await checkCommit((p) => sources.get(p), commit, at, applied, blobs)
     const after = new Map<string, TreeFile | undefined>()
     for (const path of paths) {
-      const o = settled.overlay
+      const o = checked.overlay
       after.set(path, o.has(path) ? (o.get(path) ?? undefined) : sources.get(path))
     }
-    return { ...settled, after }
+    return { ...checked, after }
   }
   const flush = async (): Promise<ReplayCommit> => {
     const slot = window.shift() as Slot
-    const settled = await slot.settled
-    applyOverlay(tree, settled.overlay)
+    const checked = await slot.checked
+    applyOverlay(tree, checked.overlay)
     for (const path of slot.paths) if (writer.get(path) === slot) writer.delete(path)
-    return { ...settled.done, tree }
+    return { ...checked.done, tree }
   }
   try {
     for await (const commit of history) {
@@ -298,9 +298,9 @@ async function* onPool(
         const w = writer.get(path)
         if (w !== undefined) deps.set(path, w)
       }
-      const slot: Slot = { paths, settled: run(commit, index++, deps, paths) }
+      const slot: Slot = { paths, checked: run(commit, index++, deps, paths) }
       // A rejection is thrown in order, by flush; until then it must not count as unhandled.
-      slot.settled.catch(() => undefined)
+      slot.checked.catch(() => undefined)
       for (const path of paths) writer.set(path, slot)
       window.push(slot)
       while (window.length >= workers * AHEAD_PER_WORKER) yield await flush()
@@ -308,12 +308,12 @@ async function* onPool(
     while (window.length > 0) yield await flush()
   } finally {
     // Stopped early (maxCommits, an error): the computes in flight end before the pool closes.
-    await Promise.allSettled(window.map((s) => s.settled))
+    await Promise.allSettled(window.map((s) => s.checked))
   }
 }
 
 /** A commit checked: its result without the tree, and the entries it sets (null: deleted). */
-interface Settled {
+interface Checked {
   readonly done: Omit<ReplayCommit, 'tree'>
   readonly overlay: ReadonlyMap<string, TreeFile | null>
 }
@@ -324,13 +324,13 @@ interface Settled {
  * differs (or it refused), the overlay holds git's own post-image, so one difference does not
  * cascade; submodule pointers come from git's record.
  */
-async function settleCommit(
+async function checkCommit(
   base: (path: string) => TreeFile | undefined,
   commit: HistoryCommit,
   index: number,
   applied: AppliedPlan,
   blobs: BlobReader,
-): Promise<Settled> {
+): Promise<Checked> {
   const gitlinks = gitlinksOf(commit.changes)
   const overlay = new Map(applied.changes)
   // Submodule pointers (and whatever replaced one) come from git's record.
@@ -394,7 +394,7 @@ async function settleCommit(
   return { done, overlay }
 }
 
-/** Lays a settled commit's entries over the tree. */
+/** Lays a checked commit's entries over the tree. */
 function applyOverlay(
   tree: Map<string, TreeFile>,
   overlay: ReadonlyMap<string, TreeFile | null>,
