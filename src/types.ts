@@ -102,7 +102,7 @@ export interface DeleteOp {
    * A git deletion that carries no data but a full `index` line (`Binary files a/x and /dev/null
    * differ` under `index <full id>..000…`): the file must be exactly this blob, as git checks it.
    */
-  readonly blobId?: string
+  readonly gitBlobId?: string
   readonly modeBefore?: FileMode
 }
 

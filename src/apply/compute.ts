@@ -85,9 +85,9 @@ function newContent(job: ComputeInput, services: ComputeServices): Result<Conten
       })
     case 'delete': {
       if (source === null) return fail(notFound(op.path, op.patchLine))
-      if (op.binary !== undefined || op.blobId !== undefined) {
+      if (op.binary !== undefined || op.gitBlobId !== undefined) {
         const context = { path: op.path, patchLine: op.patchLine }
-        const stated = op.binary ?? (op.blobId === undefined ? {} : { oldId: op.blobId })
+        const stated = op.binary ?? (op.gitBlobId === undefined ? {} : { oldId: op.gitBlobId })
         const preimage = checkPreimage(source, stated, context)
         return preimage.ok ? ok(null) : preimage
       }

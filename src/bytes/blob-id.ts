@@ -4,6 +4,6 @@
 // tests of each compare it with git's own ids.
 import { createHash } from 'node:crypto'
 
-export function blobId(bytes: Uint8Array): string {
+export function gitBlobId(bytes: Uint8Array): string {
   return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
 }

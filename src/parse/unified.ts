@@ -161,7 +161,7 @@ function parseGitSection(
   let index = header.next
   let hunks: LineHunk[] = []
   let binary: BinaryPatch | undefined
-  let blobId: string | undefined
+  let gitBlobId: string | undefined
   const line = lines[index] ?? ''
   if (line === 'GIT binary patch') {
     const binaryRead = parseGitBinarySection(lines, index, label)
@@ -176,7 +176,7 @@ function parseGitSection(
     // the file if it is that blob. Anything else without data cannot be applied.
     const removes = header.kind === 'delete' ? fullOldId(header.index) : undefined
     if (removes === undefined) return fail(binaryWithoutData(line, index, label))
-    blobId = removes
+    gitBlobId = removes
     index++
   } else {
     // Hand-written diffs sometimes skip ---/+++ after `diff --git`; the names are known already.
@@ -201,7 +201,7 @@ function parseGitSection(
       ),
     )
   }
-  return buildGitOp(header, hunks, binary, patchLine, index, blobId)
+  return buildGitOp(header, hunks, binary, patchLine, index, gitBlobId)
 }
 
 /** The index line's old id when it is a full SHA-1 or SHA-256 and the new one is all zeros. */
@@ -218,7 +218,7 @@ function buildGitOp(
   binary: BinaryPatch | undefined,
   patchLine: number,
   next: number,
-  blobId?: string,
+  gitBlobId?: string,
 ): Result<Section> {
   const withBinary = binary === undefined ? {} : { binary }
   const { oldName, newName, oldMode, newMode } = header
@@ -247,7 +247,7 @@ function buildGitOp(
       patchLine,
       hunks,
       ...withBinary,
-      ...(blobId === undefined ? {} : { blobId }),
+      ...(gitBlobId === undefined ? {} : { gitBlobId }),
       ...(oldMode === undefined ? {} : { modeBefore: oldMode }),
     }
     return ok({ op, next })

@@ -2,7 +2,7 @@
 // by one long-lived process on demand (createBlobReader). Every answer is checked: a blob whose
 // bytes do not hash to its id, or an object that is not a blob, is REPLAY_OBJECT_CORRUPT.
 import { EditError } from '../errors.js'
-import { blobId } from '../bytes/blob-id.js'
+import { gitBlobId } from '../bytes/blob-id.js'
 import { failure, gitFailed, latin1, startGitIn } from './git-command.js'
 
 /** One long-lived `git cat-file --batch` process for blobs by id, on demand. */
@@ -201,7 +201,7 @@ function checkedBlob(answer: CatFileAnswer, id: string, path: string | undefined
       details,
     )
   }
-  const actual = blobId(answer.bytes)
+  const actual = gitBlobId(answer.bytes)
   if (actual !== id) {
     throw new EditError(
       'REPLAY_OBJECT_CORRUPT',

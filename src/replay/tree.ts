@@ -33,7 +33,7 @@ export type Tree = ReadonlyMap<string, TreeFile>
 /** What applying a commit's plan needs besides the tree and the plan. */
 export interface ApplyContext {
   /** Git's blob id of `bytes` (the SHA-1 of `blob <size>\0<bytes>`). */
-  readonly blobId: (bytes: Uint8Array) => string
+  readonly gitBlobId: (bytes: Uint8Array) => string
   /** Inflates a `GIT binary patch` hunk's zlib data; throws when it does not inflate. */
   readonly inflate: (deflated: Uint8Array) => Uint8Array
   /** Paths the caller takes from git's record instead of the ops (submodule pointers). */
@@ -296,7 +296,7 @@ function applyOp(
     computed.value.placements === undefined ? {} : { placements: computed.value.placements }
   if (after === null) return { deletes: [op.path], ...placed }
   const mode = modeAfter(op) ?? source?.mode ?? DEFAULT_MODE
-  const file: TreeFile = { mode, id: ctx.blobId(after), bytes: after }
+  const file: TreeFile = { mode, id: ctx.gitBlobId(after), bytes: after }
   if (op.kind === 'update' && op.moveTo !== undefined) {
     return { deletes: [op.path], write: { path: op.moveTo, file }, ...placed }
   }

@@ -16,7 +16,7 @@ export const file = (s: string, mode = '100644'): TreeFile => ({
 })
 
 export const ctx = {
-  blobId: gitBlobId,
+  gitBlobId,
   inflate: (d: Uint8Array) => new Uint8Array(inflateSync(d)),
 }
 
