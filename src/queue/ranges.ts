@@ -1,4 +1,4 @@
-// The distributed replay's plan and its merge (#12), pure. A repository's first-parent history
+// The distributed replay's ranges and their merge, pure. A repository's first-parent history
 // (oldest first) is cut into ranges of about `size` commits; each range is a git range `A..B`
 // whose replay starts from the tree of A, the commit before the range's first (the first range
 // starts where the user's range starts). Replaying the ranges one by one visits exactly the
