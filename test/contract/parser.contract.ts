@@ -1,6 +1,7 @@
-// The behaviour every patch parser must meet, whatever its format (house style §1.4). Each
+// The shapes every patch parser must produce, whatever its format (house style §1.4). Each
 // parser's unit test calls runParserContract with its own samples; format-specific expectations
-// (exact plans, exact error codes) stay in that parser's own tests.
+// (exact plans, exact error codes) stay in that parser's own tests. What the plans do once
+// applied, the same cases through every format, is parser-behaviour.test.ts.
 // This file registers tests but is not itself a test file: vitest only collects `*.test.ts`.
 import { describe, expect, it } from 'vitest'
 import { ERROR_CODES, type EditErrorData } from '../../src/errors.js'
@@ -79,6 +80,24 @@ function parseSafely(parse: (text: string) => Result<EditPlan>, text: string): R
   expect(typeof result.ok).toBe('boolean')
   if (!result.ok) expectWellFormedError(result.error, text)
   return result
+}
+
+/**
+ * Checks one input the parser must accept, outside runParserContract (the behaviour cases in
+ * parser-behaviour/ use it on every rendition): a plan of well-formed ops that clones unchanged
+ * and comes out equal on a second parse. Returns the plan.
+ */
+export function expectWellFormedPlan(
+  parse: (text: string) => Result<EditPlan>,
+  text: string,
+): EditPlan {
+  const result = parseSafely(parse, text)
+  if (!result.ok) throw new Error(`expected ok, got ${result.error.code}: ${result.error.message}`)
+  expect(result.value.ops.length).toBeGreaterThan(0)
+  for (const op of result.value.ops) expectWellFormedOp(op, text)
+  expect(structuredClone(result)).toStrictEqual(result)
+  expect(parse(text)).toEqual(result)
+  return result.value
 }
 
 /**

@@ -1,0 +1,123 @@
+// The parser behaviour contract: every case in parser-behaviour/, in every format that states it,
+// goes through one path, the public engine (format detected from the text, parsed, verified
+// inline, committed to a temp workspace holding the case's starting files), and must leave
+// exactly the case's files, or be refused with the case's error code and leave the workspace as
+// it was. Formats that cannot state a case show as skipped tests that give the reason. The shape
+// contract every parser meets on its own samples is parser.contract.ts.
+import { mkdir, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createEngine, isEditError, parsePatch, type Engine } from '../../src/index.js'
+import { parsePlan } from '../../src/parse/index.js'
+import type { PatchFormat } from '../../src/types.js'
+import { readFileMap, writeFileMap, type FileMap } from '../helpers/file-map.js'
+import { emptyDir, makeTempDir } from '../helpers/tree.js'
+import { FORMATS, type BehaviourCase, type Expectation } from './parser-behaviour/case.js'
+import { FILE_CHANGES } from './parser-behaviour/file-changes.js'
+import { LINE_CHANGES } from './parser-behaviour/line-changes.js'
+import { LINE_ENDINGS } from './parser-behaviour/line-endings.js'
+import { MATCHING } from './parser-behaviour/matching.js'
+import { REFUSALS } from './parser-behaviour/refusals.js'
+import { expectWellFormedPlan } from './parser.contract.js'
+
+const CASES: readonly BehaviourCase[] = [
+  ...LINE_CHANGES,
+  ...FILE_CHANGES,
+  ...LINE_ENDINGS,
+  ...MATCHING,
+  ...REFUSALS,
+]
+
+let base = ''
+let root = ''
+let engine: Engine
+
+beforeAll(async () => {
+  base = await makeTempDir('patchloom-parser-behaviour-')
+  root = join(base, 'root')
+  await mkdir(root)
+  engine = createEngine({ root, workers: false, durability: 'fast', journal: { keep: 0 } })
+})
+
+afterAll(async () => {
+  await engine.close()
+  await rm(base, { recursive: true, force: true })
+})
+
+function expectationFor(c: BehaviourCase, format: PatchFormat): Expectation {
+  return c.differs?.[format]?.expect ?? c.expect
+}
+
+async function runRendition(
+  before: FileMap,
+  patch: string,
+  format: PatchFormat,
+  want: Expectation,
+): Promise<void> {
+  // The public parser detects the rendition's format; the format's own parser gives a
+  // well-formed plan (the shape contract); then the engine applies the text as given.
+  expect(parsePatch(patch).format, 'detected format').toBe(format)
+  expect(expectWellFormedPlan((text) => parsePlan(text, format), patch).format).toBe(format)
+  await emptyDir(root)
+  await writeFileMap(root, before)
+  const outcome = await engine.apply(patch).then(
+    (result) => ({ ok: true as const, result }),
+    (error: unknown) => ({ ok: false as const, error }),
+  )
+  if ('files' in want) {
+    if (!outcome.ok) {
+      const { error } = outcome
+      throw isEditError(error) ? new Error(`refused with ${error.code}: ${error.message}`) : error
+    }
+    expect(outcome.result.format).toBe(format)
+    expect(await readFileMap(root)).toEqual(want.files)
+  } else {
+    if (outcome.ok) expect.fail(`expected ${want.refused}, but the patch applied`)
+    const { error } = outcome
+    if (!isEditError(error)) throw error
+    expect(error.code, error.message).toBe(want.refused)
+    expect(await readFileMap(root), 'a refused patch changed the workspace').toEqual(before)
+  }
+}
+
+describe('parser behaviour contract: the table', () => {
+  it('has uniquely named cases', () => {
+    const names = CASES.map((c) => c.name)
+    expect(new Set(names).size).toBe(names.length)
+  })
+
+  it.each(CASES.map((c) => [c.name, c] as const))(
+    '%s: every format has a rendition or a reason it has none, and two formats state it',
+    (_name, c) => {
+      for (const format of FORMATS) {
+        const stated = c.renditions[format] !== undefined
+        const reason = c.cannot?.[format]
+        expect(stated !== (reason !== undefined), `${format}: a rendition xor a reason`).toBe(true)
+        if (reason !== undefined) expect(reason.length).toBeGreaterThan(0)
+        const differs = c.differs?.[format]
+        if (differs !== undefined) {
+          expect(stated, `${format} differs but has no rendition`).toBe(true)
+          expect(differs.why.length).toBeGreaterThan(0)
+        }
+      }
+      expect(Object.keys(c.renditions).length).toBeGreaterThanOrEqual(2)
+    },
+  )
+})
+
+for (const c of CASES) {
+  describe(`parser behaviour contract: ${c.name}`, () => {
+    for (const format of FORMATS) {
+      const patch = c.renditions[format]
+      if (patch === undefined) {
+        it.skip(`${format} cannot state it: ${c.cannot?.[format] ?? '(no reason given)'}`, () => {})
+        continue
+      }
+      const differs = c.differs?.[format]
+      const title = differs === undefined ? format : `${format} (differs by design: ${differs.why})`
+      it(title, async () => {
+        await runRendition(c.before, patch, format, expectationFor(c, format))
+      })
+    }
+  })
+}

@@ -1,0 +1,213 @@
+// Parser behaviour cases: changes to the lines of one file (replace, add, insert, delete),
+// including one that empties the file and one that changes nothing.
+import { type BehaviourCase, text, codex, block, edits } from './case.js'
+
+export const LINE_CHANGES: readonly BehaviourCase[] = [
+  {
+    name: 'replace one line',
+    before: { 'a.txt': 'one\ntwo\nthree\n' },
+    expect: { files: { 'a.txt': 'one\n2\nthree\n' } },
+    renditions: {
+      codex: codex('*** Update File: a.txt', '@@', ' one', '-two', '+2', ' three'),
+      unified: text(
+        '--- a/a.txt',
+        '+++ b/a.txt',
+        '@@ -1,3 +1,3 @@',
+        ' one',
+        '-two',
+        '+2',
+        ' three',
+      ),
+      'search-replace': block('a.txt', ['two'], ['2']),
+      edits: edits({ path: 'a.txt', old_string: 'two\n', new_string: '2\n' }),
+    },
+  },
+  {
+    name: 'add lines at the end of the file',
+    before: { 'a.txt': 'one\ntwo\n' },
+    expect: { files: { 'a.txt': 'one\ntwo\nthree\nfour\n' } },
+    renditions: {
+      codex: codex('*** Update File: a.txt', '@@', ' two', '+three', '+four', '*** End of File'),
+      unified: text(
+        '--- a/a.txt',
+        '+++ b/a.txt',
+        '@@ -1,2 +1,4 @@',
+        ' one',
+        ' two',
+        '+three',
+        '+four',
+      ),
+      // An empty SEARCH appends to an existing file.
+      'search-replace': block('a.txt', [], ['three', 'four']),
+      edits: edits({
+        path: 'a.txt',
+        mode: 'insert',
+        anchor: 'two',
+        position: 'after',
+        new_string: 'three\nfour\n',
+      }),
+    },
+  },
+  {
+    name: 'insert lines at the start of the file',
+    before: { 'a.txt': 'a\nb\n' },
+    expect: { files: { 'a.txt': 'h\na\nb\n' } },
+    renditions: {
+      codex: codex('*** Update File: a.txt', '@@', '+h', ' a'),
+      unified: text('--- a/a.txt', '+++ b/a.txt', '@@ -1,2 +1,3 @@', '+h', ' a', ' b'),
+      'search-replace': block('a.txt', ['a'], ['h', 'a']),
+      edits: edits({
+        path: 'a.txt',
+        mode: 'insert',
+        anchor: 'a',
+        position: 'before',
+        new_string: 'h\n',
+      }),
+    },
+  },
+  {
+    name: 'insert lines in the middle',
+    before: { 'a.txt': 'a\nb\nc\nd\n' },
+    expect: { files: { 'a.txt': 'a\nb\nx\ny\nc\nd\n' } },
+    renditions: {
+      codex: codex('*** Update File: a.txt', '@@', ' b', '+x', '+y', ' c'),
+      unified: text(
+        '--- a/a.txt',
+        '+++ b/a.txt',
+        '@@ -1,4 +1,6 @@',
+        ' a',
+        ' b',
+        '+x',
+        '+y',
+        ' c',
+        ' d',
+      ),
+      'search-replace': block('a.txt', ['b', 'c'], ['b', 'x', 'y', 'c']),
+      edits: edits({
+        path: 'a.txt',
+        mode: 'insert',
+        anchor: 'c',
+        position: 'before',
+        new_string: 'x\ny\n',
+      }),
+    },
+  },
+  {
+    name: 'delete lines',
+    before: { 'a.txt': 'a\nb\nc\nd\ne\n' },
+    expect: { files: { 'a.txt': 'a\nb\ne\n' } },
+    renditions: {
+      codex: codex('*** Update File: a.txt', '@@', ' b', '-c', '-d', ' e'),
+      unified: text('--- a/a.txt', '+++ b/a.txt', '@@ -1,5 +1,3 @@', ' a', ' b', '-c', '-d', ' e'),
+      'search-replace': block('a.txt', ['c', 'd'], []),
+      edits: edits({ path: 'a.txt', mode: 'delete_range', start_line: 3, end_line: 4 }),
+    },
+  },
+  {
+    name: 'two changes in one file, in order',
+    before: { 'a.txt': 'a\nb\nc\nd\ne\nf\ng\nh\n' },
+    expect: { files: { 'a.txt': 'a\nB\nc\nd\ne\nf\nG\nh\n' } },
+    renditions: {
+      codex: codex(
+        '*** Update File: a.txt',
+        '@@',
+        ' a',
+        '-b',
+        '+B',
+        ' c',
+        '@@',
+        ' f',
+        '-g',
+        '+G',
+        ' h',
+      ),
+      unified: text(
+        '--- a/a.txt',
+        '+++ b/a.txt',
+        '@@ -1,3 +1,3 @@',
+        ' a',
+        '-b',
+        '+B',
+        ' c',
+        '@@ -6,3 +6,3 @@',
+        ' f',
+        '-g',
+        '+G',
+        ' h',
+      ),
+      'search-replace': block('a.txt', ['b'], ['B']) + block('a.txt', ['g'], ['G']),
+      edits: edits(
+        { path: 'a.txt', old_string: 'b\n', new_string: 'B\n' },
+        { path: 'a.txt', old_string: 'g\n', new_string: 'G\n' },
+      ),
+    },
+  },
+  {
+    name: 'remove every line: the file stays, empty',
+    before: { 'a.txt': 'a\nb\n' },
+    expect: { files: { 'a.txt': '' } },
+    renditions: {
+      codex: codex('*** Update File: a.txt', '@@', '-a', '-b'),
+      unified: text('--- a/a.txt', '+++ b/a.txt', '@@ -1,2 +0,0 @@', '-a', '-b'),
+      'search-replace': block('a.txt', ['a', 'b'], []),
+      edits: edits({ path: 'a.txt', mode: 'delete_range', start_line: 1, end_line: 2 }),
+    },
+  },
+  {
+    name: 'lines into an empty file',
+    before: { 'e.txt': '' },
+    expect: { files: { 'e.txt': 'first\nsecond\n' } },
+    renditions: {
+      codex: codex('*** Update File: e.txt', '@@', '+first', '+second'),
+      unified: text('--- a/e.txt', '+++ b/e.txt', '@@ -0,0 +1,2 @@', '+first', '+second'),
+      'search-replace': block('e.txt', [], ['first', 'second']),
+      // An empty old_string only creates a missing file; an existing one takes a write.
+      edits: edits({ path: 'e.txt', mode: 'write', content: 'first\nsecond\n' }),
+    },
+  },
+  {
+    name: 'new lines keep their trailing whitespace and tabs',
+    before: { 'a.txt': 'a\nb\n' },
+    expect: { files: { 'a.txt': 'a\nx  \n\ty\t\nb\n' } },
+    renditions: {
+      codex: codex('*** Update File: a.txt', '@@', ' a', '+x  ', '+\ty\t', ' b'),
+      unified: text('--- a/a.txt', '+++ b/a.txt', '@@ -1,2 +1,4 @@', ' a', '+x  ', '+\ty\t', ' b'),
+      'search-replace': block('a.txt', ['a', 'b'], ['a', 'x  ', '\ty\t', 'b']),
+      edits: edits({
+        path: 'a.txt',
+        mode: 'insert',
+        anchor: 'a',
+        position: 'after',
+        new_string: 'x  \n\ty\t\n',
+      }),
+    },
+  },
+  {
+    name: 'a change that only removes trailing whitespace',
+    before: { 'a.txt': 'x = 1   \ny\n' },
+    expect: { files: { 'a.txt': 'x = 1\ny\n' } },
+    renditions: {
+      codex: codex('*** Update File: a.txt', '@@', '-x = 1   ', '+x = 1', ' y'),
+      unified: text('--- a/a.txt', '+++ b/a.txt', '@@ -1,2 +1,2 @@', '-x = 1   ', '+x = 1', ' y'),
+      'search-replace': block('a.txt', ['x = 1   '], ['x = 1']),
+      edits: edits({ path: 'a.txt', old_string: 'x = 1   \n', new_string: 'x = 1\n' }),
+    },
+  },
+  {
+    name: 'a change that changes nothing',
+    before: { 'a.txt': 'a\nb\n' },
+    expect: { files: { 'a.txt': 'a\nb\n' } },
+    renditions: {
+      codex: codex('*** Update File: a.txt', '@@', '-a', '+a', ' b'),
+      unified: text('--- a/a.txt', '+++ b/a.txt', '@@ -1,2 +1,2 @@', '-a', '+a', ' b'),
+      'search-replace': block('a.txt', ['a'], ['a']),
+      edits: edits({ path: 'a.txt', old_string: 'a\n', new_string: 'a\n' }),
+    },
+    differs: {
+      edits: {
+        expect: { refused: 'EDIT_NO_OP' },
+        why: 'an edit whose new_string equals its old_string is refused as a likely mistake',
+      },
+    },
+  },
+]
