@@ -1,5 +1,5 @@
-// The registry of language-server adapters. Only composition roots (cli/, mcp/) import it (house
-// style section 3); the rest of src/ receives adapters as plain data.
+// The registry of language-server adapters. Only src/lsp/host.ts, the sidecar pool's thread,
+// imports it; the rest of src/ receives adapters as plain data.
 // Order matters: adapterFor returns the first adapter that serves an extension.
 import { languageIdFor, type LspAdapter } from '../src/lsp/adapter.js'
 import { clangdAdapter } from './clangd.js'

@@ -1,5 +1,5 @@
-// The engine's public option and result types, apart from the implementation so the CLI and
-// tests can depend on the contract alone.
+// The engine's public option types and the Engine interface (results are in src/types.ts), apart
+// from the implementation so the CLI and tests can depend on the contract alone.
 import type { Logger } from '../log.js'
 import type { LanguageServerOptions } from '../lsp/client-types.js'
 import type { DiagnosticsOptions, DiagnosticsReport } from '../lsp/reports.js'

@@ -1,4 +1,5 @@
-// Engine options: defaults and validation. Bad options throw EditError CONFIG_INVALID at
+// Engine options checked and resolved against the defaults (src/defaults.ts) into the
+// ResolvedConfig the engine runs with. Bad options throw EditError CONFIG_INVALID at
 // createEngine(), before any request runs.
 import { EditError } from '../errors.js'
 import type { EngineOptions, JournalOptions, LimitOptions, WorkerOptions } from './api.js'
