@@ -42,7 +42,7 @@ export interface EngineInternals {
   readonly journalFs?: JournalFs
   /** Called at each instrumented commit point (the crash harness kills the process there). */
   readonly journalHooks?: JournalHooks
-  /** Starts the language-server pool; tests substitute a scripted client. */
+  /** Starts the sidecar pool of language servers; tests substitute a scripted client. */
   readonly lspClientFactory?: LspClientFactory
   /** Where the per-user journal key lives (default: $PATCHLOOM_STATE_DIR or the user's state dir). */
   readonly journalStateDir?: string
@@ -434,7 +434,7 @@ class EditEngine implements InternalEngine {
 
 /**
  * The language-server client is loaded on first use: edits without diagnostics (most CLI runs)
- * never pay to load comlink and the pool's modules (~10-15 ms of start-up).
+ * never pay to load comlink and the sidecar pool's modules (~10-15 ms of start-up).
  */
 async function startLspClientLazily(options: SidecarPoolOptions): Promise<LspClient> {
   const { startLspClient } = await import('../lsp/client.js')
