@@ -47,15 +47,13 @@ export interface JournalFs {
   syncFile(p: string): Promise<void>
 }
 
-/**
- * The production JournalFs. PERF (#9, D-080): every call but an fsync is a synchronous syscall
- * wrapped in a promise. On a page-cache or tmpfs filesystem these calls take microseconds, and the
- * libuv round trip of the fs/promises form costs several times the call itself (a 10,000-file
- * commit took 3.6 s that way, against 0.2 s for the same writes as a writeFileSync loop). The
- * commit yields to the event loop between slices of calls (transaction.ts), so a large commit
- * never blocks it for long. fsync is the one call whose latency is the device's: it stays on the
- * threadpool, where many of them wait at once.
- */
+// The production JournalFs. PERF (D-080): every call but an fsync is a synchronous syscall
+// wrapped in a promise. On a page-cache or tmpfs filesystem these calls take microseconds, and the
+// libuv round trip of the fs/promises form costs several times the call itself (a 10,000-file
+// commit took 3.6 s that way, against 0.2 s for the same writes as a writeFileSync loop). The
+// commit yields to the event loop between slices of calls (transaction.ts), so a large commit
+// never blocks it for long. fsync is the one call whose latency is the device's: it stays on the
+// threadpool, where many of them wait at once.
 export const nodeJournalFs: JournalFs = {
   readFile: async (p) => {
     const fd = openRegular(p)
@@ -116,11 +114,9 @@ export const nodeJournalFs: JournalFs = {
   },
 }
 
-/**
- * Opens `p` for reading without blocking and fails unless it is a regular file. A synchronous
- * read of a FIFO swapped in after the journal's lstat would otherwise hang the event loop, not
- * just one threadpool thread (D-080); O_NONBLOCK changes nothing for a regular file.
- */
+// Opens `p` for reading without blocking and fails unless it is a regular file. A synchronous
+// read of a FIFO swapped in after the journal's lstat would otherwise hang the event loop, not
+// just one threadpool thread (D-080); O_NONBLOCK changes nothing for a regular file.
 function openRegular(p: string): number {
   const fd = fss.openSync(p, fss.constants.O_RDONLY | (fss.constants.O_NONBLOCK ?? 0))
   let regular = false
@@ -160,7 +156,7 @@ function statOf(st: fss.BigIntStats): JournalStat {
 /**
  * rm -rf without following symlinks: a transaction directory is a few entries deep, and the
  * dirent types readdir returns save the lstat per entry that fs.rmSync's general walk pays
- * (about half of a one-file commit's pruning, #9).
+ * (about half of a one-file commit's pruning).
  */
 function removeTreeSync(p: string): void {
   let entries: fss.Dirent[]
@@ -226,22 +222,18 @@ function writeAll(fd: number, data: Uint8Array): void {
   while (written < data.length) written += fss.writeSync(fd, data, written, data.length - written)
 }
 
-/**
- * An fsync this fast (ms) is not the device's: the filesystem has nothing to flush (tmpfs) or
- * flushes nothing. Such a device's fsyncs run synchronously, like the other calls (D-085).
- */
+// An fsync this fast (ms) is not the device's: the filesystem has nothing to flush (tmpfs) or
+// flushes nothing. Such a device's fsyncs run synchronously, like the other calls (D-085).
 const FREE_FSYNC_MS = 0.2
 
 /** Per device (st_dev): whether its fsyncs have all been free so far. */
 const freeFsync = new Map<number, boolean>()
 
-/**
- * fsync on the threadpool, where many wait on the device at once, except on a device whose
- * fsyncs cost nothing: there the threadpool round trip was the whole cost (a 10,000-file `full`
- * commit on tmpfs spent 2 s in it, D-085). A device's first fsync is made synchronously to find
- * out; one slower than FREE_FSYNC_MS sends that device's fsyncs to the threadpool for the rest
- * of the process, so at most one real flush per device ever holds the event loop.
- */
+// fsync on the threadpool, where many wait on the device at once, except on a device whose
+// fsyncs cost nothing: there the threadpool round trip was the whole cost (a 10,000-file `full`
+// commit on tmpfs spent 2 s in it, D-085). A device's first fsync is made synchronously to find
+// out; one slower than FREE_FSYNC_MS sends that device's fsyncs to the threadpool for the rest
+// of the process, so at most one real flush per device ever holds the event loop.
 async function fsyncFd(fd: number): Promise<void> {
   const dev = fss.fstatSync(fd).dev
   if (freeFsync.get(dev) !== false) {

@@ -1,6 +1,6 @@
 // The journal read back as a list of transactions for `patchloom log` and for undo: newest first,
 // with what each did per file and whether it can still be undone. A transaction this workspace's
-// engine did not sign is listed as untrusted, without the files its manifest claims (#8).
+// engine did not sign is listed as untrusted, without the files its manifest claims.
 import { EditError } from '../errors.js'
 import { txnDir } from './layout.js'
 import { isSignedBy } from './manifest.js'

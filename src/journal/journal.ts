@@ -2,7 +2,7 @@
 // workspace lock. Recovery of interrupted transactions runs before every request that writes
 // (beforeRequest), and again whenever a commit finds a transaction left pending (a crashed
 // process, or a rollback that failed earlier). A dry run only inspects: it writes nothing, not
-// even the lock, and reports what recovery would do (#8). Only transactions vet.ts accepts are
+// even the lock, and reports what recovery would do. Only transactions vet.ts accepts are
 // acted on; any other is reported as a notice and left as it is, and never stops a request.
 import path from 'node:path'
 import { EditError } from '../errors.js'
@@ -108,7 +108,7 @@ export class Journal {
         path: relDir(this.#layout, txnDir(this.#layout, id, 'pending')),
       })),
       ...report.conflicts.map(noticeOf),
-      // A rollback whose directory syncs failed (#8): the files are back, not known to be durable.
+      // A rollback whose directory syncs failed: the files are back, not known to be durable.
       ...(report.warnings ?? []).map((w) => ({
         code: w.code,
         message: w.message,
@@ -119,11 +119,11 @@ export class Journal {
 
   /**
    * The journal's entries for a dry run: the last listing again while the directory's lstat is
-   * unchanged (#9: an lstat instead of a readdir and a parse of every name, per request). Entries
+   * unchanged (an lstat instead of a readdir and a parse of every name, per request). Entries
    * are names, so a change to them is a change to the directory, which moves its ctime; a listing
    * is kept only when that ctime was already RACY_MS old, so no later change can fall in the same
-   * tick of the file clock and leave it as it was (as read stamps, D-082). A request that writes
-   * always lists afresh: its recovery must see everything.
+   * tick of the file clock and leave it as it was (the rule read stamps follow). A request that
+   * writes always lists afresh: its recovery must see everything.
    */
   async #listForDryRun(): Promise<readonly Entry[]> {
     const startedMs = Date.now()
@@ -270,8 +270,8 @@ export class Journal {
   }
 
   /**
-   * Drops the oldest committed transactions beyond `keep`; pending and conflicts stay. PERF
-   * (#11): each is renamed into the trash and deleted from there on the threadpool, after the
+   * Drops the oldest committed transactions beyond `keep`; pending and conflicts stay. PERF:
+   * each is renamed into the trash and deleted from there on the threadpool, after the
    * lock is released. Deleting a transaction frees the blocks of the file its commit replaced,
    * and on a disk mounted with `discard` those calls stalled the event loop for 0.5-1.2 ms a
    * commit on average (hundreds of ms at times) in the farm bench; a rename frees nothing.

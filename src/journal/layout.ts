@@ -41,7 +41,7 @@ export function txnDir(layout: Layout, id: string, status: TransactionStatus): s
 /** Parses a journal directory entry name; undefined for anything that is not a transaction. */
 export function parseEntry(name: string): { id: string; status: TransactionStatus } | undefined {
   // An id has no '.', so a name has at most one of the suffixes, and one pattern test decides
-  // (#9: a commit lists the journal twice; three tests per name were most of the listing).
+  // (a commit lists the journal twice; three tests per name were most of the listing).
   const status: TransactionStatus = name.endsWith(SUFFIX.pending)
     ? 'pending'
     : name.endsWith(SUFFIX.conflict)
@@ -57,10 +57,8 @@ export const CONFLICTS = 'conflicts.json'
 export const NEW_DIR = 'new'
 /** Version 2 transactions: before-state backups in old/ (hard links where possible). */
 export const OLD_DIR = 'old'
-/**
- * Since manifest version 3 (#11, D-122) both live in the transaction directory itself, as
- * `new.N` and `old.N`: two directories fewer to make and delete per commit.
- */
+// Since manifest version 3 (D-122) both live in the transaction directory itself, as `new.N`
+// and `old.N`: two directories fewer to make and delete per commit.
 const STAGED_PREFIX = 'new.'
 const BACKUP_PREFIX = 'old.'
 

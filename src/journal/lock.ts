@@ -55,7 +55,7 @@ export async function acquireLock(lockPath: string, timeoutMs: number): Promise<
         if (released) return
         released = true
         try {
-          // PERF (#9): a local unlink is microseconds; its threadpool round trip is not (D-080).
+          // PERF: a local unlink is microseconds; its threadpool round trip is not (D-080).
           unlinkSync(lockPath)
         } finally {
           dropQueue()
@@ -190,7 +190,7 @@ export type AcquireKeys = (keys: readonly string[]) => Promise<() => void>
  * A family of per-key locks: acquire(keys) waits for every earlier holder of any of `keys`, then
  * holds them all until the returned release is called. All keys are claimed in one synchronous
  * step, so two claimants can never wait on each other (no lock order is needed). Each family has
- * its own keys: the server (#11) holds its paths in one family while the engine's commit takes
+ * its own keys: the server holds its paths in one family while the engine's commit takes
  * the same paths in the journal's.
  */
 export function pathLocks(): AcquireKeys {
@@ -203,8 +203,8 @@ export function pathLocks(): AcquireKeys {
     for (const key of new Set(keys)) {
       const previous = tails.get(key)
       if (previous !== undefined) waits.push(previous)
-      // Unclaimed (the usual case): the key's tail is our own promise, no chain per path (#9: a
-      // 10,000-file commit built 10,000 of them).
+      // Unclaimed (the usual case): the key's tail is our own promise, no chain per path (a
+      // 10,000-file commit would build 10,000 of them).
       const tail = previous === undefined ? mine : previous.then(() => mine)
       tails.set(key, tail)
       claimed.push([key, tail])

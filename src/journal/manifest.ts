@@ -3,20 +3,20 @@
 // validated strictly on reading: a path that could leave the workspace makes it corrupt. Since
 // version 2 it carries a MAC (trust.ts) over its canonical bytes: JSON.stringify of everything
 // but the MAC, in the order written, which JSON.parse preserves, so the reader recomputes the
-// exact bytes the writer signed. Version 1 manifests (unsigned) are never acted on (D-021). A
-// state's `kind: 'symlink'` (#8) is part of the signed content and validated like the rest; it
-// needs no version of its own: version 2 was never released without it, and a reader that
-// ignored it would find a link where it expects a file and report a conflict, never follow it.
-// Version 3 changes only where a transaction keeps its files (layout.ts, D-122); version 2
-// transactions are read as before.
+// exact bytes the writer signed. Version 1 manifests (unsigned) are never acted on (D-021).
 import { SYMLINK_PERMISSIONS } from './symlink.js'
 import type { JournalTrust } from './trust.js'
 import type { FileState, TransactionSummary } from './records.js'
 
+// A state's `kind: 'symlink'` is part of the signed content and validated like the rest; it needs
+// no version of its own: version 2 was never released without it, and a reader that ignored it
+// would find a link where it expects a file and report a conflict, never follow it. Version 3
+// changes only where a transaction keeps its files (layout.ts, D-122); version 2 transactions are
+// read as before.
 export const MANIFEST_VERSION = 3
 /** Signed manifests of transactions that keep their files in new/ and old/ (layout.ts). */
 export const SUBDIR_MANIFEST_VERSION = 2
-/** Manifests written before transactions were signed (#8). */
+/** Manifests written before transactions were signed. */
 export const LEGACY_MANIFEST_VERSION = 1
 /** The reason decodeManifest gives for a version 1 manifest. */
 export const LEGACY_REASON = 'it was written by a patchloom before transactions were signed'
@@ -64,9 +64,9 @@ export async function signManifest(
 }
 
 /**
- * The signed manifest's file bytes, serialised once (#9): the canonical JSON with the MAC as its
- * last key, which is what JSON.parse gives back and canonicalManifest strips again. A 10,000-step
- * manifest was stringified twice (signed, then pretty-printed), which cost more than its write.
+ * The signed manifest's file bytes, serialised once: the canonical JSON with the MAC as its
+ * last key, which is what JSON.parse gives back and canonicalManifest strips again. Stringifying
+ * a 10,000-step manifest a second time (to pretty-print it) would cost more than its write.
  */
 export async function encodeSignedManifest(
   trust: JournalTrust,
@@ -129,7 +129,7 @@ function stepProblem(step: unknown): string | undefined {
 function isState(value: unknown): value is FileState {
   if (!isRecord(value) || typeof value['hash'] !== 'string') return false
   const { kind, permissions } = value
-  // A link (#8) is recorded with exactly SYMLINK_PERMISSIONS: it has no bits of its own, so any
+  // A link is recorded with exactly SYMLINK_PERMISSIONS: it has no bits of its own, so any
   // other value is not one this engine wrote. Absent kind is a regular file; nothing else exists.
   if (kind === 'symlink') return permissions === SYMLINK_PERMISSIONS
   return (

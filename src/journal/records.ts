@@ -14,7 +14,7 @@ export type Durability = 'full' | 'fast'
 
 /**
  * A file as the journal knows it: content hash and permission bits (e.g. 0o644). A symlink
- * (kind 'symlink', issue #8) is the link itself: its hash is of the target string's bytes, as git
+ * (kind 'symlink') is the link itself: its hash is of the target string's bytes, as git
  * stores a link's blob, and its permissions are SYMLINK_PERMISSIONS (links have no bits of their
  * own on Linux). Absent kind means a regular file, so older manifests read unchanged.
  */
@@ -26,7 +26,7 @@ export interface FileState {
 
 /**
  * What the caller's lstat/fstat said about a regular file when it read the bytes whose hash is
- * the step's `before.hash` (#9, D-082). With it, the journal checks the file is unchanged by its
+ * the step's `before.hash`. With it, the journal checks the file is unchanged by its
  * stat instead of reading and hashing it again, when that is safe (see transaction.ts).
  */
 export interface ReadStamp {
@@ -48,19 +48,19 @@ export type CommitStep =
       readonly rel: string
       readonly bytes: Uint8Array
       /**
-       * hashBytes(bytes), when the caller already has it (#9): the manifest records it as the
+       * hashBytes(bytes), when the caller already has it: the manifest records it as the
        * after state without hashing the bytes again. The caller vouches for it.
        */
       readonly afterHash?: string
       readonly permissions: number
-      /** The target becomes a symlink whose target string is `bytes` (issue #8). */
+      /** The target becomes a symlink whose target string is `bytes`. */
       readonly symlink?: boolean
       /** What the target must still be just before it is replaced; null: it must not exist. */
       readonly before: FileState | null
       /** How the caller saw `before` when it read it (a regular file only); optional. */
       readonly beforeStamp?: ReadStamp
       /**
-       * The bytes whose hash is `before.hash`, when the caller still holds them (#9): a backup
+       * The bytes whose hash is `before.hash`, when the caller still holds them: a backup
        * whose stamp proves nothing is compared with them instead of hashed. The caller vouches
        * for the hash, as for afterHash.
        */
@@ -142,7 +142,7 @@ export interface RecoveryReport {
   readonly conflicts: readonly JournalConflict[]
   /**
    * Present when a rollback finished but a directory sync after it failed under `full`
-   * (`journal.not-durable`, #8): the files are back, not known to survive a power cut.
+   * (`journal.not-durable`): the files are back, not known to survive a power cut.
    */
   readonly warnings?: readonly Warning[]
 }

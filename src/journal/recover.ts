@@ -1,20 +1,10 @@
-// Rolling an unfinished transaction back to its before state, from its manifest and backups.
-// The same code serves a commit that failed in this process and one a crash interrupted. It is
-// idempotent: a step whose target is already in its before state is skipped, so an interrupted
-// recovery can simply run again. It never overwrites a file that is in neither the before nor
-// the after state (someone changed it since): that is reported as a conflict and left alone.
-// It acts only on transactions vet.ts accepts (this workspace's engine wrote them, every path
-// passes the sandbox); any other is refused with its code and never written to, not even renamed
-// (#8). A failure while rolling one transaction back is reported, never thrown, so one bad
-// transaction cannot stop the requests that follow.
-// Durability (`full`, D-048): every directory whose entries recovery changed or may find changed
-// only in memory (by an earlier recovery that was killed) is fsynced before the transaction is
-// removed: the directory of each restored or removed file, the parent of each directory it
-// removes, and the parent of each directory it re-creates, right after the mkdir and before the
-// backup is renamed into it. A sync that fails after every file is back is reported as a
-// `journal.not-durable` warning (the transaction is still removed); one that fails before a
-// backup is moved stops the rollback there. Only the directories recovery itself removed are not
-// synced (their parents are).
+// Rolling an unfinished transaction back to its before state, from its manifest and backups:
+// the same code for a commit that failed in this process and one a crash interrupted. It is
+// idempotent (a step already in its before state is skipped, so an interrupted recovery runs
+// again), never overwrites a file in neither the before nor the after state (a conflict, left
+// alone), and acts only on transactions vet.ts accepts; any other is refused and never written
+// to, not even renamed. A failure on one transaction is reported, never thrown, so it cannot
+// stop the requests that follow.
 import path from 'node:path'
 import { EditError } from '../errors.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'
@@ -57,11 +47,19 @@ export interface RecoveryContext {
   readonly checkPath?: PathCheck
 }
 
+// Durability (`full`, D-048): every directory whose entries recovery changed or may find changed
+// only in memory (by an earlier recovery that was killed) is fsynced before the transaction is
+// removed: the directory of each restored or removed file, the parent of each directory it
+// removes, and the parent of each directory it re-creates, right after the mkdir and before the
+// backup is renamed into it. A sync that fails after every file is back is reported as a
+// `journal.not-durable` warning (the transaction is still removed); one that fails before a
+// backup is moved stops the rollback there. Only the directories recovery itself removed are not
+// synced (their parents are).
 /**
  * Rolls the transaction in `dir` back. `started` (in-process only) is how many steps were begun;
  * recovery after a crash passes undefined and judges every step by its state. `vetted` is the
  * manifest vetTransaction just returned for it under the same lock hold (recoverAll): it is
- * not read and checked a second time (#9).
+ * not read and checked a second time.
  */
 export async function rollBack(
   ctx: RecoveryContext,
@@ -74,7 +72,7 @@ export async function rollBack(
   const manifest = vetted ?? (await vetTransaction(ctx, id, status))
   const { fs, layout } = ctx
   // Staged files still there (never renamed into place), listed once rather than one lstat per
-  // step (#9). Nothing else writes them while the lock is held; a missing new/ means none are.
+  // step. Nothing else writes them while the lock is held; a missing new/ means none are.
   const staged = await stagedNames(fs, dir, manifest.version)
   const conflicts: JournalConflict[] = []
   const sync = ctx.durability === 'full'
@@ -384,7 +382,7 @@ async function ensureDirs(
   dirs: Dirs,
 ): Promise<void> {
   if (dir === root || !dir.startsWith(root + path.sep)) return
-  // Found or made by an earlier step of this rollback, and not removed since (#9: one lstat per
+  // Found or made by an earlier step of this rollback, and not removed since (one lstat per
   // directory, not one per file restored into it).
   if (dirs.present.has(dir) && !dirs.removed.has(dir)) return
   try {

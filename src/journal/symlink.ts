@@ -1,4 +1,4 @@
-// Symlinks as the journal handles them (issue #8): the link itself, never what it points to. A
+// Symlinks as the journal handles them: the link itself, never what it points to. A
 // link's state is the hash of its target string (git's blob for mode 120000); it is staged and
 // backed up by readlink + symlink, never by link(), which follows symlinks on some systems
 // (macOS), nor by a copy, which would copy the file it points to. Restoring is the same rename

@@ -1,17 +1,10 @@
-// One transaction through the write-ahead journal, run while the workspace lock is held:
-//   prepare: stage every new content in <id>.pending as new.N, keep every old content as old.N
-//            (a hard link, else a copy; a symlink as a new link, see symlink.ts), check both
-//            against the verified hashes, write the manifest; with durability 'full' fsync all
-//            of it. No target has been touched yet.
-//   replace: in step order, re-check each target and rename the staged file over it (or unlink it).
-//            A write may stand where an earlier removal of the same transaction took a file or
-//            link away from a directory it needs (foo removed, foo/bar written), or where a
-//            directory stands whose files earlier removals took (foo/bar removed, foo written):
-//            its directories are then made, or the emptied directory removed, just before it.
-//   mark:    fsync the touched directories, then rename <id>.pending to <id>: committed, and
-//            fsync the journal directory (a failure there is a warning: see the end of runTransaction).
-// Any failure before the mark rolls back with the same code recovery uses (recover.ts), so a
-// failed commit and a crashed one end the same way.
+// One transaction through the write-ahead journal, run while the workspace lock is held, in three
+// phases (runTransaction): prepare stages every new content in <id>.pending as new.N and keeps
+// every old content as old.N, checks both against the verified hashes and writes the manifest,
+// before any target is touched; replace, in step order, re-checks each target and renames the
+// staged file over it (or unlinks it); mark fsyncs the touched directories and renames
+// <id>.pending to <id>: committed. Any failure before the mark rolls back with the same code
+// recovery uses (recover.ts), so a failed commit and a crashed one end the same way.
 import { equalBytes } from '../bytes/equal.js'
 import path from 'node:path'
 import { EditError } from '../errors.js'
@@ -55,6 +48,18 @@ type Captured =
   /** A symlink, backed up as a new link: its target string must still hash the same. */
   | { readonly kind: 'link'; readonly hash: string }
 
+// The phases in detail:
+//   prepare: stage every new content in <id>.pending as new.N, keep every old content as old.N
+//            (a hard link, else a copy; a symlink as a new link, see symlink.ts), check both
+//            against the verified hashes, write the manifest; with durability 'full' fsync all
+//            of it. No target has been touched yet.
+//   replace: in step order, re-check each target and rename the staged file over it (or unlink
+//            it). A write may stand where an earlier removal of the same transaction took a file
+//            or link away from a directory it needs (foo removed, foo/bar written), or where a
+//            directory stands whose files earlier removals took (foo/bar removed, foo written):
+//            its directories are then made, or the emptied directory removed, just before it.
+//   mark:    fsync the touched directories, then rename <id>.pending to <id>: committed, and
+//            fsync the journal directory (a failure there is a warning: see the end).
 /**
  * Runs one transaction; returns when it is committed, with a `journal.not-durable` warning when
  * the commit mark could not be synced. The caller holds the workspace lock.
@@ -73,7 +78,7 @@ export async function runTransaction(
   const manifestSteps: ManifestStep[] = []
   let captured: Captured[]
   try {
-    // PERF (#11, D-122): one directory per transaction; each mkdir cost 0.2-0.6 ms here.
+    // PERF (D-122): one directory per transaction; each mkdir cost 0.2-0.6 ms here.
     await fs.mkdir(dir)
     await forEachLimited(steps, async (step, i) => {
       if (step.kind !== 'write') return
@@ -110,7 +115,7 @@ export async function runTransaction(
                   permissions: SYMLINK_PERMISSIONS,
                   kind: 'symlink' as const,
                 }
-              : // PERF (#9): the engine passes the hash it already took of these bytes.
+              : // PERF: the engine passes the hash it already took of these bytes.
                 { hash: step.afterHash ?? hashBytes(step.bytes), permissions: step.permissions }
             : null,
         createdDirs,
@@ -128,7 +133,7 @@ export async function runTransaction(
     const manifestTemp = path.join(dir, MANIFEST + '.tmp')
     const bytes = await encodeSignedManifest(ctx.trust, manifest)
     await fs.writeNew(manifestTemp, bytes, 0o644, false)
-    // PERF (#11, D-125): the staged contents and the manifest's flushed at once, before the
+    // PERF (D-125): the staged contents and the manifest's flushed at once, before the
     // manifest gets its name: none of them matters until a target is replaced, which waits for
     // every sync here and below, and a manifest is never named before its bytes are durable.
     if (sync) {
@@ -208,7 +213,7 @@ export async function runTransaction(
     )
   }
   // Committed: nothing after the mark may roll back (the pending directory is gone), so a failed
-  // sync of the mark cannot fail the commit. It is reported instead (#8): until the disk flushes
+  // sync of the mark cannot fail the commit. It is reported instead: until the disk flushes
   // the rename, a power cut would roll the whole change back (still all-or-nothing, but not the
   // durable commit `full` promises).
   const warnings: Warning[] = []
@@ -284,7 +289,7 @@ async function capture(
     }
   }
   if (linked && step.beforeStamp !== undefined && stampHolds(current, step.beforeStamp)) {
-    // PERF (#9, D-082): the file is the one the caller read (same inode, size, mtime and a ctime
+    // PERF (D-082): the file is the one the caller read (same inode, size, mtime and a ctime
     // the kernel would have moved on any change since), so the backup, the same inode, holds the
     // bytes it hashed: no second read and hash. The link itself moves the ctime; a content change
     // between the lstat above and the link that moved the mtime still sends it to the hash.
@@ -296,7 +301,7 @@ async function capture(
   // A copy is flushed with the staged files and the manifest (runTransaction, D-125).
   if (!linked) await fs.copyNew(step.abs, backup, current.permissions, false)
   const bytes = await fs.readFile(backup)
-  // PERF (#9): the bytes the caller hashed, when it kept them, are compared (a memcmp) instead
+  // PERF: the bytes the caller hashed, when it kept them, are compared (a memcmp) instead
   // of hashing the backup: a file edited again within RACY_MS of its last change (an agent's
   // edit loop) has a stamp that proves nothing. Any difference still goes to the hash.
   const same = step.beforeBytes !== undefined && equalBytes(bytes, step.beforeBytes)
@@ -575,11 +580,9 @@ async function rollBackFailed(
   }
 }
 
-/**
- * What the error of a failed commit adds when the rollback's directory syncs failed (D-049): the
- * files are back, but a power cut could still bring the change's entries back (#8). An error has
- * no warnings list, so the message says it.
- */
+// What the error of a failed commit adds when the rollback's directory syncs failed (D-049): the
+// files are back, but a power cut could still bring the change's entries back. An error has
+// no warnings list, so the message says it.
 function notDurableRollback(warnings: readonly Warning[]): string {
   if (warnings.length === 0) return ''
   const where = warnings.map((w) => w.path ?? w.message).join(', ')
@@ -604,7 +607,7 @@ function asCommitError(
 }
 
 /**
- * The user's file a failed call was about (#8): a staged file (new.N) or a backup (old.N) stands
+ * The user's file a failed call was about: a staged file (new.N) or a backup (old.N) stands
  * for step N's target, a rename into the workspace for its destination; other journal files are
  * not the user's and name nothing.
  */
@@ -616,7 +619,7 @@ function userFileOf(
 ): string | undefined {
   const { path: from, dest, syscall } = error as NodeJS.ErrnoException & { dest?: string }
   // symlink(2) reports the link's target string as `path`: not a file of ours, and a relative
-  // one would resolve against the working directory (#8). Its `dest` is the link.
+  // one would resolve against the working directory. Its `dest` is the link.
   for (const where of syscall === 'symlink' ? [dest] : [from, dest]) {
     if (where === undefined) continue
     const index = stepOfTxnFile(path.relative(dir, where).split(path.sep))

@@ -1,14 +1,10 @@
-// Which transactions this workspace's engine wrote (#8): a `.patchloom/` directory can arrive
+// Which transactions this workspace's engine wrote: a `.patchloom/` directory can arrive
 // with a clone, so nothing in it is trusted for what it is. Every manifest carries an HMAC-SHA256
 // over its content and the workspace's real root, keyed by a per-user secret kept outside any
 // workspace (the user's state directory, see stateDirFor). A checkout cannot supply that key, so
 // it cannot forge a transaction; one copied from another workspace or user fails too. The key is
-// read on demand and created only when a transaction is written (dry runs create nothing).
-// It is created durably (#8): content fsynced before its name appears, the name and any state
-// directory created for it fsynced before the first manifest is signed with it; else a power cut
-// after a user's first commit could lose the key, and recovery would refuse the pending
-// transaction it signed. The writes go through a JournalFs (tests count and fail them).
-// Does not decide what to do with an untrusted transaction: recover.ts refuses and reports it.
+// read on demand and created only when a transaction is written (dry runs create nothing), and
+// created durably (createKey). What to do with an untrusted transaction is vet.ts's to decide.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { constants } from 'node:fs'
 import * as fsp from 'node:fs/promises'
@@ -145,6 +141,10 @@ async function readKey(stateDir: string): Promise<Buffer | null> {
   }
 }
 
+// The key is durable before it signs anything: content fsynced before its name appears, the name
+// and any state directory created for it fsynced before the first manifest is signed with it;
+// else a power cut after a user's first commit could lose the key, and recovery would refuse the
+// pending transaction it signed. The writes go through a JournalFs (tests count and fail them).
 /**
  * Creates the key: written aside at 0600 and fsynced, then linked into place (never replacing
  * one: two processes agree on the first), the temp name dropped and the directory fsynced, and

@@ -3,7 +3,7 @@
 // makes the whole undo refuse with UNDO_CONFLICT, naming every such file; nothing is written.
 // The undo then commits as a transaction of its own, with the same guarantees as any other.
 // Only a transaction vet.ts accepts is undone: this workspace's engine wrote it and every path
-// passes the sandbox (#8); anything else is refused with its code before a file is read.
+// passes the sandbox; anything else is refused with its code before a file is read.
 import path from 'node:path'
 import { EditError } from '../errors.js'
 import { codeForErrno, reasonOf } from './fs-errors.js'

@@ -1,4 +1,4 @@
-// Whether a transaction on disk may be acted on (#8): recovery and undo call vetTransaction
+// Whether a transaction on disk may be acted on: recovery and undo call vetTransaction
 // before they touch anything, and act only on what it returns. A transaction passes when its
 // directory is a real directory owned by this user, its manifest is valid and carries this
 // user's MAC for this workspace (trust.ts), and every path it names passes the sandbox: no
@@ -18,7 +18,7 @@ import type { TransactionStatus } from './records.js'
  * The engine's sandbox for a workspace-relative path: resolves its directories after symlinks
  * with containment and deny globs, and rejects (with an EditError) what apply would refuse. It
  * does not follow the last component: the journal acts on the path itself, so a link a step
- * restores or removes may lead out of the root (#8). The journal never imports the coordinator;
+ * restores or removes may lead out of the root. The journal never imports the engine;
  * the engine passes this in.
  */
 export type PathCheck = (rel: string) => Promise<void>
