@@ -65,7 +65,7 @@ function throwFirst(outcomes: readonly OpOutcome[], phase: VerifyPhase): void {
 function resolvedOf(o: OpOutcome): ResolvedOp {
   if (!o.ok) {
     // Only resolve failures lack paths, and throwFirst has thrown for them.
-    if (o.resolved === undefined) throw new Error('settle: an op failed without its paths')
+    if (o.resolved === undefined) throw new Error('merge: an op failed without its paths')
     return o.resolved
   }
   const { op, target, moveTo, from } = o.verified.prepared
