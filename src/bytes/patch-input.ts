@@ -1,4 +1,4 @@
-// The engine's patch input, string or bytes (#8), to the text the parsers read. Bytes are checked
+// The engine's patch input, string or bytes, to the text the parsers read. Bytes are checked
 // against maxPatchBytes from their length and decoded by src/text/patch-bytes.ts, which keeps
 // every byte that is not UTF-8 as a raw-byte char. A string must be well-formed: an unpaired
 // surrogate has no UTF-8 encoding, and writing it would substitute U+FFFD. Throws EditError.

@@ -1,4 +1,4 @@
-// A run stopped by `patchloom queue clean --run ID --cancel` (#12): a marker key beside BullMQ's
+// A run stopped by `patchloom queue clean --run ID --cancel`: a marker key beside BullMQ's
 // own, which the run's enqueuer reads before it enqueues a lost job again, and each worker reads
 // before it starts one of the run's ranges. It expires after a week; a Redis restarted without
 // persistence forgets it along with the jobs, which is as it should be.

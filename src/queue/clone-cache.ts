@@ -1,4 +1,4 @@
-// The clone cache of a queued replay (#12): for a repository given by URL, each worker (and the
+// The clone cache of a queued replay: for a repository given by URL, each worker (and the
 // enqueuer, which plans from it) keeps one bare mirror per URL under a cache directory, cloned
 // the first time a job names the URL and fetched again only when a job needs a commit the mirror
 // lacks. A clone goes to a temporary name and is renamed into place, so two processes sharing a

@@ -1,4 +1,4 @@
-// What a replay job on the queue carries (#12): where the repository is and which range of its
+// What a replay job on the queue carries: where the repository is and which range of its
 // history to replay, never file contents. Workers take jobs from a shared Redis, so a payload is
 // checked field by field before anything runs: a malformed or foreign one is refused with
 // QUEUE_JOB_INVALID and the worker goes on with the next.

@@ -1,4 +1,4 @@
-// Whether the Redis behind --queue answers, checked once before a command starts (#12): BullMQ's
+// Whether the Redis behind --queue answers, checked once before a command starts: BullMQ's
 // client retries a lost connection forever, which is right for a worker that outlives a Redis
 // restart, and wrong for a first connection that can never succeed (a typo, a wrong password).
 import { Redis } from 'ioredis'

@@ -1,4 +1,4 @@
-// What a worker does with one range job (#12): replays the range through the same code as
+// What a worker does with one range job: replays the range through the same code as
 // `patchloom replay` and returns its report. The job names the range by commit ids, so its replay
 // is the same on every worker and on every retry (BullMQ delivers at least once: a retried job
 // gives the same report). A range whose commit count differs from the plan's was read from a

@@ -1,4 +1,4 @@
-// The enqueuing side of `patchloom replay --queue` as a library (#12): each repository's
+// The enqueuing side of `patchloom replay --queue` as a library: each repository's
 // first-parent history is cut into ranges (ranges.ts), each range becomes one job on the replay
 // queue with a deterministic id (enqueuing a run twice adds nothing), and the run waits until
 // every job has completed or failed for good, then merges each repository's range reports into

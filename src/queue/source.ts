@@ -1,4 +1,4 @@
-// Where a queued replay reads a repository from (#12), pure. A REPO given to `replay --queue` is
+// Where a queued replay reads a repository from, pure. A REPO given to `replay --queue` is
 // either a path every worker can read (a shared filesystem) or a URL git can clone, which each
 // worker (and the enqueuer, to plan) mirrors into its own clone cache. Only transports that
 // move data are accepted: file, git, http, https and ssh URLs and scp-like `user@host:path`;

@@ -1,4 +1,4 @@
-// The `--queue` URL of the distributed replay (#12): `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`,
+// The `--queue` URL of the distributed replay: `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`,
 // or `rediss://` for TLS, as the connection options BullMQ hands to its Redis client. Pure: the
 // URL is checked whole before anything connects, and a bad one names what is wrong.
 import { EditError } from '../errors.js'

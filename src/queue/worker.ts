@@ -1,4 +1,4 @@
-// `patchloom worker` as a library (#12): a BullMQ worker on the replay queue that takes range
+// `patchloom worker` as a library: a BullMQ worker on the replay queue that takes range
 // jobs, replays each through replayRange, reports progress through the job, and returns the
 // range's report with the worker's name. A payload that is not a range job fails at once and is
 // not retried (BullMQ's UnrecoverableError): it would fail the same way on every attempt.

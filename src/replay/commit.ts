@@ -1,4 +1,4 @@
-// One commit's compute (#10): its diff parsed and applied to the entries it reads, nothing else.
+// One commit's compute: its diff parsed and applied to the entries it reads, nothing else.
 // It needs no git and no tree beyond those entries, so the calling thread and a pool worker run
 // the same function (workers/engine.worker.ts `replay`); everything in and out is plain,
 // structured-clone data. Checking the result against git's record is replay.ts's (checkCommit).

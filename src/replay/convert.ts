@@ -1,19 +1,9 @@
-// Git's diff of one file turned into a context-only patch (#10, D-078): a Codex patch (context
+// Git's diff of one file turned into a context-only patch (D-078): a Codex patch (context
 // lines, no line numbers, git's function context as the `@@` hint) or SEARCH/REPLACE blocks, as
 // an agent would write them, so history replay can measure how those formats land on real code.
-// Pure: the op comes from the unified parser, the bytes from the replay's tree.
-//
-// A change the format cannot state becomes a fallback, with its reason, and replays via
-// unified: a binary patch, a mode change or a new executable, a symlink, a copy, a
-// deletion or rename in SEARCH/REPLACE (no syntax for them), a file that is not plain UTF-8
-// (a BOM, invalid bytes), line endings the engine would not write (an added line whose ending is
-// not the file's dominant one, a line ending in a lone CR), a final-newline change the format's
-// rule does not give, a line the format's parser reads as its own syntax, and a path the format
-// cannot spell. Everything else is converted, whatever the matcher then makes of it.
-//
-// Where each hunk must land is known from git's header: `expected` is the 0-based first line (or
-// insertion index) the matcher reports for it (ComputedFile.placements), in the file as it was
-// for Codex, and in the text the earlier blocks left for SEARCH/REPLACE.
+// Pure: the op comes from the unified parser, the bytes from the replay's tree. A change the
+// format cannot state becomes a fallback with its reason (FallbackReason) and replays via
+// unified; everything else is converted, whatever the matcher then makes of it.
 import { changesWithin } from '../match/locate.js'
 import { hintScopeEnd } from '../match/scope.js'
 import { nameFromLine } from '../parse/search-replace.js'
@@ -24,6 +14,12 @@ import type { FileOp, HunkLine, LineHunk } from '../types.js'
 
 export type ContextFormat = 'codex' | 'search-replace'
 
+// The fallbacks: a binary patch, a mode change or a new executable, a symlink, a copy, a
+// deletion or rename in SEARCH/REPLACE (no syntax for them), a file that is not plain UTF-8
+// (a BOM, invalid bytes), line endings the engine would not write (an added line whose ending is
+// not the file's dominant one, a line ending in a lone CR), a final-newline change the format's
+// rule does not give, a line the format's parser reads as its own syntax, and a path the format
+// cannot spell.
 /** Why a change went the unified way instead (the report counts each). */
 export type FallbackReason =
   | 'binary'
@@ -53,7 +49,10 @@ export interface Built {
   readonly text: string
   /** Per kept hunk: its 1-based line in `text` (what a MATCH_* error's patchLine names). */
   readonly patchLines: readonly number[]
-  /** Per kept hunk: where the matcher must place it (see the module header). */
+  // Where each hunk must land is known from git's header: `expected` is the 0-based first line
+  // (or insertion index) the matcher reports for it (ComputedFile.placements), in the file as it
+  // was for Codex, and in the text the earlier blocks left for SEARCH/REPLACE.
+  /** Per kept hunk: where the matcher must place it. */
   readonly expected: readonly number[]
 }
 

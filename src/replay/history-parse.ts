@@ -1,17 +1,8 @@
-// Reads the output of the one `git log` that src/replay/git-history.ts runs for a replay (#10):
-// commits with their --raw lines and their patch, incrementally, so memory is bounded by one
-// commit's output and not by the history's length. Pure (no Node imports): it only slices bytes.
-// It does not run git, choose the flags or judge a commit; git-history.ts does that.
-//
-//   output   = commit*
-//   commit   = MARKER sha (" " parent)* " "? LF [ LF raw-line+ [ LF patch ] ]
-//   raw-line = ":" mode " " mode " " id " " id " " status [score] TAB path [TAB path] LF
-//   path     = bytes without TAB or LF | C-quoted "..." (\a \b \t \n \v \f \r \" \\ \ooo)
-//   patch    = the bytes up to the next MARKER that starts a line, or the end of the output
-//
-// MARKER starts with a NUL, which never starts a line of a patch (every patch line starts with a
-// header word, a hunk prefix or a base85 length letter), so a NUL after a LF is all the scanner
-// looks for; a marker may be split across chunks, and so may everything else.
+// Reads the output of the one `git log` that git-history.ts runs for a replay: commits with
+// their --raw lines and their patch, incrementally, so memory is bounded by one commit's output
+// and not by the history's length. Pure (no Node imports): it only slices bytes. It does not run
+// git, choose the flags or judge a commit; git-history.ts does that. The grammar is at
+// HistoryStreamParser.
 import { decodePatchBytes } from '../text/patch-bytes.js'
 
 /** The `--format` given to `git log`: what HistoryStreamParser reads at the start of a commit. */
@@ -59,6 +50,15 @@ export interface HistoryCommit {
   readonly patch: Uint8Array
 }
 
+//   output   = commit*
+//   commit   = MARKER sha (" " parent)* " "? LF [ LF raw-line+ [ LF patch ] ]
+//   raw-line = ":" mode " " mode " " id " " id " " status [score] TAB path [TAB path] LF
+//   path     = bytes without TAB or LF | C-quoted "..." (\a \b \t \n \v \f \r \" \\ \ooo)
+//   patch    = the bytes up to the next MARKER that starts a line, or the end of the output
+//
+// MARKER starts with a NUL, which never starts a line of a patch (every patch line starts with a
+// header word, a hunk prefix or a base85 length letter), so a NUL after a LF is all the scanner
+// looks for; a marker may be split across chunks, and so may everything else.
 /**
  * Incremental parser: feed stdout chunks, take complete commits out. A commit comes out when the
  * next one's marker arrives, or at end(); a malformed output throws a plain Error (the caller

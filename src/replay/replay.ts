@@ -1,21 +1,9 @@
-// `replay` (#10): a repository's first-parent history re-applied through the engine, commit by
+// `replay`: a repository's first-parent history re-applied through the engine, commit by
 // commit, to an in-memory tree that starts from the range's first parent; after each commit every
 // file git says it touched is compared, blob id and mode, with git's record of that commit, and
 // nothing else may have changed. Nothing is written to the repository. Git is read by two
-// long-lived processes (src/replay/git-history.ts): the history stream, and `cat-file --batch`
-// for blobs on demand.
-//
-// Where the engine's result differs from git's (or it refuses git's own diff), the mismatch is
-// reported with its first differing line and the file continues from git's post-image, so one
-// difference does not cascade through the rest of the history. A submodule pointer has no bytes
-// to apply a diff to: it is taken from git's record and counted as a fallback.
-//
-// `via: 'codex' | 'search-replace'` converts each file's diff to that format first (D-078,
-// src/replay/tree.ts): refused hunks are counted and the file continues from git's post-image;
-// misplaced hunks (placed anywhere but git's place) fail the commit like a mismatch.
-//
-// `workers: N` computes commits on the pool (D-086, onPool below): a commit waits only for the
-// earlier pending commits that touch its paths, and results are checked and yielded in order.
+// long-lived processes: the history stream (git-history.ts) and `cat-file --batch` for blobs on
+// demand (cat-file.ts).
 import { EditError, isEditError } from '../errors.js'
 import { WorkerPool } from '../threads/worker-pool.js'
 import { JOB_PROTOCOL } from '../threads/jobs.js'
@@ -125,6 +113,17 @@ export interface ReplayReport {
   readonly wallMs: number
 }
 
+// Where the engine's result differs from git's (or it refuses git's own diff), the mismatch is
+// reported with its first differing line and the file continues from git's post-image, so one
+// difference does not cascade through the rest of the history. A submodule pointer has no bytes
+// to apply a diff to: it is taken from git's record and counted as a fallback.
+//
+// `via: 'codex' | 'search-replace'` converts each file's diff to that format first (D-078,
+// tree.ts): refused hunks are counted and the file continues from git's post-image; misplaced
+// hunks (placed anywhere but git's place) fail the commit like a mismatch.
+//
+// `workers: N` computes commits on the pool (D-086, onPool below): a commit waits only for the
+// earlier pending commits that touch its paths, and results are checked and yielded in order.
 /**
  * The replay, one commit at a time (oldest first); the generator's return value is the report.
  *
@@ -239,7 +238,7 @@ interface Slot {
 }
 
 /**
- * Commits computed on the pool (#10): a commit waits only for the earlier pending commits that
+ * Commits computed on the pool: a commit waits only for the earlier pending commits that
  * touch one of its paths (a file's changes form a chain; different files' chains run at once),
  * reads its entries from them or the tree, is computed by a worker and checked here. Results are
  * laid over the tree and yielded in commit order, so every yielded tree is exactly that commit's.

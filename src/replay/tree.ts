@@ -1,19 +1,8 @@
-// One commit's plan applied to an in-memory tree (#10): the engine's own compute (src/apply/
+// One commit's plan applied to an in-memory tree: the engine's own compute (src/apply/
 // compute.ts: the unified applier, the matcher, binary patches) on each file, no filesystem. Pure:
-// the blob hash and zlib come in as functions, so the module runs anywhere the core does.
-//
-// A diff's ops describe one change from one tree, so every op reads the tree as it was before the
-// commit: a rename's source, a copy's source, the two sides of a type change (git writes a delete
-// and an add of the same path) and a swap of two names all see the old tree. Deletions are laid
-// out before additions, so a type change ends with the new entry. What the ops do not cover (a
-// submodule pointer, which has no bytes here) the caller sets from git's own record (`skip`).
-//
-// With `via` a context-only format (D-078), each op is first converted (src/replay/convert.ts)
-// and the converted text goes through that format's own parser and the matcher. A hunk the
-// matcher refuses is counted and dropped, and the rest retried, so every hunk is judged; the
-// file's bytes then come from git (`refused`), so one refusal does not cascade. A hunk placed
-// anywhere but where git's header says is misplaced. What the format cannot state replays
-// through git's diff and is counted as a fallback.
+// the blob hash and zlib come in as functions, so the module runs anywhere the core does. With
+// `via` a context-only format (D-078), each op is first converted (convert.ts) and goes through
+// that format's own parser and the matcher.
 import { computeFile } from '../apply/compute.js'
 import { errorData, type EditErrorData } from '../errors.js'
 import { parsePlan } from '../parse/index.js'
@@ -38,7 +27,8 @@ export interface ApplyContext {
   readonly inflate: (deflated: Uint8Array) => Uint8Array
   /** Paths the caller takes from git's record instead of the ops (submodule pointers). */
   readonly skip?: ReadonlySet<string>
-  /** The patch is not UTF-8 somewhere (PatchText.firstRawLine): ops holding raw bytes match them exactly (D-040). */
+  // Why such ops match byte for byte: DECISIONS.md D-040.
+  /** The patch is not UTF-8 somewhere (PatchText.firstRawLine): ops holding raw bytes match them exactly. */
   readonly rawPatch?: boolean
   /** Apply git's diff as it is (the default), or converted to a context-only format. */
   readonly via?: 'unified' | ContextFormat
@@ -93,6 +83,16 @@ export interface AppliedPlan {
 
 const DEFAULT_MODE: FileMode = '100644'
 
+// A diff's ops describe one change from one tree, so every op reads the tree as it was before the
+// commit: a rename's source, a copy's source, the two sides of a type change (git writes a delete
+// and an add of the same path) and a swap of two names all see the old tree. Deletions are laid
+// out before additions, so a type change ends with the new entry. What the ops do not cover (a
+// submodule pointer, which has no bytes here) the caller sets from git's own record (`skip`).
+//
+// Under a context-only via, a hunk the matcher refuses is counted and dropped, and the rest
+// retried, so every hunk is judged; the file's bytes then come from git (`refused`), so one
+// refusal does not cascade. A hunk placed anywhere but where git's header says is misplaced.
+// What the format cannot state replays through git's diff and is counted as a fallback.
 /** The plan's ops applied to `tree`, each against the tree as it was before the commit. */
 export function applyPlan(tree: Tree, plan: EditPlan, ctx: ApplyContext): AppliedPlan {
   const deleted = new Map<string, null>()
