@@ -26,6 +26,7 @@ import type { Candidate } from '../errors.js'
 import { errorData } from '../errors.js'
 import { findCandidates, MAX_CANDIDATES, previewOf } from '../match/candidates.js'
 import { surroundingRange } from '../match/locate.js'
+import { passWords, type EditPass } from '../match/pass-words.js'
 import { deriveRestyle, restyleLine, type Restyle } from '../match/restyle.js'
 import { fail, ok, type Result } from '../result.js'
 import type { TableRegion } from '../text/line-table.js'
@@ -84,17 +85,6 @@ export interface StringEditsDetail extends StringEditsOutput {
 
 /** Line numbers listed in one error message before it says "and N more". */
 const MAX_LISTED_LINES = 20
-
-/** A ladder pass, or the tolerant_whitespace rung: a leading tab counts as four spaces. */
-type Pass = MatchPass | 'tabs'
-
-const PASS_WORDS: Readonly<Record<Pass, string>> = {
-  exact: 'matching exactly',
-  'trim-end': 'ignoring trailing whitespace',
-  trim: 'ignoring leading and trailing whitespace',
-  fold: 'folding Unicode punctuation and spaces',
-  tabs: 'counting a tab in the indentation as four spaces',
-}
 
 interface Context {
   readonly path: string
@@ -499,7 +489,7 @@ function findReplaceLines(
   wanted: readonly string[],
   edit: { readonly strict?: boolean; readonly tolerantWhitespace?: boolean },
   ctx: Context,
-): Result<{ pass: Pass; starts: number[] }> {
+): Result<{ pass: EditPass; starts: number[] }> {
   if (edit.tolerantWhitespace === true && wanted.length > 0) {
     const starts = findTabLines(doc, wanted)
     if (starts.length > 0) {
@@ -535,7 +525,7 @@ function findTabLines(doc: EditDoc, wanted: readonly string[]): number[] {
 }
 
 /** The restyle pass for new lines: the tabs rung re-indents like 'trim'. */
-function restylePass(pass: Pass): MatchPass {
+function restylePass(pass: EditPass): MatchPass {
   return pass === 'tabs' ? 'trim' : pass
 }
 
@@ -695,7 +685,7 @@ function applyInsert(
   const inserted = wholeLines(edit.newString)
   if (inserted.length === 0) return noOp(ctx, 'new_string is empty')
   let spans = exactSpans(doc, anchorLf)
-  let pass: Pass = 'exact'
+  let pass: EditPass = 'exact'
   if (spans.length === 0) {
     const other = otherAnchorSpans(doc, anchorLf, edit, ctx)
     if (!other.ok) return other
@@ -745,7 +735,7 @@ function otherAnchorSpans(
   anchorLf: string,
   edit: { readonly strict?: boolean; readonly tolerantWhitespace?: boolean },
   ctx: Context,
-): Result<{ pass: Pass; spans: Span[] }> {
+): Result<{ pass: EditPass; spans: Span[] }> {
   const wanted = anchorLf.split('\n')
   if (edit.tolerantWhitespace === true) {
     let spans: Span[]
@@ -782,7 +772,7 @@ function anchorRestyle(
   anchorLf: string,
   first: number,
   last: number,
-  pass: Pass,
+  pass: EditPass,
   inserted: readonly string[],
 ): Restyle | null {
   if (pass === 'exact') return null
@@ -883,11 +873,11 @@ function notFound(
   return failAt(ctx, 'MATCH_NOT_FOUND', detail, candidates)
 }
 
-function notText(ctx: Context, what: string, pass: Pass): Result<never> {
+function notText(ctx: Context, what: string, pass: EditPass): Result<never> {
   return failAt(
     ctx,
     'FILE_NOT_TEXT',
-    `${what} matches ${ctx.path} only after ${PASS_WORDS[pass]}, ` +
+    `${what} matches ${ctx.path} only ${passWords(pass)}, ` +
       'which a file that is not UTF-8 text does not allow',
   )
 }
@@ -917,7 +907,7 @@ function lineCandidates(doc: EditDoc, fileLines: readonly number[]): Candidate[]
 }
 
 function lenientWarnings(
-  pass: Pass,
+  pass: EditPass,
   starts: readonly number[],
   ctx: Context,
   what = '',
@@ -926,7 +916,7 @@ function lenientWarnings(
   const subject = what === '' ? `edit ${ctx.editNumber}` : `edit ${ctx.editNumber} ${what}`
   const lines = starts.map((s) => s + 1)
   const where = `${lines.length === 1 ? 'line' : 'lines'} ${lines.join(', ')}`
-  const message = `${subject} matched after ${PASS_WORDS[pass]} at ${where}`
+  const message = `${subject} matched ${passWords(pass)} at ${where}`
   return [{ code: 'match.lenient', message, path: ctx.path, patchLine: ctx.editNumber }]
 }
 

@@ -17,6 +17,7 @@ import type { HunkLine, LineHunk, Warning } from '../types.js'
 import { findCandidates, MAX_CANDIDATES, previewOf } from './candidates.js'
 import { findLineMatchesIn, findStartsInPass, type LineIndex } from './ladder.js'
 import { deriveRestyle, IDENTITY_RESTYLE, type Restyle } from './restyle.js'
+import { passWords } from './pass-words.js'
 import { hintScopeEnd } from './scope.js'
 
 /** Where a hunk goes: lines [start, start + oldLength) of the searched text are replaced. */
@@ -58,13 +59,6 @@ const SURROUNDING = 400
 
 /** Line numbers an ambiguity message spells out before it says "and N more". */
 const MAX_AMBIGUOUS_LISTED = 10
-
-const PASS_WORDS: Record<MatchPass, string> = {
-  exact: 'exactly',
-  'trim-end': 'after ignoring trailing whitespace',
-  trim: 'after ignoring leading and trailing whitespace',
-  fold: 'after ignoring whitespace and folding Unicode punctuation',
-}
 
 export function oldSide(lines: readonly HunkLine[]): string[] {
   const out: string[] = []
@@ -130,7 +124,7 @@ function notTextError<T>(
   return fail(
     errorData(
       'FILE_NOT_TEXT',
-      `${ctx.path} is not UTF-8 text and ${hunkName(hunk)} matches it only ${PASS_WORDS[pass]}; a byte-exact match is required.`,
+      `${ctx.path} is not UTF-8 text and ${hunkName(hunk)} matches it only ${passWords(pass)}; a byte-exact match is required.`,
       { path: ctx.path, patchLine: hunk.patchLine },
     ),
   )
@@ -258,7 +252,7 @@ function lenientWarning(
   return [
     {
       code: 'match.lenient',
-      message: `${capitalise(hunkName(hunk))} matched ${ctx.path} at line ${start + 1} only ${PASS_WORDS[pass]} (pass '${pass}').`,
+      message: `${capitalise(hunkName(hunk))} matched ${ctx.path} at line ${start + 1} only ${passWords(pass)} (pass '${pass}').`,
       path: ctx.path,
       patchLine: hunk.patchLine,
     },
@@ -491,7 +485,7 @@ function outsideScopeError<T>(
     return fail(
       errorData(
         'MATCH_NOT_FOUND',
-        `${capitalise(hunkName(hunk))} is not inside ${scopeWords} in ${ctx.path}: its lines ${spills ? 'match' : 'are outside that scope, matching'} ${PASS_WORDS[elsewhere.pass]} at ${starts.length === 1 ? 'line' : 'lines'} ${listedLines(starts)}${spills ? ', but it would change lines past the end of the scope' : ''}.`,
+        `${capitalise(hunkName(hunk))} is not inside ${scopeWords} in ${ctx.path}: its lines ${spills ? 'match' : 'are outside that scope, matching'} ${passWords(elsewhere.pass)} at ${starts.length === 1 ? 'line' : 'lines'} ${listedLines(starts)}${spills ? ', but it would change lines past the end of the scope' : ''}.`,
         {
           path: ctx.path,
           patchLine: hunk.patchLine,

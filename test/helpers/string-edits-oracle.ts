@@ -30,6 +30,7 @@ import { deriveRestyle, restyleLine, type Restyle } from '../../src/match/restyl
 import { noOpDetail } from '../../src/apply/edit-guards.js'
 import { fail, ok, type Result } from '../../src/result.js'
 import { dominantEol, joinLines, splitLines, type Eol, type Line } from '../../src/text/lines.js'
+import { passWords, type EditPass } from '../../src/match/pass-words.js'
 import { MATCH_PASSES, normalizeLine, type MatchPass } from '../../src/text/normalize.js'
 import type { StringEdit, Warning } from '../../src/types.js'
 import { findLineMatches, type LineMatches } from '../../src/match/ladder.js'
@@ -169,15 +170,7 @@ export interface StringEditsOutput {
 /** Line numbers listed in one error message before it says "and N more". */
 const MAX_LISTED_LINES = 20
 
-type Pass = MatchPass | 'tabs'
-
-const PASS_WORDS: Readonly<Record<Pass, string>> = {
-  exact: 'matching exactly',
-  'trim-end': 'ignoring trailing whitespace',
-  trim: 'ignoring leading and trailing whitespace',
-  fold: 'folding Unicode punctuation and spaces',
-  tabs: 'counting a tab in the indentation as four spaces',
-}
+type Pass = EditPass
 
 /** A line's leading blanks with every tab as four spaces, then the rest as it is. */
 function tabsAsSpaces(text: string): string {
@@ -715,7 +708,7 @@ function notText(ctx: Context, what: string, pass: Pass): Result<never> {
   return failAt(
     ctx,
     'FILE_NOT_TEXT',
-    `${what} matches ${ctx.path} only after ${PASS_WORDS[pass]}, ` +
+    `${what} matches ${ctx.path} only ${passWords(pass)}, ` +
       'which a file that is not UTF-8 text does not allow',
   )
 }
@@ -750,7 +743,7 @@ function lenientWarnings(
   const subject = what === '' ? `edit ${ctx.editNumber}` : `edit ${ctx.editNumber} ${what}`
   const lines = starts.map((s) => s + 1)
   const where = `${lines.length === 1 ? 'line' : 'lines'} ${lines.join(', ')}`
-  const message = `${subject} matched after ${PASS_WORDS[pass]} at ${where}`
+  const message = `${subject} matched ${passWords(pass)} at ${where}`
   return [{ code: 'match.lenient', message, path: ctx.path, patchLine: ctx.editNumber }]
 }
 

@@ -272,7 +272,7 @@ describe('tolerant_whitespace (#11)', () => {
           {
             code: 'match.lenient',
             message:
-              'edit 1 matched after counting a tab in the indentation as four spaces at line 2',
+              'edit 1 matched after counting each tab of the leading indentation as four spaces at line 2',
           },
         ],
       },

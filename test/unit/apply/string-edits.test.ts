@@ -297,7 +297,8 @@ describe('applyStringEdits insert', () => {
     expect(result.value.warnings).toEqual([
       expect.objectContaining({
         code: 'match.lenient',
-        message: 'edit 1 anchor matched after folding Unicode punctuation and spaces at line 2',
+        message:
+          'edit 1 anchor matched after ignoring leading and trailing whitespace and folding Unicode punctuation and spaces to ASCII at line 2',
       }),
     ])
   })
