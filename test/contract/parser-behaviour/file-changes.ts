@@ -231,7 +231,7 @@ export const FILE_CHANGES: readonly BehaviourCase[] = [
     },
   },
   {
-    name: 'a file created where one exists',
+    name: 'creating a file that already exists: a diff refuses it, Codex and a write overwrite it',
     before: { 'a.txt': 'old\n' },
     expect: { refused: 'FILE_EXISTS' },
     renditions: {
@@ -261,7 +261,7 @@ export const FILE_CHANGES: readonly BehaviourCase[] = [
     },
   },
   {
-    name: 'a rename onto an existing file',
+    name: 'a rename onto an existing file: a diff refuses it, Codex replaces that file',
     before: { 'a.txt': 'a\n', 'b.txt': 'b\n' },
     expect: { refused: 'FILE_EXISTS' },
     renditions: {

@@ -153,4 +153,110 @@ export const LINE_ENDINGS: readonly BehaviourCase[] = [
       },
     },
   },
+  {
+    name: 'a file without a final newline: a change whose context reaches the last line',
+    before: { 'n.txt': 'a\nb' },
+    expect: { files: { 'n.txt': 'A\nb' } },
+    renditions: {
+      codex: codex('*** Update File: n.txt', '@@', '-a', '+A', ' b'),
+      unified: text(
+        '--- a/n.txt',
+        '+++ b/n.txt',
+        '@@ -1,2 +1,2 @@',
+        '-a',
+        '+A',
+        ' b',
+        '\\ No newline at end of file',
+      ),
+      'search-replace': block('n.txt', ['a', 'b'], ['A', 'b']),
+      edits: edits({ path: 'n.txt', old_string: 'a\nb', new_string: 'A\nb' }),
+    },
+    differs: {
+      codex: {
+        expect: { files: { 'n.txt': 'A\nb\n' } },
+        why: 'a Codex hunk that reaches the last line, as context too, ends it with a newline',
+      },
+    },
+  },
+  {
+    name: 'lines appended to a file without a final newline: it still has none',
+    before: { 'n.txt': 'a\nb' },
+    expect: { files: { 'n.txt': 'a\nb\nx' } },
+    renditions: {
+      codex: codex('*** Update File: n.txt', '@@', ' b', '+x', '*** End of File'),
+      unified: text(
+        '--- a/n.txt',
+        '+++ b/n.txt',
+        '@@ -1,2 +1,3 @@',
+        ' a',
+        '-b',
+        '\\ No newline at end of file',
+        '+b',
+        '+x',
+        '\\ No newline at end of file',
+      ),
+      'search-replace': block('n.txt', [], ['x']),
+      edits: edits({
+        path: 'n.txt',
+        mode: 'insert',
+        anchor: 'b',
+        position: 'after',
+        new_string: 'x\n',
+      }),
+    },
+    differs: {
+      codex: {
+        expect: { files: { 'n.txt': 'a\nb\nx\n' } },
+        why: 'a Codex patch cannot state a missing final newline: a touched last line gets one',
+      },
+    },
+  },
+  {
+    name: 'the last line of a file without a final newline deleted: it still has none',
+    before: { 'n.txt': 'a\nb\nc' },
+    expect: { files: { 'n.txt': 'a\nb' } },
+    renditions: {
+      codex: codex('*** Update File: n.txt', '@@', ' b', '-c'),
+      unified: text(
+        '--- a/n.txt',
+        '+++ b/n.txt',
+        '@@ -1,3 +1,2 @@',
+        ' a',
+        '-b',
+        '-c',
+        '\\ No newline at end of file',
+        '+b',
+        '\\ No newline at end of file',
+      ),
+      'search-replace': block('n.txt', ['c'], []),
+      edits: edits({ path: 'n.txt', mode: 'delete_range', start_line: 3, end_line: 3 }),
+    },
+    differs: {
+      codex: {
+        expect: { files: { 'n.txt': 'a\nb\n' } },
+        why: 'a Codex patch cannot state a missing final newline: a touched last line gets one',
+      },
+    },
+  },
+  {
+    name: 'a CRLF file edited by a patch whose lines end in CRLF too',
+    before: { 'w.txt': 'one\r\ntwo\r\nthree\r\n' },
+    expect: { files: { 'w.txt': 'one\r\n2\r\nextra\r\nthree\r\n' } },
+    renditions: {
+      codex: crlf(codex('*** Update File: w.txt', '@@', ' one', '-two', '+2', '+extra', ' three')),
+      // As `git diff` writes a CRLF file: LF headers, body lines that keep their CR.
+      unified: text(
+        '--- a/w.txt',
+        '+++ b/w.txt',
+        '@@ -1,3 +1,4 @@',
+        ' one\r',
+        '-two\r',
+        '+2\r',
+        '+extra\r',
+        ' three\r',
+      ),
+      'search-replace': crlf(block('w.txt', ['two'], ['2', 'extra'])),
+      edits: crlf(edits({ path: 'w.txt', old_string: 'two\r\n', new_string: '2\r\nextra\r\n' })),
+    },
+  },
 ]

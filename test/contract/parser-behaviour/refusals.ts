@@ -1,5 +1,6 @@
 // Parser behaviour cases that must be refused, leaving every file as it was: ambiguous or
-// missing context, missing files, a deletion that does not match, one bad file among good ones.
+// missing context, missing files, a deletion that does not match, one bad file among good ones,
+// and paths the engine does not write (outside the root, denied, a directory).
 import {
   type BehaviourCase,
   text,
@@ -136,7 +137,7 @@ export const REFUSALS: readonly BehaviourCase[] = [
     cannot: { 'search-replace': NO_DELETE_SR, edits: NO_DELETE_EDITS },
   },
   {
-    name: 'deleting a file whose content differs from the patch',
+    name: 'deleting a file whose content differs from the patch is refused',
     before: { 'gone.txt': 'bye\nlater\n', 'keep.txt': 'k\n' },
     expect: { refused: 'MATCH_NOT_FOUND' },
     renditions: {
@@ -157,6 +158,50 @@ export const REFUSALS: readonly BehaviourCase[] = [
         expect: { files: { 'keep.txt': 'k\n' } },
         why: 'a Codex Delete File states no content, so there is nothing to check the file against',
       },
+    },
+  },
+  {
+    name: 'Unicode normalisation is no leniency: a composed é does not match a decomposed one',
+    before: { 'n.txt': 'cafe\u0301\nb\n' },
+    expect: { refused: 'MATCH_NOT_FOUND' },
+    renditions: {
+      codex: codex('*** Update File: n.txt', '@@', ' caf\u00e9', '-b', '+B'),
+      unified: text('--- a/n.txt', '+++ b/n.txt', '@@ -1,2 +1,2 @@', ' caf\u00e9', '-b', '+B'),
+      'search-replace': block('n.txt', ['caf\u00e9', 'b'], ['caf\u00e9', 'B']),
+      edits: edits({ path: 'n.txt', old_string: 'caf\u00e9\nb\n', new_string: 'caf\u00e9\nB\n' }),
+    },
+  },
+  {
+    name: 'a path outside the workspace root is refused',
+    before: { 'a.txt': 'x\n' },
+    expect: { refused: 'PATH_OUTSIDE_ROOT' },
+    renditions: {
+      codex: codex('*** Update File: ../a.txt', '@@', '-x', '+y'),
+      unified: text('--- a/../a.txt', '+++ b/../a.txt', '@@ -1 +1 @@', '-x', '+y'),
+      'search-replace': block('../a.txt', ['x'], ['y']),
+      edits: edits({ path: '../a.txt', old_string: 'x', new_string: 'y' }),
+    },
+  },
+  {
+    name: 'a path under .git is refused by the default deny rules',
+    before: { '.git/config': 'x\n' },
+    expect: { refused: 'PATH_DENIED' },
+    renditions: {
+      codex: codex('*** Update File: .git/config', '@@', '-x', '+y'),
+      unified: text('--- a/.git/config', '+++ b/.git/config', '@@ -1 +1 @@', '-x', '+y'),
+      'search-replace': block('.git/config', ['x'], ['y']),
+      edits: edits({ path: '.git/config', old_string: 'x', new_string: 'y' }),
+    },
+  },
+  {
+    name: 'a directory edited as a file is refused',
+    before: { 'd/x.txt': 'x\n' },
+    expect: { refused: 'FILE_IS_DIRECTORY' },
+    renditions: {
+      codex: codex('*** Update File: d', '@@', '-x', '+y'),
+      unified: text('--- a/d', '+++ b/d', '@@ -1 +1 @@', '-x', '+y'),
+      'search-replace': block('d', ['x'], ['y']),
+      edits: edits({ path: 'd', old_string: 'x', new_string: 'y' }),
     },
   },
 ]
