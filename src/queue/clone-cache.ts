@@ -10,6 +10,7 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import path from 'node:path'
 import { EditError } from '../errors.js'
+import { gitNotInstalled } from '../replay/git-command.js'
 import { startGit, type GitExit } from '../replay/git-process.js'
 import { cacheName, redactUrl } from './source.js'
 
@@ -177,11 +178,7 @@ async function git(args: readonly string[], stallMs?: number): Promise<GitRun> {
   })
   const exit = await run.exit
   if (exit.error !== undefined) {
-    if (exit.error.code === 'ENOENT') {
-      throw new EditError('REPLAY_GIT_NOT_INSTALLED', 'git was not found on PATH.', {
-        cause: exit.error,
-      })
-    }
+    if (exit.error.code === 'ENOENT') throw gitNotInstalled(exit.error)
     throw exit.error
   }
   return { ...exit, stderr: run.stderr() }

@@ -71,6 +71,11 @@ export function checkRange(range: string): void {
   }
 }
 
+/** REPLAY_GIT_NOT_INSTALLED, for a spawn that failed with ENOENT. */
+export function gitNotInstalled(cause: NodeJS.ErrnoException): EditError {
+  return new EditError('REPLAY_GIT_NOT_INSTALLED', 'git was not found on PATH.', { cause })
+}
+
 export function gitFailed(message: string, cause?: unknown): EditError {
   return new EditError('REPLAY_GIT_FAILED', message, cause === undefined ? {} : { cause })
 }
@@ -85,11 +90,7 @@ export function failure(
   const exit = git.result()
   const opts = cause === undefined ? {} : { cause }
   if (exit?.error !== undefined) {
-    if (exit.error.code === 'ENOENT') {
-      return new EditError('REPLAY_GIT_NOT_INSTALLED', 'git was not found on PATH.', {
-        cause: exit.error,
-      })
-    }
+    if (exit.error.code === 'ENOENT') return gitNotInstalled(exit.error)
     return gitFailed(`git could not be started: ${exit.error.message}.`, exit.error)
   }
   if (exit !== null && exit.signal !== null)
