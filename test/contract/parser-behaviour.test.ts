@@ -1,9 +1,9 @@
 // The parser behaviour contract: every case in parser-behaviour/, in every format that states it,
 // goes through one path, the public engine (format detected from the text, parsed, verified
 // inline, committed to a temp workspace holding the case's starting files), and must leave
-// exactly the case's files, or be refused with the case's error code and leave the workspace as
-// it was. Formats that cannot state a case show as skipped tests that give the reason. The shape
-// contract every parser meets on its own samples is parser.contract.ts.
+// exactly the case's files with the case's warning codes, or be refused with the case's error
+// code and leave the workspace as it was. Each rendition's plan also meets the shape contract
+// (parser.contract.ts). Formats that cannot state a case show as skipped tests with the reason.
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -71,6 +71,8 @@ async function runRendition(
     }
     expect(outcome.result.format).toBe(format)
     expect(await readFileMap(root)).toEqual(want.files)
+    const warned = [...new Set(outcome.result.warnings.map((warning) => warning.code))]
+    expect(warned.sort(), 'warning codes').toEqual([...(want.warnings ?? [])].sort())
   } else {
     if (outcome.ok) expect.fail(`expected ${want.refused}, but the patch applied`)
     const { error } = outcome

@@ -5,6 +5,7 @@
 // with its own result and the reason. Also the helpers the case files write patches with.
 import type { ErrorCode } from '../../../src/errors.js'
 import type { PatchFormat } from '../../../src/types.js'
+import type { WarningCode } from '../../../src/warnings.js'
 import type { FileMap } from '../../helpers/file-map.js'
 
 /** Every patch format, so a case that forgets one fails the table check. */
@@ -16,8 +17,11 @@ export const FORMATS = Object.keys({
 } satisfies Record<PatchFormat, true>) as PatchFormat[]
 
 export type Expectation =
-  /** The whole workspace afterwards (FileMap: `dir/` for an empty directory). */
-  | { readonly files: FileMap }
+  /**
+   * The whole workspace afterwards (FileMap: `dir/` for an empty directory), and the codes of
+   * the warnings the change gives, each once, in any order (none when absent).
+   */
+  | { readonly files: FileMap; readonly warnings?: readonly WarningCode[] }
   /** The change is refused with this code and the workspace is left as it was. */
   | { readonly refused: ErrorCode }
 
@@ -56,6 +60,11 @@ export function block(path: string, search: readonly string[], replace: readonly
 export function edits(...list: Record<string, unknown>[]): string {
   return `${JSON.stringify({ edits: list }, null, 2)}\n`
 }
+
+export const LENIENT: readonly WarningCode[] = ['match.lenient']
+
+/** Why only a diff gives match.offset: no other format states where its change goes. */
+export const OFFSET_WHY = 'only a diff states a line, so only a diff reports a change placed off it'
 
 export const NO_DELETE_SR =
   'a SEARCH/REPLACE block changes text inside a file; none removes the file'

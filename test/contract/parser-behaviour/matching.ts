@@ -1,15 +1,18 @@
 // Parser behaviour cases: where a change goes. Context that fits one place only, an exact match
 // over a lenient one, and lenient matches (whitespace, indentation, quotes, dashes) whose new
 // lines take the file's style.
-import { type BehaviourCase, text, codex, block, edits } from './case.js'
+import { type BehaviourCase, text, codex, block, edits, LENIENT, OFFSET_WHY } from './case.js'
+
+const REPEATED_AFTER = {
+  'f.js': 'function a() {\n  return 1\n}\n\nfunction b() {\n  return 2\n}\n',
+}
+const EXACT_AFTER = { 'w.txt': '    item\nend\nx\nITEM\nend\n' }
 
 export const MATCHING: readonly BehaviourCase[] = [
   {
     name: 'repeated lines: the context fits one place only, whatever the stated line',
     before: { 'f.js': 'function a() {\n  return 1\n}\n\nfunction b() {\n  return 1\n}\n' },
-    expect: {
-      files: { 'f.js': 'function a() {\n  return 1\n}\n\nfunction b() {\n  return 2\n}\n' },
-    },
+    expect: { files: REPEATED_AFTER },
     renditions: {
       codex: codex(
         '*** Update File: f.js',
@@ -40,11 +43,14 @@ export const MATCHING: readonly BehaviourCase[] = [
         new_string: 'function b() {\n  return 2\n',
       }),
     },
+    differs: {
+      unified: { expect: { files: REPEATED_AFTER, warnings: ['match.offset'] }, why: OFFSET_WHY },
+    },
   },
   {
     name: 'an exact match wins over a nearer lenient one',
     before: { 'w.txt': '    item\nend\nx\nitem\nend\n' },
-    expect: { files: { 'w.txt': '    item\nend\nx\nITEM\nend\n' } },
+    expect: { files: EXACT_AFTER },
     renditions: {
       codex: codex('*** Update File: w.txt', '@@', '-item', '+ITEM', ' end'),
       // Stated at line 2: the lenient match at line 1 is nearer than the exact one at line 4.
@@ -53,6 +59,7 @@ export const MATCHING: readonly BehaviourCase[] = [
       edits: edits({ path: 'w.txt', old_string: 'item\nend\n', new_string: 'ITEM\nend\n' }),
     },
     differs: {
+      unified: { expect: { files: EXACT_AFTER, warnings: ['match.offset'] }, why: OFFSET_WHY },
       edits: {
         expect: { refused: 'MATCH_AMBIGUOUS' },
         why: 'old_string is matched as text, not as whole lines, and "item\\nend\\n" is also the end of "    item\\nend\\n": two exact matches',
@@ -62,7 +69,7 @@ export const MATCHING: readonly BehaviourCase[] = [
   {
     name: 'trailing whitespace in the file: the context matches leniently and the file keeps it',
     before: { 'c.toml': 'name = "demo"   \nversion = 1\n' },
-    expect: { files: { 'c.toml': 'name = "demo"   \nversion = 2\n' } },
+    expect: { files: { 'c.toml': 'name = "demo"   \nversion = 2\n' }, warnings: LENIENT },
     renditions: {
       codex: codex(
         '*** Update File: c.toml',
@@ -94,7 +101,7 @@ export const MATCHING: readonly BehaviourCase[] = [
   {
     name: 'indentation that differs from the file: new lines take the file indent',
     before: { 'p.py': 'def f():\n    x = 1\n    return x\n' },
-    expect: { files: { 'p.py': 'def f():\n    x = 1\n    return x * 2\n' } },
+    expect: { files: { 'p.py': 'def f():\n    x = 1\n    return x * 2\n' }, warnings: LENIENT },
     renditions: {
       codex: codex('*** Update File: p.py', '@@', '  x = 1', '-  return x', '+  return x * 2'),
       unified: text(
@@ -116,7 +123,10 @@ export const MATCHING: readonly BehaviourCase[] = [
   {
     name: 'a tab-indented file edited with space indents: new lines take the tabs',
     before: { 'm.go': 'func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n' },
-    expect: { files: { 'm.go': 'func f() {\n\tif x {\n\t\treturn 2\n\t}\n}\n' } },
+    expect: {
+      files: { 'm.go': 'func f() {\n\tif x {\n\t\treturn 2\n\t}\n}\n' },
+      warnings: LENIENT,
+    },
     renditions: {
       codex: codex(
         '*** Update File: m.go',
@@ -149,7 +159,7 @@ export const MATCHING: readonly BehaviourCase[] = [
   {
     name: 'curly quotes in the patch, straight ones in the file: new lines take the straight ones',
     before: { 's.py': 'msg = "hello"\nx = 1\n' },
-    expect: { files: { 's.py': 'msg = "hello, world"\nx = 1\n' } },
+    expect: { files: { 's.py': 'msg = "hello, world"\nx = 1\n' }, warnings: LENIENT },
     renditions: {
       codex: codex(
         '*** Update File: s.py',
@@ -177,7 +187,10 @@ export const MATCHING: readonly BehaviourCase[] = [
   {
     name: 'ASCII dashes and spaces in the patch match Unicode ones in the file, which keeps them',
     before: { 'n.md': '# Notes \u2014 draft\nrange: 1\u20135\ntotal = 10\n' },
-    expect: { files: { 'n.md': '# Notes \u2014 draft\nrange: 1\u20135\ntotal = 11\n' } },
+    expect: {
+      files: { 'n.md': '# Notes \u2014 draft\nrange: 1\u20135\ntotal = 11\n' },
+      warnings: LENIENT,
+    },
     renditions: {
       codex: codex(
         '*** Update File: n.md',
