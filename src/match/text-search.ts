@@ -282,3 +282,33 @@ export function findLenientInLine(
   }
   return null
 }
+
+// The key of the tolerant_whitespace rung: a tab counts as four spaces, not as a move to the next
+// tab stop (DECISIONS.md D-092).
+/** A line with each tab of its leading indentation written as four spaces. */
+export function tabKey(text: string): string {
+  return text.replace(/^[ \t]+/, (indent) => indent.replace(/\t/g, '    '))
+}
+
+/** 0-based starts where `wanted` matches whole current lines compared by tabKey. */
+export function findTabLines(doc: EditDoc, wanted: readonly string[]): number[] {
+  const keys = wanted.map(tabKey)
+  const texts = doc.table.texts(0, doc.table.length)
+  const starts: number[] = []
+  for (let i = 0; i + keys.length <= texts.length; i++) {
+    let all = true
+    for (let j = 0; j < keys.length && all; j++) all = tabKey(texts[i + j] as string) === keys[j]
+    if (all) starts.push(i)
+  }
+  return starts
+}
+
+/** The one-line spans of the current lines that hold a one-line anchor, both compared by tabKey. */
+export function findTabInLine(doc: EditDoc, anchor: string): Span[] {
+  const key = tabKey(anchor)
+  const spans: Span[] = []
+  doc.table.texts(0, doc.table.length).forEach((text, i) => {
+    if (tabKey(text).includes(key)) spans.push([i, i])
+  })
+  return spans
+}

@@ -1,0 +1,161 @@
+// An insert edit: new lines before or after the line(s) of an anchor. The anchor is found as an
+// exact substring, else through the tabs rung when tolerant_whitespace is set, else (unless
+// strict is set) through the ladder: a one-line anchor may be part of a line, a longer one must
+// match whole lines. After a lenient match the new lines are restyled like hunk lines
+// (src/match/restyle.ts), learning from the anchor.
+import type { EditPass } from '../match/pass-words.js'
+import { deriveRestyle, restyleLine, type Restyle } from '../match/restyle.js'
+import {
+  type EditDoc,
+  exactSpans,
+  findLenientInLine,
+  findTabInLine,
+  findTabLines,
+  findWholeLines,
+  tabKey,
+  toLf,
+  wholeLines,
+  type Span,
+} from '../match/text-search.js'
+import { ok, type Result } from '../result.js'
+import { joinLines, type Line } from '../text/lines.js'
+import { normalizeLine, type MatchPass } from '../text/normalize.js'
+import type { StringEdit } from '../types.js'
+import {
+  failAt,
+  lenientWarnings,
+  noOp,
+  notFound,
+  notText,
+  type EditContext,
+  type EditStep,
+} from './edit-messages.js'
+import { chooseMatches, ladder, restylePass, viewOf } from './edit-matches.js'
+
+export function applyInsert(
+  doc: EditDoc,
+  edit: Extract<StringEdit, { mode: 'insert' }>,
+  ctx: EditContext,
+): Result<EditStep> {
+  const anchorLf = toLf(edit.anchor).replace(/\n+$/, '')
+  if (anchorLf === '') {
+    return failAt(ctx, 'PARSE_BAD_EDIT', `the anchor for ${ctx.path} is empty or only line breaks`)
+  }
+  const inserted = wholeLines(edit.newString)
+  if (inserted.length === 0) return noOp(ctx, 'new_string is empty')
+  let spans = exactSpans(doc, anchorLf)
+  let pass: EditPass = 'exact'
+  if (spans.length === 0) {
+    const other = otherAnchorSpans(doc, anchorLf, edit, ctx)
+    if (!other.ok) return other
+    ;({ pass, spans } = other.value)
+  }
+  const chosen = chooseMatches(
+    doc,
+    spans.map(([first]) => first + 1),
+    edit,
+    ctx,
+    'anchor',
+  )
+  if (!chosen.ok) return chosen
+  const [first, last] = spans[chosen.value[0] as number] as [number, number]
+
+  const dominant = doc.table.dominant()
+  // A leniently matched anchor tells how the edit's indentation maps onto the file's; the new
+  // lines were written with the same view of the file, so they are re-indented the same way.
+  const restyle = anchorRestyle(doc, anchorLf, first, last, pass, inserted)
+  const fresh: Line[] = inserted.map((text) => ({
+    text: restyle === null ? text : restyleLine(text, restyle),
+    eol: dominant,
+  }))
+  if (edit.position === 'before') {
+    doc.replaceText(first, first, joinLines(fresh))
+  } else {
+    const anchorLine = doc.table.line(last)
+    if (anchorLine.eol === '') {
+      // After an unterminated last line: the anchor gains a break, the new last line lacks one.
+      fresh[fresh.length - 1] = { text: (fresh[fresh.length - 1] as Line).text, eol: '' }
+      doc.replaceText(last, last + 1, anchorLine.text + dominant + joinLines(fresh))
+    } else {
+      doc.replaceText(last + 1, last + 1, joinLines(fresh))
+    }
+  }
+  const warnings = pass === 'exact' ? [] : lenientWarnings(pass, [first], ctx, 'anchor')
+  return ok({ warnings })
+}
+
+/**
+ * Anchor search after the exact one failed: the tabs rung when tolerant_whitespace is set (a
+ * one-line anchor may be part of a line, a longer one matches whole lines), then the ladder
+ * unless strict is set (strict keeps only the ladder's exact line-by-line pass).
+ */
+function otherAnchorSpans(
+  doc: EditDoc,
+  anchorLf: string,
+  edit: { readonly strict?: boolean; readonly tolerantWhitespace?: boolean },
+  ctx: EditContext,
+): Result<{ pass: EditPass; spans: Span[] }> {
+  const wanted = anchorLf.split('\n')
+  if (edit.tolerantWhitespace === true) {
+    const spans =
+      wanted.length > 1
+        ? findTabLines(doc, wanted).map((s): Span => [s, s + wanted.length - 1])
+        : findTabInLine(doc, anchorLf)
+    if (spans.length > 0) {
+      if (ctx.exactOnly) return notText(ctx, 'anchor', 'tabs')
+      return ok({ pass: 'tabs', spans })
+    }
+  }
+  if (edit.strict === true) {
+    const found = wanted.length > 1 ? findWholeLines(doc, wanted) : null
+    if (found === null || found.pass !== 'exact') return notFound(doc, wanted, ctx, 'anchor', true)
+    return ok({ pass: 'exact', spans: found.starts.map((s): Span => [s, s + wanted.length - 1]) })
+  }
+  return lenientSpans(doc, anchorLf, ctx)
+}
+
+/**
+ * The restyle for lines inserted at a lenient anchor: learned from the anchor's lines when it
+ * matched whole lines, or from its one line when the anchor is that line's start (an anchor in
+ * the middle of a line says nothing about indentation). Null for an exact anchor.
+ */
+function anchorRestyle(
+  doc: EditDoc,
+  anchorLf: string,
+  first: number,
+  last: number,
+  pass: EditPass,
+  inserted: readonly string[],
+): Restyle | null {
+  if (pass === 'exact') return null
+  const wanted = anchorLf.split('\n')
+  const { slice: fileSlice, surrounding } = viewOf(doc, first, last + 1)
+  if (wanted.length === 1) {
+    const norm = (text: string): string =>
+      pass === 'tabs' ? tabKey(text) : normalizeLine(text, pass)
+    if (!norm(fileSlice[0] ?? '').startsWith(norm(wanted[0] as string))) return null
+  }
+  return deriveRestyle(fileSlice, wanted, restylePass(pass), { added: inserted, surrounding })
+}
+
+/**
+ * Lenient anchor search. A one-line anchor may still be part of a line (compared after the
+ * pass's normalisation); a multi-line anchor must match whole lines.
+ */
+function lenientSpans(
+  doc: EditDoc,
+  anchorLf: string,
+  ctx: EditContext,
+): Result<{ pass: MatchPass; spans: Span[] }> {
+  const wanted = anchorLf.split('\n')
+  if (wanted.length > 1) {
+    const found = ladder(doc, wanted, ctx, 'anchor')
+    if (!found.ok) return found
+    const spans = found.value.starts.map((s): Span => [s, s + wanted.length - 1])
+    return ok({ pass: found.value.pass, spans })
+  }
+  const found = findLenientInLine(doc, anchorLf)
+  if (found === null) return notFound(doc, wanted, ctx, 'anchor')
+  if (ctx.exactOnly) return notText(ctx, 'anchor', found.pass)
+  return ok(found)
+}
