@@ -13,25 +13,29 @@ export function combineSignals(
   return signal === undefined ? timeout : AbortSignal.any([signal, timeout])
 }
 
-export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted === true) throw abortError(signal)
+/** What an abort error says: for a request by default; replay names what it was doing. */
+export interface AbortWords {
+  readonly timeout: string
+  readonly cancelled: string
 }
 
-export function abortError(signal: AbortSignal, cause?: unknown): EditError {
+const REQUEST_WORDS: AbortWords = {
+  timeout: 'Verification did not finish in time; nothing was written.',
+  cancelled: 'The request was cancelled before it was committed; nothing was written.',
+}
+
+export function throwIfAborted(signal: AbortSignal | undefined, words?: AbortWords): void {
+  if (signal?.aborted === true) throw abortError(signal, undefined, words)
+}
+
+export function abortError(
+  signal: AbortSignal,
+  cause?: unknown,
+  words: AbortWords = REQUEST_WORDS,
+): EditError {
   const timedOut = (signal.reason as Error | undefined)?.name === 'TimeoutError'
+  const options = { cause: cause ?? signal.reason }
   return timedOut
-    ? new EditError(
-        'REQUEST_TIMEOUT',
-        'Verification did not finish in time; nothing was written.',
-        {
-          cause: cause ?? signal.reason,
-        },
-      )
-    : new EditError(
-        'REQUEST_CANCELLED',
-        'The request was cancelled before it was committed; nothing was written.',
-        {
-          cause: cause ?? signal.reason,
-        },
-      )
+    ? new EditError('REQUEST_TIMEOUT', words.timeout, options)
+    : new EditError('REQUEST_CANCELLED', words.cancelled, options)
 }

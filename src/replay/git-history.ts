@@ -4,7 +4,7 @@
 // history-parse.ts. Every git process is reaped before a function returns or a generator
 // finishes, also when the consumer stops early or the signal aborts.
 import { EditError } from '../errors.js'
-import { throwIfAborted } from '../abort.js'
+import { throwIfAborted, type AbortWords } from '../abort.js'
 import { decodePatchBytes } from '../text/patch-bytes.js'
 import { readBlobs } from './cat-file.js'
 import {
@@ -90,6 +90,12 @@ export function historyArgs(repo: string, range: string): string[] {
   return pinnedArgs(repo, [...LOG_FLAGS, '--end-of-options', range, '--'])
 }
 
+/** Reading the history is replay's own step: a stop says so, not "the request". */
+const HISTORY_ABORT: AbortWords = {
+  timeout: 'Reading the history did not finish in time.',
+  cancelled: 'Reading the history was cancelled.',
+}
+
 /**
  * Commits oldest first, first-parent line, one git process for the whole stream. Merges come
  * with their diff against the first parent; empty commits with no changes and an empty patch.
@@ -105,21 +111,21 @@ export async function* readHistory(options: HistoryOptions): AsyncGenerator<Hist
   const range = options.range ?? 'HEAD'
   checkRange(range)
   const { signal } = options
-  throwIfAborted(signal)
+  throwIfAborted(signal, HISTORY_ABORT)
   const git = startGitIn(options.repo, [...LOG_FLAGS, '--end-of-options', range, '--'], false)
   const onAbort = (): void => git.stop()
   signal?.addEventListener('abort', onAbort, { once: true })
   const parser = new HistoryStreamParser()
   try {
     for await (const chunk of git.child.stdout as AsyncIterable<Uint8Array>) {
-      throwIfAborted(signal)
+      throwIfAborted(signal, HISTORY_ABORT)
       for (const commit of parsed(() => parser.push(chunk))) {
         yield commit
-        throwIfAborted(signal)
+        throwIfAborted(signal, HISTORY_ABORT)
       }
     }
     const exit = await git.exit
-    throwIfAborted(signal)
+    throwIfAborted(signal, HISTORY_ABORT)
     // Only a clean exit ends the history: a killed git's last commit may be cut short.
     if (!exit.ok) throw failure(git, 'log', undefined, range)
     for (const commit of parsed(() => parser.end())) yield commit
@@ -127,7 +133,7 @@ export async function* readHistory(options: HistoryOptions): AsyncGenerator<Hist
     if (error instanceof EditError) throw error
     git.stop()
     await git.exit
-    throwIfAborted(signal)
+    throwIfAborted(signal, HISTORY_ABORT)
     throw failure(git, 'log', error, range)
   } finally {
     signal?.removeEventListener('abort', onAbort)

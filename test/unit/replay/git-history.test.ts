@@ -402,6 +402,14 @@ describe('readHistory', () => {
     expect(gitChildren()).toEqual([])
     const before = await rejection(collect(readHistory({ repo, signal: AbortSignal.abort() })))
     expect(before.code).toBe('REQUEST_CANCELLED')
+    expect(before.message).toBe('Reading the history was cancelled.')
+  })
+
+  it('ends with REQUEST_TIMEOUT when the signal is a timeout that fired', async () => {
+    const timedOut = AbortSignal.abort(new DOMException('timed out', 'TimeoutError'))
+    const error = await rejection(collect(readHistory({ repo, signal: timedOut })))
+    expect(error.code).toBe('REQUEST_TIMEOUT')
+    expect(error.message).toBe('Reading the history did not finish in time.')
   })
 
   it('reports a missing repository, a bad range and an empty repository as CONFIG_INVALID', async () => {
