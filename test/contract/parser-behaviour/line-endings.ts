@@ -24,7 +24,7 @@ export const LINE_ENDINGS: readonly BehaviourCase[] = [
     },
   },
   {
-    name: 'mixed line endings are kept line by line; new lines take the ending of the lines they replace',
+    name: 'mixed line endings: untouched lines keep theirs, new lines take the dominant one',
     before: { 'm.txt': 'one\r\ntwo\nthree\r\nfour\r\n' },
     expect: { files: { 'm.txt': 'one\r\ntwo\nTHREE\r\nthree and a half\r\nfour\r\n' } },
     renditions: {
@@ -257,6 +257,33 @@ export const LINE_ENDINGS: readonly BehaviourCase[] = [
       ),
       'search-replace': crlf(block('w.txt', ['two'], ['2', 'extra'])),
       edits: crlf(edits({ path: 'w.txt', old_string: 'two\r\n', new_string: '2\r\nextra\r\n' })),
+    },
+  },
+  {
+    name: 'a replaced line whose ending is not the dominant one',
+    before: { 'm.txt': 'one\r\ntwo\nthree\r\nfour\r\n' },
+    expect: { files: { 'm.txt': 'one\r\nTWO\r\nthree\r\nfour\r\n' } },
+    renditions: {
+      codex: codex('*** Update File: m.txt', '@@', ' one', '-two', '+TWO', ' three'),
+      unified: text(
+        '--- a/m.txt',
+        '+++ b/m.txt',
+        '@@ -1,3 +1,3 @@',
+        ' one',
+        '-two',
+        '+TWO',
+        ' three',
+      ),
+      'search-replace': block('m.txt', ['two'], ['TWO']),
+      edits: edits({ path: 'm.txt', old_string: 'two\n', new_string: 'TWO\n' }),
+    },
+    differs: {
+      // Not settled: DECISIONS.md D-011 says added lines take the dominant ending in every format
+      // that cannot state endings, JSON edits included.
+      edits: {
+        expect: { files: { 'm.txt': 'one\r\nTWO\nthree\r\nfour\r\n' } },
+        why: "a string edit's last new line keeps the ending of the last line it replaces",
+      },
     },
   },
 ]
