@@ -87,7 +87,7 @@ describe('parser behaviour contract: the table', () => {
   })
 
   it.each(CASES.map((c) => [c.name, c] as const))(
-    '%s: every format has a rendition or a reason it has none, and two formats state it',
+    '%s: every format states it or gives a reason; two or more state it',
     (_name, c) => {
       for (const format of FORMATS) {
         const stated = c.renditions[format] !== undefined
