@@ -1,4 +1,4 @@
-// Applies a file's line hunks: locates each (src/match/locate.ts, per LocateMode) and splices the
+// Applies a file's line hunks: locates each (src/match/locate-*.ts, per LocateMode) and splices the
 // new lines in, keeping the file's own bytes wherever the patch does not change them: context and
 // removed lines are the FILE's lines (text and terminator), added lines are restyled to the
 // file's indentation/quotes (src/match/restyle.ts, learned by the locator from the matched lines
@@ -13,15 +13,10 @@ import { ok, type Result } from '../result.js'
 import { dominantEol, endsWithNewline, type Eol, type Line } from '../text/lines.js'
 import type { HunkLine, LineHunk, LocateMode, PatchFormat, Warning } from '../types.js'
 import { findTableMatches, indexLines } from '../match/ladder.js'
-import {
-  locateCursor,
-  locateNearLine,
-  locateSequentialIn,
-  type Claimed,
-  type LocateContext,
-  type Location,
-  type SequentialText,
-} from '../match/locate.js'
+import { locateCursor } from '../match/locate-cursor.js'
+import { locateNearLine } from '../match/locate-near.js'
+import { locateSequentialIn, type SequentialText } from '../match/locate-sequential.js'
+import type { Claimed, LocateContext, Location } from '../match/location.js'
 import { restyleLine } from '../match/restyle.js'
 import { LineTable } from '../text/line-table.js'
 import type { LineRegion } from './render-diff.js'

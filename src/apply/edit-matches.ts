@@ -3,7 +3,7 @@
 // match only), the rewrite guard over them (src/apply/edit-guards.ts), and the lines a lenient
 // match's restyle learns from.
 import type { LineMatches } from '../match/ladder.js'
-import { surroundingRange } from '../match/locate.js'
+import { surroundingRange } from '../match/location.js'
 import type { EditPass } from '../match/pass-words.js'
 import {
   type EditDoc,

@@ -1,7 +1,7 @@
 // The common case of a `git diff` hunk, applied to the file's bytes without decoding them (#9):
 // every hunk's old side is exactly the file's lines at the line the hunk states, so the general
 // path (decode, split into lines, locate, splice, join, encode; apply-hunks.ts) could only place it
-// there, unchanged (an exact match where expected wins outright, locate.ts) and with nothing to
+// there, unchanged (an exact match where expected wins outright, locate-near.ts) and with nothing to
 // restyle. This module answers that case, or null for anything else, and the caller then takes
 // the general path; a property test holds the two to the same bytes and counts.
 // It applies only when the result cannot depend on what the general path decides from the text:
@@ -60,7 +60,7 @@ export function spliceExact(
       if (line.op !== '+') oldLength++
     }
     // The file's last line keeps or loses its terminator by rules of the general path; a hunk
-    // without trailing context must end the file (locate.ts anchorsOf), which the general path
+    // without trailing context must end the file (locate-near.ts anchorsOf), which the general path
     // checks and refuses.
     if (oldLength === 0 || start < cursor || start + oldLength > total - 1) return null
     if (hunk.lines[hunk.lines.length - 1]?.op !== ' ') return null

@@ -2,7 +2,7 @@
 // patch wanted, so an agent can fix its context without re-reading the file. Two steps keep it
 // fast on large files: lines equal under 'fold' vote for window starts; only the best-voted
 // windows (or, with no votes at all, the starts implied by the most similar single lines) are
-// scored line by line with a bigram Dice coefficient. It never decides a match; locate.ts does.
+// scored line by line with a bigram Dice coefficient. It never decides a match; the locators do.
 import type { Candidate } from '../errors.js'
 import { normalizeLine } from '../text/normalize.js'
 import { cachedIndex } from './ladder.js'

@@ -1,7 +1,7 @@
 // The matching ladder: finds every place where a block of wanted lines equals the file's lines
 // under one normalisation pass (exact -> trim-end -> trim -> fold); the first pass with any hit
 // decides. It reports all starts and never picks one: uniqueness, hints and the region a hunk
-// may use are decided by the caller (src/match/locate.ts, src/apply/string-edits.ts).
+// may use are decided by the caller (src/match/locate-*.ts, src/apply/edit-*.ts).
 // Invariant: a fileLines array passed here is treated as immutable content; per-pass keys are
 // cached against the array's identity (and re-validated by findLineMatches, see below).
 import { lowerBound, type LineTable } from '../text/line-table.js'
@@ -167,7 +167,7 @@ export function findStartsInPass(
 }
 
 /**
- * findLineMatches over a prebuilt index (used by locate.ts to skip re-validation). `limit` caps
+ * findLineMatches over a prebuilt index (used by the hunk locators to skip re-validation). `limit` caps
  * the starts collected per pass: 1 answers "the first match after here" without a full scan.
  */
 export function findLineMatchesIn(

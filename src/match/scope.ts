@@ -17,6 +17,7 @@
 // Columns count a tab as reaching the next multiple of 8. Positions are 0-based, ends exclusive.
 // PERF: per file, the next-shallower/next-not-deeper tables are built once (O(n), stack based)
 // and cached against the lines array, so a hint that matches thousands of lines stays linear.
+import type { HunkLine } from '../types.js'
 
 /** Columns of a line's leading whitespace; -1 for a blank line. */
 function indentOf(text: string): number {
@@ -152,4 +153,22 @@ function transparentHintEnd(
     return !opens && isCloser(lines[j] as string) ? j + 1 : j
   }
   return n
+}
+
+/**
+ * Whether a hunk placed at `start` changes only lines inside [.., end): its removed lines lie
+ * before `end` and its added lines go in at `end` at the latest. Context may run past the
+ * scope's end (models often quote the next function's first line as trailing context).
+ */
+export function changesWithin(lines: readonly HunkLine[], start: number, end: number): boolean {
+  let fileIndex = start
+  for (const line of lines) {
+    if (line.op === '+') {
+      if (fileIndex > end) return false
+    } else {
+      if (line.op === '-' && fileIndex >= end) return false
+      fileIndex++
+    }
+  }
+  return true
 }

@@ -4,8 +4,7 @@
 // Pure: the op comes from the unified parser, the bytes from the replay's tree. A change the
 // format cannot state becomes a fallback with its reason (FallbackReason) and replays via
 // unified; everything else is converted, whatever the matcher then makes of it.
-import { changesWithin } from '../match/locate.js'
-import { hintScopeEnd } from '../match/scope.js'
+import { changesWithin, hintScopeEnd } from '../match/scope.js'
 import { nameFromLine } from '../parse/search-replace.js'
 import { decodeText } from '../text/decode.js'
 import { dominantEol, splitLines } from '../text/lines.js'

@@ -1,7 +1,7 @@
 // applyHunks as it was before issue #9 (src/apply/apply-hunks.ts at 8a87928), kept as the oracle
 // for the SEARCH/REPLACE property test: in 'sequential' mode every hunk re-indexes and re-splices
 // the whole line array. Do not optimise this file.
-// Applies a file's line hunks: locates each (src/match/locate.ts, per LocateMode) and splices the
+// Applies a file's line hunks: locates each (src/match/locate-*.ts, per LocateMode) and splices the
 // new lines in, keeping the file's own bytes wherever the patch does not change them: context and
 // removed lines are the FILE's lines (text and terminator), added lines are restyled to the
 // file's indentation/quotes (src/match/restyle.ts, learned by the locator from the matched lines
@@ -14,14 +14,10 @@ import { ok, type Result } from '../../src/result.js'
 import { dominantEol, endsWithNewline, type Eol, type Line } from '../../src/text/lines.js'
 import type { HunkLine, LineHunk, LocateMode, PatchFormat, Warning } from '../../src/types.js'
 import { indexLines } from '../../src/match/ladder.js'
-import {
-  locateCursor,
-  locateNearLine,
-  locateSequential,
-  type Claimed,
-  type LocateContext,
-  type Location,
-} from '../../src/match/locate.js'
+import { locateCursor } from '../../src/match/locate-cursor.js'
+import { locateNearLine } from '../../src/match/locate-near.js'
+import { locateSequential } from '../../src/match/locate-sequential.js'
+import type { Claimed, LocateContext, Location } from '../../src/match/location.js'
 import { restyleLine } from '../../src/match/restyle.js'
 import type { LineRegion } from '../../src/apply/render-diff.js'
 

@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { indexLines } from '../../../src/match/ladder.js'
-import {
-  locateCursor,
-  locateNearLine,
-  locateSequential,
-  newSide,
-  oldSide,
-  type LocateContext,
-} from '../../../src/match/locate.js'
+import { locateCursor } from '../../../src/match/locate-cursor.js'
+import { locateNearLine } from '../../../src/match/locate-near.js'
+import { locateSequential } from '../../../src/match/locate-sequential.js'
+import { newSide, oldSide, type LocateContext } from '../../../src/match/location.js'
 import type { HunkLine, LineHunk } from '../../../src/types.js'
 
 function hunk(body: readonly string[], extra: Partial<LineHunk> = {}): LineHunk {

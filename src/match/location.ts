@@ -1,0 +1,119 @@
+// What the hunk locators share, one per LocateMode: locate-cursor.ts (Codex), locate-near.ts
+// (unified) and locate-sequential.ts (SEARCH/REPLACE). Here are the context they read and the
+// Location they return, built with the restyle a lenient match learns and its warning. Every
+// mode climbs the ladder (exact -> trim-end -> trim -> fold) and refuses rather than guesses.
+// They compute positions only; splicing the lines is src/apply/apply-hunks.ts's job.
+import type { MatchPass } from '../text/normalize.js'
+import type { HunkLine, LineHunk, Warning } from '../types.js'
+import type { LineIndex } from './ladder.js'
+import { deriveRestyle, IDENTITY_RESTYLE, type Restyle } from './restyle.js'
+import { lenientWarning } from './locate-messages.js'
+
+/** Where a hunk goes: lines [start, start + oldLength) of the searched text are replaced. */
+export interface Location {
+  /** 0-based first line replaced, or the insertion index when oldLength is 0. */
+  readonly start: number
+  readonly oldLength: number
+  /** The hunk's lines as applied (a spurious trailing empty line may have been dropped). */
+  readonly lines: readonly HunkLine[]
+  /** The ladder pass that matched; null for a pure insertion, which matches nothing. */
+  readonly pass: MatchPass | null
+  readonly restyle: Restyle
+  readonly warnings: readonly Warning[]
+}
+
+export interface LocateContext {
+  readonly index: LineIndex
+  readonly path: string
+  /** Bytes-mode file: only the exact pass may match (FILE_NOT_TEXT otherwise). */
+  readonly exactOnly: boolean
+  /**
+   * false: a MATCH_NOT_FOUND carries no near-miss candidates. Finding them scores every line of
+   * the searched region; history replay, which only counts refusals, skips that.
+   */
+  readonly candidates?: boolean
+}
+
+/** A previously located hunk's range, for overlap reports. */
+export interface Claimed {
+  readonly start: number
+  readonly end: number
+}
+
+/**
+ * Lines on each side of a lenient match that reveal the file's indentation unit. PERF: bounded so
+ * a lenient hunk in a huge file costs a window, not a file scan.
+ */
+const SURROUNDING = 400
+
+export function oldSide(lines: readonly HunkLine[]): string[] {
+  const out: string[] = []
+  for (const line of lines) if (line.op !== '+') out.push(line.text)
+  return out
+}
+
+export function newSide(lines: readonly HunkLine[]): string[] {
+  const out: string[] = []
+  for (const line of lines) if (line.op !== '-') out.push(line.text)
+  return out
+}
+
+/** File lines in view when learning the file's indentation style (bounded, see SURROUNDING). */
+export function surroundingLines(
+  lines: readonly string[],
+  start: number,
+  end: number,
+): readonly string[] {
+  const [lo, hi] = surroundingRange(start, end, lines.length)
+  return lines.slice(lo, hi)
+}
+
+/** The [lo, hi) line range surroundingLines gives for lines [start, end) of `total` lines. */
+export function surroundingRange(start: number, end: number, total: number): [number, number] {
+  return [Math.max(0, start - SURROUNDING), Math.min(total, end + SURROUNDING)]
+}
+
+export function located(
+  ctx: LocateContext,
+  hunk: LineHunk,
+  lines: readonly HunkLine[],
+  start: number,
+  pass: MatchPass | null,
+  extraWarnings: readonly Warning[] = [],
+): Location {
+  const slice = (from: number, to: number) => ctx.index.lines.slice(from, to)
+  return locatedIn(slice, ctx.index.lines.length, ctx.path, hunk, lines, start, pass, extraWarnings)
+}
+
+/** located() over any text that can hand out slices of its lines. */
+export function locatedIn(
+  slice: (from: number, to: number) => readonly string[],
+  total: number,
+  path: string,
+  hunk: LineHunk,
+  lines: readonly HunkLine[],
+  start: number,
+  pass: MatchPass | null,
+  extraWarnings: readonly Warning[] = [],
+): Location {
+  const old = oldSide(lines)
+  let restyle = IDENTITY_RESTYLE
+  // Only 'trim' and 'fold' restyle (deriveRestyle); the others need no slice of the file.
+  if (pass === 'trim' || pass === 'fold') {
+    const [lo, hi] = surroundingRange(start, start + old.length, total)
+    const surrounding = slice(lo, hi)
+    restyle = deriveRestyle(surrounding.slice(start - lo, start - lo + old.length), old, pass, {
+      added: lines.filter((l) => l.op === '+').map((l) => l.text),
+      surrounding,
+    })
+  }
+  const warnings = pass === null ? [] : lenientWarning({ path }, hunk, pass, start)
+  return {
+    start,
+    oldLength: old.length,
+    lines,
+    pass,
+    restyle,
+    warnings: [...warnings, ...extraWarnings],
+  }
+}
