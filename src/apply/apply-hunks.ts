@@ -1,14 +1,11 @@
-// Applies a file's line hunks: locates each (src/match/locate-*.ts, per LocateMode) and splices the
-// new lines in, keeping the file's own bytes wherever the patch does not change them: context and
-// removed lines are the FILE's lines (text and terminator), added lines are restyled to the
-// file's indentation/quotes (src/match/restyle.ts, learned by the locator from the matched lines
-// and the added ones) and take its dominant line ending, unless the patch states endings
-// (a unified diff of a CRLF file, HunkLine.eol): then they take exactly the stated ones, as
-// `git apply` writes them. The final-newline rule depends on the patch format (finishLastLine).
-// 'sequential' mode (SEARCH/REPLACE), where each hunk sees the previous ones' result, keeps the
-// lines in one LineTable (src/text/line-table.ts) so a hunk costs its own lines, not the file's
-// (#9, D-070). Decoding, BOMs and patch-text conversion are the caller's (src/apply/compute.ts);
-// this module sees lines only.
+// Applies a file's line hunks: locates each (src/match/locate-*.ts, per LocateMode) and splices
+// the new lines in, keeping the file's own bytes wherever the patch does not change them: context
+// and removed lines are the file's lines (text and terminator); added lines are restyled to the
+// file's indentation and quotes (src/match/restyle.ts) and take its dominant line ending, unless
+// the patch states endings (HunkLine.eol, a unified diff of a CRLF file): then exactly those, as
+// `git apply` writes them. The final-newline rule depends on the format (finishLastLine).
+// Decoding, BOMs and patch-text conversion are the caller's (src/apply/compute.ts); this module
+// sees lines only.
 import { ok, type Result } from '../result.js'
 import { dominantEol, endsWithNewline, type Eol, type Line } from '../text/lines.js'
 import type { HunkLine, LineHunk, LocateMode, PatchFormat, Warning } from '../types.js'
@@ -113,10 +110,12 @@ export function applyHunks(input: ApplyHunksInput): Result<ApplyHunksOutput> {
   return ok({ lines: finished, warnings, regions, placements })
 }
 
+// One table for all hunks, so a hunk costs its own lines, not the file's (DECISIONS.md D-070).
 /**
- * 'sequential' mode on one LineTable for all hunks (issue #9): each hunk is located in the text
- * the previous ones left and rewrites only its own lines, as if the whole file were spliced per
- * hunk (what this did before; test/helpers/apply-hunks-oracle.ts keeps that as the reference).
+ * 'sequential' mode (SEARCH/REPLACE) on one LineTable (src/text/line-table.ts) for all hunks:
+ * each hunk is located in the text the previous ones left and rewrites only its own lines, with
+ * the result of splicing the whole file per hunk (test/helpers/apply-hunks-oracle.ts, the
+ * reference).
  */
 function applySequential(
   input: ApplyHunksInput,
@@ -245,8 +244,8 @@ function splice(
     while (next < location.start) out.push(lines[next++] as Line)
     let fileIndex = location.start
     // PERF: one region per run of removed and added lines, not per hunk: the diff (or the counts)
-    // is then found run by run, and a hunk spanning a 20,000-line lockfile rewrite no longer
-    // costs a Myers diff of the whole span (31 s for one real commit, #9). Context lines are the
+    // is then found run by run, so a hunk spanning a 20,000-line lockfile rewrite does not cost a
+    // Myers diff of the whole span (that took 31 s for one real commit). Context lines are the
     // file's own on both sides, so the gaps between runs are untouched (render-diff.ts checks).
     let run: { oldStart: number; newStart: number } | null = null
     const closeRun = () => {

@@ -51,7 +51,7 @@ interface Content {
  * ComputeInput (it crosses threads; these are made again on each side).
  */
 export interface ComputeServices {
-  /** Runs regex edits' patterns within a time bound (D-091). */
+  /** Runs regex edits' patterns within a time bound (src/engine/regex-search.ts). */
   readonly searchRegex?: RegexSearcher
 }
 

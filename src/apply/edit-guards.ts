@@ -1,7 +1,7 @@
-// Refusals of JSON edits that found their place but would do the wrong thing (#11): the rewrite
-// guard (D-093) and the no-op rule (D-094) share their wording here, so the line-table
-// implementation (string-edits.ts) and its oracle (test/helpers/string-edits-oracle.ts) agree.
-// Pure; the callers decide which spans an edit matched.
+// Refusals of JSON edits that found their place but would do the wrong thing: the rewrite guard
+// (DECISIONS.md D-093) and the no-op rule (DECISIONS.md D-094) share their wording here, so the
+// string edits (src/apply/edit-*.ts) and their oracle (test/helpers/string-edits-oracle.ts)
+// agree. Pure; the callers decide which spans an edit matched.
 
 /** The rewrite guard looks only at files of at least this many lines. */
 export const REWRITE_MIN_FILE_LINES = 20
@@ -11,7 +11,7 @@ export const REWRITE_MAX_MATCHED_PERCENT = 10
 export const REWRITE_RESTATED_PERCENT = 50
 
 /**
- * Whether a replace looks like "old_string: one line, new_string: the whole new file" (D-093):
+ * Whether a replace looks like "old_string: one line, new_string: the whole new file":
  * the file has at least REWRITE_MIN_FILE_LINES lines, the matched lines (`matchedLines`, summed
  * over the matches replaced) are under REWRITE_MAX_MATCHED_PERCENT of them, and at least
  * REWRITE_RESTATED_PERCENT of the file's other lines reappear in new_string (compared trimmed,

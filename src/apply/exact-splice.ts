@@ -1,13 +1,10 @@
-// The common case of a `git diff` hunk, applied to the file's bytes without decoding them (#9):
-// every hunk's old side is exactly the file's lines at the line the hunk states, so the general
-// path (decode, split into lines, locate, splice, join, encode; apply-hunks.ts) could only place it
-// there, unchanged (an exact match where expected wins outright, locate-near.ts) and with nothing to
-// restyle. This module answers that case, or null for anything else, and the caller then takes
-// the general path; a property test holds the two to the same bytes and counts.
-// It applies only when the result cannot depend on what the general path decides from the text:
-// the file is UTF-8 (the caller checked it), has no BOM, NUL or CR, and no hunk touches the
-// file's last line, inserts without an old side, lacks trailing context, states a line ending or
-// a missing final newline.
+// The common case of a `git diff` hunk, applied to the file's bytes without decoding them: every
+// hunk's old side is exactly the file's lines at the line it states, where the general path
+// (apply-hunks.ts) could only place it too, with nothing to restyle. This answers that case or
+// returns null, and the caller takes the general path; a property test holds both to the same
+// bytes and counts. It applies only when the file is UTF-8 (the caller checked) without BOM, NUL
+// or CR, and no hunk touches the last line, inserts without an old side, lacks trailing context,
+// or states a line ending or a missing final newline.
 import type { LineHunk, PackedBody, PackedHunk } from '../types.js'
 import { asciiBytesOf, utf8Encode } from '../text/decode.js'
 import { changedLineCounts } from './render-diff.js'
@@ -44,7 +41,7 @@ export function spliceExact(
   // then only a lower bound, which the "not the last line" check below handles the same way).
   const total = found - 1
   // PERF: first every hunk is checked and the output laid out as byte ranges of the file and
-  // added lines; then one buffer is filled. No per-line arrays or encodes on the way (#9).
+  // added lines; then one buffer is filled. No per-line arrays or encodes on the way.
   const parts: Array<number | string> = [] // [from, to) of the file, or an added line's text
   let size = source.length
   let additions = 0
@@ -60,8 +57,8 @@ export function spliceExact(
       if (line.op !== '+') oldLength++
     }
     // The file's last line keeps or loses its terminator by rules of the general path; a hunk
-    // without trailing context must end the file (locate-near.ts anchorsOf), which the general path
-    // checks and refuses.
+    // without trailing context must end the file (anchorsOf in src/match/locate-near.ts), which
+    // the general path checks and refuses.
     if (oldLength === 0 || start < cursor || start + oldLength > total - 1) return null
     if (hunk.lines[hunk.lines.length - 1]?.op !== ' ') return null
     // Counted a run of removed and added lines at a time, as the general path's diff is
@@ -216,9 +213,9 @@ function pushLine(lines: Int32Array, count: number, from: number, to: number): n
 }
 
 /**
- * changedLineCounts for a run's removed and added lines in oldLines and newLines: the common prefix and suffix
- * are dropped by comparing bytes; what is left on both sides (mostly nothing, or a line or two)
- * goes to changedLineCounts as strings.
+ * changedLineCounts for a run's removed and added lines in oldLines and newLines: the common
+ * prefix and suffix are dropped by comparing bytes; what is left on both sides (mostly nothing,
+ * or a line or two) goes to changedLineCounts as strings.
  */
 function packedLineCounts(
   patch: Uint8Array,
@@ -271,7 +268,7 @@ const SPACE = 0x20
 
 /**
  * Line starts found by the last search, reused from call to call: the splice runs to completion
- * before the next one, and a fresh array per file was a worker's second-largest garbage (#9).
+ * before the next one, and a fresh array per file would be a worker's second-largest garbage.
  */
 let lineStarts = new Int32Array(1024)
 
@@ -289,7 +286,7 @@ function pushStart(count: number, at: number): number {
  * Byte offset where each line starts, plus one entry at the end of the file, into lineStarts;
  * returns how many entries, or -1 when the file holds a CR or a NUL. PERF: one loop over the
  * bytes; a native indexOf per line and two more whole-file scans cost several times as much on
- * 300-line files (#9).
+ * 300-line files.
  */
 function plainLineStarts(source: Uint8Array): number {
   let count = pushStart(0, 0)

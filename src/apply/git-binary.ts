@@ -3,9 +3,9 @@
 // format against the current content ('delta'). Pure: zlib is injected as `inflate`, so this runs
 // in a worker or a browser alike. Like git, the current content must be the blob the `index`
 // line names (full or abbreviated id; all zeros for no file), for deltas and literals alike, and
-// the result must be the blob it names after (#8, D-052); without an index line only a delta's
-// stated source size guards the preimage. Reading and writing files, and the reverse hunk, are
-// left to the caller (the reverse hunk only matters for `git apply -R`).
+// the result must be the blob it names after (DECISIONS.md D-052); without an index line only a
+// delta's stated source size guards the preimage. Reading and writing files, and the reverse
+// hunk, are left to the caller (the reverse hunk only matters for `git apply -R`).
 import { errorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import { gitBlobId } from '../text/blob-id.js'

@@ -1,8 +1,8 @@
-// The notebook check (#11, D-095): a Jupyter notebook (a path ending in .ipynb) is JSON, and an
-// edit made to it as text, in any patch format, must leave it JSON. Run by the verification
-// (src/engine/verify.ts) on the new bytes of every op, after they are computed. A notebook
-// that was not valid JSON before the edit is not checked: refusing to touch what is already
-// broken would block the edit that repairs it. Pure.
+// The notebook check (DECISIONS.md D-095): a Jupyter notebook (a path ending in .ipynb) is JSON,
+// and an edit made to it as text, in any patch format, must leave it JSON. Run by the
+// verification (src/engine/verify.ts) on the new bytes of every op, after they are computed. A
+// notebook that was not valid JSON before the edit is not checked: refusing to touch what is
+// already broken would block the edit that repairs it. Pure.
 import { errorData, type EditErrorData } from '../errors.js'
 import { decodeText } from '../text/decode.js'
 

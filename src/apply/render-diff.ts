@@ -1,12 +1,10 @@
 // Renders one file's change as a git-style unified diff (re-appliable with `git apply`) and
 // counts added and removed lines. Only the regions a change touched are diffed: the caller passes
 // the old/new line ranges each hunk replaced, and lines between them must be identical (checked;
-// anything else falls back to diffing the whole file minus its common prefix and suffix). The
-// minimal line diff inside a region comes from jsdiff's diffArrays. Lines are git's already
-// (src/text/lines.ts ends them at LF only; a lone CR is content), so the diff replays with
-// `git apply` as it is.
-// PERF: replaces a whole-file Myers diff, which dominated verification time on large files
-// (bench/apply.bench.ts, bench/RESULTS.md).
+// anything else falls back to diffing the whole file minus its common prefix and suffix), so no
+// whole-file Myers diff runs on a large file (bench/apply.bench.ts). Inside a region jsdiff's
+// diffArrays finds the minimal line diff. Lines are git's already (src/text/lines.ts ends them at
+// LF only; a lone CR is content), so the diff replays with `git apply` as it is.
 // Only the array differ: importing 'diff' whole loads every module of jsdiff (~20 ms at startup).
 import { diffArrays } from 'diff/lib/diff/array.js'
 import type { Line } from '../text/lines.js'
@@ -196,7 +194,10 @@ function gitLine(h: DiffHeader): string {
   return `diff --git ${quoteName(`a/${a}`)} ${quoteName(`b/${b}`)}\n`
 }
 
-/** Git's C-style quoting (of the whole prefixed name) for names with control characters, quotes or backslashes. */
+/**
+ * Git's C-style quoting (of the whole prefixed name) for names with control characters, quotes
+ * or backslashes.
+ */
 function quoteName(name: string): string {
   if (!/[\u0000-\u001f"\\\u007f]/.test(name)) return name
   const escaped = name.replace(/[\u0000-\u001f"\\\u007f]/g, (c) => {
