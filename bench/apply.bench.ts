@@ -164,7 +164,7 @@ async function sameResultAsGit(s: Setup, others: readonly FloorCli[] = []): Prom
 const SYNC = { async: false } as const
 const ASYNC = { async: true } as const
 
-/** The one-shot CLI's small edit (issue #9): one hunk in one 2,000-line file. */
+/** The one-shot CLI's small edit: one hunk in one 2,000-line file. */
 const FLOOR_SIZE: Size = { files: 1, lines: 2_000, hunks: 1 }
 
 /**

@@ -1,4 +1,4 @@
-// The SIGKILL crash harness (issue 4), shared by bench/crash.ts (1,000 trials) and
+// The SIGKILL crash harness, shared by bench/crash.ts (1,000 trials) and
 // test/e2e/crash.test.ts (the CI-sized run). A trial writes a fresh 50-file workspace, spawns
 // bench/crash-child.js (a real process running the built engine) to apply one Codex patch that
 // touches every file, kills it with SIGKILL after a random delay, at an instrumented journal

@@ -1,4 +1,4 @@
-// Decides whether the journal's all-or-nothing promise holds against kill -9 (issue 4's target:
+// Decides whether the journal's all-or-nothing promise holds against kill -9 (the target:
 // 0 torn transactions in 1,000 trials). Runs the SIGKILL harness of ./crash-harness.ts: point
 // kills at every instrumented journal point (and inside recovery), then random-delay kills for
 // the rest of --trials; prints markdown for bench/RESULTS.md and exits 1 if anything is torn or

@@ -1,4 +1,4 @@
-// The distributed replay against the local one (issue #12), on this machine: the same histories
+// The distributed replay against the local one, on this machine: the same histories
 // replayed by `patchloom replay` (one process per repository, one after another) and by
 // `patchloom replay --queue` with 1, 2 and 4 `patchloom worker` processes on a real redis-server
 // (started here on a free loopback port, no persistence). Whole-process wall times, medians of

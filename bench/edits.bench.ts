@@ -1,11 +1,11 @@
 // Decides whether the formats agents send most, JSON str_replace edits and SEARCH/REPLACE blocks,
-// cost what the same change costs as one Codex patch (issue #9: 200 edits on a 20,000-line file
+// cost what the same change costs as one Codex patch (the target: 200 edits on a 20,000-line file
 // within 2x), whether that cost is linear in file size plus edits, and what one small edit costs
-// in a warm engine (issue #9: a dry run p50 under 0.3 ms, p99 under 1 ms). Every row is a warm
+// in a warm engine (target: a dry run p50 under 0.3 ms, p99 under 1 ms). Every row is a warm
 // in-process engine (`workers: false`) running `check` inline on a seeded generated file
 // (bench/generate.ts); the three formats carry the same change (signatureChanges), and before
 // timing each format's result is compared with the Codex one, so the rows do the same work.
-// The small-edit table (issue #9: a dry run p50 under 0.3 ms, p99 under 1 ms; a `fast` commit
+// The small-edit table (targets: a dry run p50 under 0.3 ms, p99 under 1 ms; a `fast` commit
 // p50 under 1 ms) also times computeFile alone (decode, edit, encode, diff: the pure part in
 // src/apply) so the rest of a request's time (paths, reads, hashing, the journal: src/coordinator
 // and src/journal) can be read off as the difference. Its engines are warm the way a long-running
@@ -238,8 +238,9 @@ async function smallTable(scratch: string): Promise<void> {
 interface Build {
   /**
    * This build's createEngineWithInternals, or a baseline build's createEngine (whose engines
-   * honour `route` at run time too; before #11 it was public, and still took `pool`, not `workers`:
-   * with `route: 'inline'` its unused worker pool never starts).
+   * honour `route` at run time too; in a build that old `route` was still a public option and the
+   * worker switch was `pool`, not `workers`: with `route: 'inline'` its unused worker pool never
+   * starts).
    */
   readonly createEngine: (options: EngineOptions) => InternalEngine
   readonly computeFile: typeof computeFile

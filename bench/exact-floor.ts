@@ -1,4 +1,4 @@
-// A second floor for large.bench's check rows (#9): what verifying a plain `git diff` costs in JS
+// A second floor for large.bench's check rows: what verifying a plain `git diff` costs in JS
 // when no line strings or line objects are made. Not patchloom's code path and not a patch tool:
 // a measuring stick for a possible fast path. One pass per section reads the hunk headers and
 // body lines by offsets into the patch text, compares each context and removed line with the

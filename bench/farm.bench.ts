@@ -1,4 +1,4 @@
-// Many agents editing one tree at once through `patchloom serve --http` (issue #11): N concurrent
+// Many agents editing one tree at once through `patchloom serve --http`: N concurrent
 // clients, each doing M read-modify-write edits (read_file, then edit_file with expected_hash
 // from that read; a stale hash re-reads and retries, SERVER_BUSY or HTTP 429 backs off and
 // retries) on a seeded mix of its own private file and a few shared files. Each edit appends a
@@ -747,7 +747,10 @@ export interface FarmTarget {
   readonly met: boolean | null
 }
 
-/** Issue #11's targets against the rows measured (null: the row was not run). */
+/**
+ * The farm's targets (no lost update, throughput, latency) against the rows measured (null: the
+ * row was not run).
+ */
 function targetsOf(rows: readonly FarmRow[]): FarmTarget[] {
   const out: FarmTarget[] = []
   const mine = rows.filter((r) => r.server === 'patchloom')

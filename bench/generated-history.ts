@@ -1,4 +1,4 @@
-// A long linear git history made fast with `git fast-import` (#12): each commit rewrites one line
+// A long linear git history made fast with `git fast-import`: each commit rewrites one line
 // of one of ten 200-line files, so a replay of it is all exact and its cost is per commit. Used
 // by bench/distributed.bench.ts and the queue's e2e tests. A HOME of its own (gitEnv) keeps the
 // user's git configuration out.

@@ -1,5 +1,5 @@
-// Decides where the journal's commit time goes and whether it keeps up with plain writes (issue
-// #9): a commit of N files (16 KiB each) through `Journal.commit`, durability `fast` and `full`,
+// Decides where the journal's commit time goes and whether it keeps up with plain writes: a
+// commit of N files (16 KiB each) through `Journal.commit`, durability `fast` and `full`,
 // against baselines measured in the same run on the same paths (a loop of writeFileSync, the
 // same bytes through fs/promises 16 at a time, and `git apply` of an equivalent one-line-per-file
 // patch, whole process); the one-file commit's p50/p99 on its own and through a warm engine

@@ -1,4 +1,4 @@
-// Decides whether patchloom applies large changes at the speed of git (issue 9): a seeded
+// Decides whether patchloom applies large changes at the speed of git: a seeded
 // repository of N files x 300 lines (N = 100, 1,000, 10,000, nested directories) committed with
 // real git on tmpfs, 10 hunks changed in every file, the patch taken from real `git diff` and the
 // same change written as a Codex patch. Whole-process rows spawn each tool as a user runs it, from

@@ -1,4 +1,4 @@
-// Decides whether the language-server sidecar (issue #3) gives an agent the diagnostics of the
+// Decides whether the language-server sidecar gives an agent the diagnostics of the
 // change it just made, how fast, and at what memory cost, against the same edits handled "the
 // OpenCode way" (a fixed 3 s wait; a 150 ms debounce) on the same servers. TypeScript is
 // `tsc --lsp` (pull), Python is pyright (versioned push), each on a seeded 20-module project.

@@ -1,4 +1,4 @@
-// A model-checked power cut (issue #8, in the spirit of ALICE and CrashMonkey), shared by
+// A model-checked power cut (in the spirit of ALICE and CrashMonkey), shared by
 // bench/power-cut.ts (the big enumeration) and test/unit/journal/power-cut.test.ts (CI-sized).
 // It runs one real commit through Journal.commit on a temp directory with a recording JournalFs,
 // turns every mutating call into primitive operations on a small in-memory filesystem model,
@@ -25,9 +25,9 @@
 // Out of the seam and so out of the model: the lock file (lock.ts writes it with node:fs; after a
 // power cut its owner is gone and the lock is broken, so states are written without it), the
 // per-user journal key (trust.ts, outside the workspace; it fsyncs the key and its directory
-// before the first signature, #8), and the state before the commit: all taken as durable. Every
+// before the first signature), and the state before the commit: all taken as durable. Every
 // state is written at the recorded workspace's path, which the MAC binds.
-// A symlink (JournalFs.symlink, #8) is an inode whose target string is born with it: it persists
+// A symlink (JournalFs.symlink) is an inode whose target string is born with it: it persists
 // with its name, as a file's content does not (the target is in the inode or written with it).
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
@@ -86,7 +86,7 @@ export const SMALL_FIXTURE: PowerCutFixture = {
 }
 
 /**
- * A CI-sized change with symlinks (#8): a link deleted, a link created in a new directory, and a
+ * A CI-sized change with symlinks: a link deleted, a link created in a new directory, and a
  * link replaced by one with another target, beside a file update.
  */
 export const LINK_FIXTURE: PowerCutFixture = {
@@ -102,7 +102,7 @@ export const LINK_FIXTURE: PowerCutFixture = {
 }
 
 /**
- * CI-sized type changes (#22): a file replaced by a directory of the same name, and a directory
+ * CI-sized type changes: a file replaced by a directory of the same name, and a directory
  * (two files deep) replaced by a file, in the order a unified diff commits them: removals first.
  */
 export const TYPE_CHANGE_FIXTURE: PowerCutFixture = {

@@ -1,5 +1,5 @@
 // Decides whether `full` durability survives a power cut at every point of a commit, and lists
-// what `fast` cannot promise (issue #8). Runs the model check of ./power-cut-model.ts on the
+// what `fast` cannot promise. Runs the model check of ./power-cut-model.ts on the
 // CI-sized change and on a larger one (first commit in the workspace, so the journal is created
 // too; two adds sharing a new directory, an update of a hard-linked file, a move, a delete that
 // prunes two directories), for each durability and for three deliberately weakened `full` commits

@@ -1,5 +1,6 @@
-// A real redis-server for the queue tests and bench/distributed.bench.ts (#12): the Debian package, started on a free loopback
-// port with no persistence, in its own temp directory, and stopped afterwards. Tests that need it
+// A real redis-server for the queue tests and bench/distributed.bench.ts: the Debian package,
+// started on a free loopback port with no persistence, in its own temp directory, and stopped
+// afterwards. Tests that need it
 // skip with REDIS_SKIP_REASON when redis-server is not on PATH (.ci/run installs it).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'

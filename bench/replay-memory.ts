@@ -1,4 +1,4 @@
-// What a replay keeps in memory as its history grows (issue #10's bound: the tree's size plus one
+// What a replay keeps in memory as its history grows (the bound to keep: the tree's size plus one
 // commit's patch, not the history's length). Replays REPO through the library and, at fixed
 // commit counts, collects garbage twice and prints the live heap beside the tree's bytes and the
 // largest commit's patch so far, then the process's peak RSS, which V8's lazy collection sets

@@ -1,4 +1,4 @@
-// Times `patchloom replay` against git on the same history (issue #10): one patch file per
+// Times `patchloom replay` against git on the same history: one patch file per
 // first-parent commit, made by one `git log -p` stream with the flags replay itself uses, then,
 // whole process and side by side in each round: `git apply` given every patch in one process (its
 // fastest mode), `git apply` once per patch, GNU `patch -p1` once per patch, each from an empty

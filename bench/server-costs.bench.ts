@@ -1,4 +1,4 @@
-// Where the MCP server's time per request goes (issue #11, D-118), in one process, no network:
+// Where the MCP server's time per request goes (D-118), in one process, no network:
 // 1. a `read_file` tools/call through the HTTP handler, in both protocol eras: the SDK's
 //    createMcpHandler with a fresh McpServer per request (what the server did first) against
 //    the server's reusing handler (src/server/instances.ts), the direct leg that 2025-era
