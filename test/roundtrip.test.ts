@@ -1,4 +1,4 @@
-// Round-trip properties (issue #2): for random texts A and B, the change A -> B written as a
+// Round-trip properties: for random texts A and B, the change A -> B written as a
 // unified diff by jsdiff, as a Codex patch and as SEARCH/REPLACE blocks (both built from jsdiff's
 // hunks) turns a workspace file holding A into B. Lines come from a small alphabet so context
 // repeats: Codex and SEARCH/REPLACE may then refuse with MATCH_AMBIGUOUS, but must never write
@@ -80,7 +80,7 @@ function searchReplaceBlocks(a: string, b: string): { text: string; blankOnlySea
 
 /**
  * Codex: a missing final newline stays missing unless the change touches the last line; then
- * the result ends with a newline (issue #2, Matching). A hunk touches it when its old range
+ * the result ends with a newline. A hunk touches it when its old range
  * reaches A's last line, or when A is empty.
  */
 function expectedCodex(a: string, b: string): string {

@@ -1,10 +1,11 @@
 // Every scenario directory under test/scenarios/ through the in-process engine, once per route
 // ('inline' verifies in this thread, 'pool' in worker threads loaded from dist/, so it needs
-// `npm run build`); the `unit` vitest project runs the inline route, `pool` the other (#8). Each run starts from a fresh copy of input/, dry-runs the patch (nothing may
-// change), applies it, and compares the whole tree with expected/, or the error with
-// expected-error.json plus a byte-identical tree. The workspace sits one level below a private
-// temp dir, so a write that escapes the root is caught too. The format is in
-// test/scenarios/README.md; the built-CLI runner in test/e2e reuses the same loader.
+// `npm run build`); the `unit` vitest project runs the inline route, `pool` the other. Each run
+// starts from a fresh copy of input/, dry-runs the patch (nothing may change), applies it, and
+// compares the whole tree with expected/, or the error with expected-error.json plus a
+// byte-identical tree. The workspace sits one level below a private temp dir, so a write that
+// escapes the root is caught too. The format is in test/scenarios/README.md; the built-CLI
+// runner in test/e2e reuses the same loader.
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { lstat, mkdir, readdir, readFile, readlink, rm } from 'node:fs/promises'
@@ -102,7 +103,7 @@ async function runScenario(
       if (file.afterHash === null) continue
       const at = join(root, file.path)
       // A link the change wrote hashes its target string (git's blob); an edit through a link
-      // reports the file it points to (issue #8).
+      // reports the file it points to.
       const hashes = [sha256(await readFile(at).catch(() => new Uint8Array()))]
       if ((await lstat(at)).isSymbolicLink()) hashes.push(sha256(await readlink(at, 'buffer')))
       expect(hashes, `afterHash of ${file.path}`).toContain(file.afterHash)
@@ -130,7 +131,7 @@ for (const route of TEST_ROUTES) {
     const workers: EngineOptions['workers'] =
       route === 'pool' ? { minThreads: 1, maxThreads: 2 } : false
     // The fast loop skips fsync (seconds of waiting on a virtual disk); `npm test` keeps the
-    // default, 'full', so every scenario still commits the way a user's does there (#8).
+    // default, 'full', so every scenario still commits the way a user's does there.
     const durability: EngineOptions['durability'] = QUICK ? 'fast' : 'full'
 
     beforeAll(async () => {

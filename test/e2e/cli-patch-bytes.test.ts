@@ -1,4 +1,4 @@
-// The built CLI reading the patch as bytes (#8): stdin is a stream that stops at
+// The built CLI reading the patch as bytes: stdin is a stream that stops at
 // --max-patch-bytes, and a patch that is not UTF-8 (a real `git diff` of a Latin-1 file) applies
 // byte for byte from stdin and from a FILE. Needs `npm run build` first.
 import { spawn } from 'node:child_process'

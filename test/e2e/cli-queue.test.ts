@@ -1,4 +1,4 @@
-// The distributed replay through the built CLI (#12), against a real redis-server: `patchloom
+// The distributed replay through the built CLI, against a real redis-server: `patchloom
 // worker` processes take the ranges `patchloom replay --queue` enqueues, and the merged report is
 // the local replay's; workers stop cleanly on SIGTERM; a worker killed mid-range and a Redis
 // restart (with ranges waiting, and with one in a worker's hands) leave the run exact; a

@@ -1,5 +1,5 @@
 // Every scenario directory (test/scenarios/, loaded by test/helpers/scenarios.ts) through the
-// built CLI: the patch file's bytes on stdin, as an agent pipes them (#8: bytes, not text),
+// built CLI: the patch file's bytes on stdin, as an agent pipes them (bytes, not text),
 // `--root` a fresh copy of input/, `--json`. Asserts the
 // exit status, the JSON line and the final tree, as test/scenarios.test.ts does in process.
 // One CLI-edge difference: a format the CLI cannot name is a usage error (64) rather than

@@ -1,4 +1,4 @@
-// The SIGKILL crash harness at CI size (issue 4): a real child process running the built engine
+// The SIGKILL crash harness at CI size: a real child process running the built engine
 // (dist/bench/crash-child.js) applies one 50-file Codex patch and is killed at every instrumented
 // journal point (first, middle and last index), inside recovery, and after 50 random delays.
 // Recovery then runs here and every trial must end wholly before or wholly after. The harness

@@ -17,7 +17,7 @@ describe('patchloom demo', () => {
     expect(stdout).toContain('refused with MATCH_NOT_FOUND')
     expect(stdout).toContain('nothing was written')
     // Last, this clone's own history replayed through the engine in each mode, every commit
-    // exact, no hunk misplaced (#10).
+    // exact, no hunk misplaced.
     expect(stdout).toContain("== History replay: this project's own git history")
     for (const via of ['unified', 'codex', 'search-replace']) {
       const replayed = new RegExp(`via ${via} +(\\d+) commits .*: (\\d+) exact, 0 mismatches`).exec(

@@ -1,4 +1,4 @@
-// bench/distributed.bench.ts runs end to end at a small size (#12): real redis-server, worker
+// bench/distributed.bench.ts runs end to end at a small size: real redis-server, worker
 // processes, and its own check that every queue run's report equals the local replay's (it exits
 // non-zero otherwise). Timings are not asserted: they are the bench's to report.
 import { spawnSync } from 'node:child_process'

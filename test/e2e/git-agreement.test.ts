@@ -1,4 +1,4 @@
-// The git oracle for the unified-diff scenarios (#22): patchloom must apply a unified diff exactly
+// The git oracle for the unified-diff scenarios: patchloom must apply a unified diff exactly
 // where `git apply` does, or refuse, and never write where git refuses. For every scenario whose
 // patch file is patch.diff, a fresh copy of input/ becomes a new repository (`git init -q`) and a
 // plain `git apply <patch>` (no options) runs there. git must succeed exactly when the scenario

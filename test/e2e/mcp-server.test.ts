@@ -1,4 +1,4 @@
-// The MCP server (#11) as agents reach it: the built CLI in a child process, driven by the
+// The MCP server as agents reach it: the built CLI in a child process, driven by the
 // official SDK client over stdio and over Streamable HTTP, in both protocol eras (the 2025
 // `initialize` handshake and stateless 2026-07-28), plus raw HTTP for the security checks and
 // the MCP Inspector's command-line mode. Needs `npm run build`.

@@ -1,4 +1,4 @@
-// CI runs the replay bench on a small generated history (#10): every route ends at the
+// CI runs the replay bench on a small generated history: every route ends at the
 // repository's own tree (git apply in one process and per patch, patch -p1, and patchloom replay
 // in each --via mode with every commit exact and no hunk misplaced), and the tables print.
 // Timings are never asserted.

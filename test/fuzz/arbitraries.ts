@@ -1,4 +1,4 @@
-// fast-check arbitraries for the fuzz suites (issue #4, "Fuzzing"): small random workspaces,
+// fast-check arbitraries for the fuzz suites: small random workspaces,
 // valid patches against them in each of the four formats, and mutations of those patches
 // (dropped, duplicated and swapped lines, flipped prefixes, truncation, injected CR/NUL/unicode,
 // hostile paths). Generation is plain data; materialising a workspace on disk and judging the

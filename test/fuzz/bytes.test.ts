@@ -1,8 +1,8 @@
-// Byte preservation under random file contents (issue #4, "Fuzzing"): a file of random segments
+// Byte preservation under random file contents: a file of random segments
 // (CRLF, lone CR, BOMs, invalid UTF-8, Latin-1 and NUL bytes) around three known ASCII lines; a
 // patch in each format changes the middle one with byte-exact context, so it applies in 'utf8'
 // and in 'bytes' mode alike. Every byte before and after the changed line must be kept. Only LF
-// and CRLF end lines; a lone CR in a segment is content of the line it is in (#8).
+// and CRLF end lines; a lone CR in a segment is content of the line it is in.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import fc from 'fast-check'
@@ -157,7 +157,7 @@ describe('untouched bytes under random file contents', () => {
             expect(sameBytes(out.subarray(0, head.length), head), 'bytes before the line').toBe(
               true,
             )
-            // Spec (issue #2): a missing final newline stays missing unless the change reaches
+            // The rule: a missing final newline stays missing unless the change reaches
             // the last line; Codex then ends the file with one, and a unified hunk without
             // `\ No newline` says its last line has one. Either way only that newline may appear.
             // That newline takes the file's dominant ending, like any inserted line.

@@ -1,4 +1,4 @@
-// The right place or a refusal (#10, D-078/D-079): random files built from a few repeated lines
+// The right place or a refusal (D-078/D-079): random files built from a few repeated lines
 // (so contexts repeat, and hints name blocks that occur many times), random edits, the unified
 // diff of each edit (jsdiff, 3 lines of context, git's default function context as the section),
 // then that diff through replay's Codex and SEARCH/REPLACE conversions and the matcher. Every

@@ -1,4 +1,4 @@
-// Property tests of the whole engine (issue #4, "Fuzzing"): valid patches in every format against
+// Property tests of the whole engine: valid patches in every format against
 // random workspaces, then mutated ones (see ./arbitraries.ts). Whatever the input, the engine
 // answers with a result or an EditError (any other throw is a bug), a rejected or dry-run request
 // leaves the tree byte-identical, nothing appears outside the root (the workspace sits beside an
@@ -34,7 +34,7 @@ const POOL_BUILT = existsSync(WORKER_FILE)
 const RUNS_PER_FORMAT = fuzzRuns(200)
 const HOSTILE_RUNS = fuzzRuns(250)
 const POOL_RUNS = fuzzRuns(25, 5)
-// The `unit` vitest project registers the inline suites, `pool` the pool one (#8): a suite for
+// The `unit` vitest project registers the inline suites, `pool` the pool one: a suite for
 // another project's route is not registered at all, so the only skip left is a pool run without
 // a build, and its name says so.
 const INLINE_SUITE = TEST_ROUTES.includes('inline')

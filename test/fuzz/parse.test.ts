@@ -1,4 +1,4 @@
-// The parsers alone under arbitrary input (issue #4, "Fuzzing"): parsePlan, with 'auto' and each
+// The parsers alone under arbitrary input: parsePlan, with 'auto' and each
 // explicit format, never throws, always returns a Result, refuses only with PARSE_* codes and a
 // message, and any plan it returns is plain data that survives structuredClone (it must cross
 // into worker threads). Inputs: any code points (lone surrogates included), graphemes, lines

@@ -1,4 +1,4 @@
-// The patch is bytes (#8): random bytes in the added line of a patch in each format, against a
+// The patch is bytes: random bytes in the added line of a patch in each format, against a
 // file of random segments (invalid UTF-8, Latin-1 and NUL included) around byte-exact ASCII
 // context. The line must land with exactly the patch's bytes, never a U+FFFD in their place, and
 // a JSON edit list that is not UTF-8 must be refused with PARSE_BAD_ENCODING, writing nothing.

@@ -1,4 +1,4 @@
-// The clone cache of a queued replay (#12), against the real git over file:// URLs: a URL is
+// The clone cache of a queued replay, against the real git over file:// URLs: a URL is
 // mirrored once, shared safely by processes racing to clone it, fetched again only for a commit
 // it lacks; temporary clones dead processes left are swept; a range replayed from the mirror
 // gives the report a replay of the repository itself gives. Clone failures (a stalled transfer

@@ -1,4 +1,4 @@
-// BullMQ against a real redis-server (#12), through the connection options parseQueueUrl makes:
+// BullMQ against a real redis-server, through the connection options parseQueueUrl makes:
 // a job's round trip, a password and a database in the URL, and a wrong password refused. The
 // distributed replay builds on exactly this connection path.
 import { Queue, QueueEvents, Worker } from 'bullmq'

@@ -1,4 +1,4 @@
-// The distributed replay's library parts against a real redis-server (#12): a history split into
+// The distributed replay's library parts against a real redis-server: a history split into
 // ranges, replayed by two BullMQ workers, merges into exactly the local replay's report; the same
 // run enqueued again adds no job and gives the same report, and attaching to it with another plan
 // is refused; a repository given by URL is mirrored by each worker and merges the same; a run

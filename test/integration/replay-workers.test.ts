@@ -1,4 +1,4 @@
-// replay({ workers }) (#10): commits computed on real pool workers (the built
+// replay({ workers }): commits computed on real pool workers (the built
 // workers/engine.worker.js, so `npm run build` must have run) give, commit by commit, the same
 // results and the same trees as the calling thread, in every --via mode, on a history of adds,
 // deletes, renames, copies, modes, binaries, symlinks, a submodule, CRLF and a merge; a commit

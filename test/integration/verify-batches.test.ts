@@ -1,4 +1,4 @@
-// Verification on real worker threads, split into batches (#9): the automatic route's choice (read
+// Verification on real worker threads, split into batches: the automatic route's choice (read
 // from the request's log line), the error a request gets when its failures sit in different
 // batches (the same as inline: the earliest phase, then plan order), and a git type change whose
 // deletion and re-creation fall into different runs of the patch. Needs `npm run build`.
