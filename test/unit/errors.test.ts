@@ -3,9 +3,9 @@ import { EditError, ERROR_CODES, errorData, isEditError, type ErrorCode } from '
 
 const CODES = Object.keys(ERROR_CODES) as ErrorCode[]
 
-// Areas from the house style's catalogue, plus APPROVAL (library approve callback), USAGE (CLI)
-// LIMIT (request-size limits) and UNDO (journal undo), both issue #4, and REPLAY (history
-// replay, #10), EDIT (edit-level refusals) and SERVER (the MCP/HTTP server), both #11.
+// Areas from the house style's catalogue, plus APPROVAL (library approve callback), USAGE (CLI),
+// LIMIT (request-size limits), UNDO (journal undo), REPLAY (history replay), EDIT (edit-level
+// refusals) and SERVER (the MCP/HTTP server).
 const AREAS = [
   'PARSE',
   'PATH',

@@ -1,4 +1,4 @@
-// The fast loop's promise (#8): the `unit` project starts no worker threads, and says so when a
+// The fast loop's promise: the `unit` project starts no worker threads, and says so when a
 // test tries (test/helpers/no-threads.ts). Tests that need threads live in `pool` and `e2e`.
 import { Worker } from 'node:worker_threads'
 import { describe, expect, it } from 'vitest'

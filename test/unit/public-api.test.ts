@@ -1,6 +1,7 @@
 // The public API is src/index.ts's explicit list (house style: it fits on one screen). Runtime
 // exports and the names of the exported types are pinned here; the type assertions are checked by
-// `npm run typecheck`. #11 settled the surface (D-103..D-108): what is not listed is internal.
+// `npm run typecheck`. DECISIONS.md D-103..D-108 settle the surface: what is not listed is
+// internal.
 import { readFileSync } from 'node:fs'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import * as api from '../../src/index.js'

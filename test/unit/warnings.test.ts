@@ -1,4 +1,4 @@
-// Warning codes are public API (#11, D-107): every code src/ emits is in WARNING_CODES (or is a
+// Warning codes are public API (D-107): every code src/ emits is in WARNING_CODES (or is a
 // journal refusal's, derived from its error code), and every listed code is emitted somewhere.
 import { readdirSync, readFileSync } from 'node:fs'
 import { posix } from 'node:path'

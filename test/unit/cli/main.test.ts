@@ -174,7 +174,7 @@ describe('main', () => {
     expect(await main(['apply', '--root', 'sub', '--format', 'codex'], c.io, fake.deps)).toBe(0)
     expect(fake.created).toEqual([{ root: '/ws/sub', blockingReads: true, durability: 'full' }])
     expect(fake.calls).toEqual([
-      // The human summary shows no diffs, so none are asked for (#9).
+      // The human summary shows no diffs, so none are asked for.
       { method: 'apply', input: Buffer.from('PATCH'), options: { format: 'codex', diffs: false } },
     ])
     expect(c.out()).toBe('M a.txt (+1 -1)\n')

@@ -1,4 +1,4 @@
-// The progress line `replay --queue` draws on a terminal (#12): ranges done, commits across all
+// The progress line `replay --queue` draws on a terminal: ranges done, commits across all
 // workers, their rate since the start, and the time left at that rate.
 import { describe, expect, it } from 'vitest'
 import { progressLine } from '../../../src/cli/commands/queue.js'

@@ -1,4 +1,4 @@
-// `patchloom replay`'s own flags (#10): what they parse to, and a usage error for everything
+// `patchloom replay`'s own flags: what they parse to, and a usage error for everything
 // else, naming the flag; flags before the word `replay` belong to it too.
 import { describe, expect, it } from 'vitest'
 import { parseArgs } from '../../../src/cli/args.js'

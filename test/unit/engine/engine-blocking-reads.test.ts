@@ -1,4 +1,4 @@
-// blockingReads (#9): inline requests read with synchronous calls, a batch of MAX_BATCH_OPS at a
+// blockingReads: inline requests read with synchronous calls, a batch of MAX_BATCH_OPS at a
 // time, and a large git diff is parsed a run at a time in this thread ('inline-runs'). It must
 // change nothing but speed and memory: the same results, the same first error whichever batch
 // holds the failures (a parse error included), and a type change whose halves fall into

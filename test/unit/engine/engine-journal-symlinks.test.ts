@@ -1,4 +1,4 @@
-// Symlinks through the signed journal and its sandbox (#8), where the two meet: a link leading
+// Symlinks through the signed journal and its sandbox, where the two meet: a link leading
 // outside the root that a transaction deleted is put back, as a link, by undo and by recovery
 // (the sandbox resolves a manifest path without following its last component: the journal acts on
 // the link, never through it); a manifest that would plant a link is refused and writes nothing

@@ -1,4 +1,4 @@
-// The journal as untrusted input (#8): a `.patchloom/` directory can arrive with a clone. A forged
+// The journal as untrusted input: a `.patchloom/` directory can arrive with a clone. A forged
 // pending transaction must never be acted on: a dry run writes nothing at all, apply and recover
 // refuse it with a code and a hint and write nothing for it, and unrelated applies still work.
 import { createHash } from 'node:crypto'

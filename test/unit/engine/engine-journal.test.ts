@@ -154,7 +154,7 @@ describe('engine and journal', () => {
       workers: false,
       logger: { debug: () => undefined, warn: (event) => warnings.push(event) },
     })
-    // A dry run writes nothing (#8, D-020): it sees the torn file and says recovery is pending.
+    // A dry run writes nothing (D-020): it sees the torn file and says recovery is pending.
     const pending = await journal()
     const checked = await engine.check(patch('TWO', 'deux'))
     expect(checked.warnings).toEqual([

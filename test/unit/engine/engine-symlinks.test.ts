@@ -1,4 +1,4 @@
-// Symlinks through the whole engine (issue #8): a delete or move acts on the link, a git patch
+// Symlinks through the whole engine: a delete or move acts on the link, a git patch
 // with mode 120000 writes or removes a link, and undo puts back exactly what was there, a link
 // as a link (same target string) and a file as a file. Scenarios 945-959 pin the apply side;
 // undo is only reachable here. Expected diffs are what `git diff` writes (index lines aside,

@@ -193,7 +193,7 @@ describe('EditEngine.apply', () => {
       JSON.stringify({
         edits: [{ path: 'b.txt', old_string: 'beta', new_string: 'BETA', expected_hash: hash }],
       })
-    // A stale hash fails on every resend: not retryable, unlike a race at commit (#8).
+    // A stale hash fails on every resend: not retryable, unlike a race at commit.
     await expect(engine.apply(edit(stale))).rejects.toMatchObject({
       code: 'FILE_HASH_MISMATCH',
       retryable: false,

@@ -1,4 +1,4 @@
-// The public parsePatch (#11, D-105): a summary of what the patch states, EditError on failure.
+// The public parsePatch (D-105): a summary of what the patch states, EditError on failure.
 import { describe, expect, it } from 'vitest'
 import { parsePatch } from '../../../src/engine/parse-patch.js'
 import { EditError } from '../../../src/errors.js'

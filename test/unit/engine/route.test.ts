@@ -1,4 +1,4 @@
-// The one inline-or-pool decision (#9): what each request shape gets, the configuration error
+// The one inline-or-pool decision: what each request shape gets, the configuration error
 // for a pool route on an engine without a pool, and how a plan is cut into worker batches.
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_INLINE_MAX_BYTES } from '../../../src/defaults.js'

@@ -1,4 +1,4 @@
-// The direct leg for 2025-era tools/call (#11, D-121): which requests take it, and that one
+// The direct leg for 2025-era tools/call (D-121): which requests take it, and that one
 // connected McpServer answers many at once, each under its client's own id, with the SDK's
 // input validation and the caller taken from the request's auth. Over real HTTP in
 // test/e2e/mcp-server.test.ts (the SDK client's tools/call goes this way).

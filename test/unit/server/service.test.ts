@@ -1,4 +1,4 @@
-// The edit service behind the MCP server (#11), in-process on real files (no worker threads):
+// The edit service behind the MCP server, in-process on real files (no worker threads):
 // read-before-write, optimistic concurrency, rebasing over another agent's change, undo, the
 // sandbox, workspaces, back-pressure and shutdown. The transports are tested in
 // test/e2e/mcp-server.test.ts.

@@ -1,4 +1,4 @@
-// Hostile paths through the whole engine (issue #4): each is refused with its own code, and
+// Hostile paths through the whole engine: each is refused with its own code, and
 // nothing is opened for writing. Two witnesses: a spy on the commit filesystem (the only code
 // that writes) and a before/after listing of every inode, mtime and size around the workspace.
 import { execFileSync } from 'node:child_process'

@@ -65,7 +65,7 @@ describe('resolveWorkspacePath', () => {
     expect(r.abs).toBe(path.join(ctx.root, 'src/a.ts'))
   })
 
-  // Plain names take a short cut past path.resolve (#9); it must give what path.resolve gives,
+  // Plain names take a short cut past path.resolve; it must give what path.resolve gives,
   // for names that only look like dots and for paths that need normalising.
   it.each([
     ['src/a.ts', 'src/a.ts'],

@@ -1,4 +1,4 @@
-// The two filesystem views paths.ts and read.ts run on (#9) must agree: the worker's synchronous
+// The two filesystem views paths.ts and read.ts run on must agree: the worker's synchronous
 // one caches directory realpaths per batch, and must still resolve every path, and fail on every
 // path, as realpath(3) through fs/promises does.
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises'
@@ -68,7 +68,7 @@ describe('createSyncReadFs().realpath', () => {
   })
 
   it('resolves every case as realpath(3) does through one shared directory cache', async () => {
-    // Each directory is resolved from its parent's cached answer (#9), so the order in which
+    // Each directory is resolved from its parent's cached answer, so the order in which
     // paths fill the cache must not change any answer: forwards, then backwards, one instance.
     const sync = createSyncReadFs()
     for (const rel of [...cases, ...cases.slice().reverse()]) {
