@@ -1,11 +1,11 @@
-// Re-indentation of added lines after an indentation-tolerant match (issue #8, D-026). Learns,
-// from the matched (file, patch) line pairs, how the patch's indentation maps onto the file's:
-// exact indentation strings seen on matched lines, one reference pair, the patch's columns per
-// level and the file's unit (a tab or N spaces). reindentLine() then gives an added line the
-// file line's indentation when the patch spelled it like a matched line, and otherwise the
-// reference's file indentation shifted by the line's offset in patch levels, written in the
-// file's unit. It never mixes tabs and spaces unless the file's own indentation does. Text after
-// the indentation is the caller's (src/match/restyle.ts); plain data, so it crosses threads.
+// Re-indentation of added lines after an indentation-tolerant match (DECISIONS.md D-026).
+// Learns, from the matched (file, patch) line pairs, how the patch's indentation maps onto the
+// file's: exact indentation strings seen on matched lines, one reference pair, the patch's columns
+// per level and the file's unit (a tab or N spaces). reindentLine() gives an added line the file
+// line's indentation when the patch spelled it like a matched line, else the reference's file
+// indentation shifted by the line's offset in patch levels, in the file's unit. It never mixes
+// tabs and spaces unless the file's own indentation does. Text after the indentation is the
+// caller's (src/match/restyle.ts); plain data, so it crosses threads.
 
 /** The indentation mapping learned from matched lines; null in a Restyle means "leave alone". */
 export interface Reindent {

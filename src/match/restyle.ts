@@ -2,16 +2,10 @@
 // patch author saw the file slightly wrong (indentation, curly quotes, Unicode dashes), and the
 // lines they add should follow the file's style rather than the patch's. deriveRestyle() learns
 // plain-data adjustments from the matched (file, patch) line pairs; restyleLine() applies them.
-// Indentation (D-026): an added line whose patch indentation equals a matched line's takes that
-// file line's indentation; any other is placed relative to the first matched pair, its offset
-// counted in the patch's indentation levels and written in the file's unit (tab or N spaces), so
-// relative indentation survives a shifted base, a 2-vs-4 space patch and spaces for a tab file.
-// Tabs and spaces are never mixed in the result unless the file's own indentation mixes them.
-// Context and removed lines never pass through here: they keep the file's own text (apply/).
-// Both directions: ASCII quotes become curly where the file has curly ones, and curly quotes, odd
-// spaces and Unicode dashes become ASCII where the file has ASCII (a model rendering rich text).
-// Conservative on purpose: odd spaces are never introduced, and a dash is only converted inside
-// the very token the file spelled with it.
+// Indentation is src/match/reindent.ts's. Quotes go both ways: ASCII becomes curly where the file
+// has curly ones, and curly quotes, odd spaces and Unicode dashes become ASCII where the file has
+// ASCII (a model rendering rich text). Context and removed lines never pass through here: they
+// keep the file's own text (src/apply/).
 import type { MatchPass } from '../text/normalize.js'
 import type { RestyleExtra } from './reindent.js'
 import { deriveReindent, reindentLine, type Reindent } from './reindent.js'
@@ -155,6 +149,8 @@ export function deriveRestyle(
   }
 }
 
+// Conservative on purpose: odd spaces are never introduced (asciiSpaces only removes them), and a
+// dash is only converted inside the very token the file spelled with it.
 /**
  * Records, for each patch token containing a dash ('-' or a Unicode dash), the file's spelling
  * of it. A token the file spells two different ways maps to null (ambiguous, left alone).

@@ -1,20 +1,8 @@
-// The scope of a Codex `@@` hint: the lines a hunk under that hint may use (issue #8, D-025).
+// The scope of a Codex `@@` hint: the lines a hunk under that hint may use (DECISIONS.md D-025).
 // A hint names a place; the hunk must land inside what starts there, not anywhere below it.
 // Scopes are read from indentation alone (so Python and brace languages get one rule) plus a
-// few closing tokens; nothing here parses a language. For the hint line p with indentation I:
-//   - block hint (the next non-blank line is deeper than I, or is a lone `{` at I, as in Allman
-//     style): p, every later line that is blank or deeper than I, and every line at I that starts
-//     with a closer (`}` `)` `]`, `end`, `fi`, `done`, `esac`, `</`), which closes or continues
-//     the construct (`}`, `} else {`, the `):` of a multi-line signature); it ends before the
-//     first other non-blank line at or below I.
-//   - other hints (a statement, a comment, an INI `[section]`): p to the end of the enclosing
-//     block, i.e. before the first non-blank line shallower than I, plus that line when it is a
-//     closer. At indentation 0 that is the end of the file, which is Codex's own behaviour.
-// Blank lines, and lines starting with `#` other than the hint itself (C preprocessor lines and
-// comments, which sit at column 0 inside functions), never end a scope: Python's tokenizer
-// ignores comment lines' indentation too. Other text at column 0 inside a block (a docstring's
-// or heredoc's lines, a C goto label) does end it, so a hunk past it is refused (MATCH_NOT_FOUND).
-// Columns count a tab as reaching the next multiple of 8. Positions are 0-based, ends exclusive.
+// few closing tokens; nothing here parses a language. hintScopeEnd states the rule;
+// changesWithin tells whether a hunk placed in a scope changes only lines inside it.
 // PERF: per file, the next-shallower/next-not-deeper tables are built once (O(n), stack based)
 // and cached against the lines array, so a hint that matches thousands of lines stays linear.
 import type { HunkLine } from '../types.js'
@@ -31,7 +19,7 @@ function indentOf(text: string): number {
   return -1
 }
 
-/** indentOf, but -1 for a `#` line too: such lines never end a scope (module header). */
+/** indentOf, but -1 for a `#` line too: such lines never end a scope (see hintScopeEnd). */
 function structuralIndentOf(text: string): number {
   const cols = indentOf(text)
   return cols >= 0 && text.trimStart().startsWith('#') ? -1 : cols
@@ -104,8 +92,21 @@ function tablesFor(lines: readonly string[]): ScopeTables {
 }
 
 /**
- * The exclusive end of the scope of the hint on line `p` (0-based) of `lines`, as described in
- * the module header. The scope always contains line p itself.
+ * The exclusive end of the scope of the hint on line `p` (0-based) of `lines`. The scope always
+ * contains line p itself. With I the indentation of line p:
+ *   - block hint (the next non-blank line is deeper than I, or is a lone `{` at I, as in Allman
+ *     style): p, every later line that is blank or deeper than I, and every line at I that starts
+ *     with a closer (`}` `)` `]`, `end`, `fi`, `done`, `esac`, `</`), which closes or continues
+ *     the construct (`}`, `} else {`, the `):` of a multi-line signature); it ends before the
+ *     first other non-blank line at or below I.
+ *   - other hints (a statement, a comment, an INI `[section]`): p to the end of the enclosing
+ *     block, i.e. before the first non-blank line shallower than I, plus that line when it is a
+ *     closer. At indentation 0 that is the end of the file, which is Codex's own behaviour.
+ * Blank lines, and lines starting with `#` other than the hint itself (C preprocessor lines and
+ * comments, which sit at column 0 inside functions), never end a scope: Python's tokenizer
+ * ignores comment lines' indentation too. Other text at column 0 inside a block (a docstring's
+ * or heredoc's lines, a C goto label) does end it, so a hunk past it is refused
+ * (MATCH_NOT_FOUND). Columns count a tab as reaching the next multiple of 8.
  *
  * @example
  * hintScopeEnd(['def g():', '    a', '', 'def h():', '    a'], 0) // 3
