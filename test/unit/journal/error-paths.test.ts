@@ -1,4 +1,4 @@
-// Errors name the user's file (#8): a failed call on a staged file (new/N) or a backup (old/N)
+// Errors name the user's file: a failed call on a staged file (new/N) or a backup (old/N)
 // is reported against step N's path, never the journal's internal one.
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'

@@ -1,4 +1,4 @@
-// The production JournalFs (#9: synchronous calls behind the promise interface): what each call
+// The production JournalFs (synchronous calls behind the promise interface): what each call
 // leaves on disk, that the errors keep their errno (fs-errors.ts maps them), and that removeTree
 // never follows a symlink out of the tree it removes.
 import { execFileSync } from 'node:child_process'

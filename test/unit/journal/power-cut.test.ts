@@ -58,9 +58,9 @@ describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () =
   })
 
   // Recovery is cut too: each recorded recovery's own crash states are recovered again and must
-  // be whole. Before #8's fix rollBack did not fsync the parents of the directories it re-creates
-  // or removes, and a power cut during or just after recovery brought back an emptied new/, or
-  // lost the re-created gone/ with the restored gone/c.txt in it, once the transaction was gone.
+  // be whole. rollBack fsyncs the parents of the directories it re-creates or removes; without
+  // that, a power cut during or just after recovery brings back an emptied new/, or loses the
+  // re-created gone/ with the restored gone/c.txt in it, once the transaction is gone.
   it('keeps the workspace whole when the recovery of a full commit is cut too (#8)', async () => {
     const report = await checkPowerCuts({
       fixture: SMALL_FIXTURE,
@@ -74,7 +74,7 @@ describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () =
     expect(report.recovery.vulnerable).toEqual([])
   })
 
-  // Symlink steps are modelled too (#8): before, the recorder threw on JournalFs.symlink.
+  // Symlink steps are modelled too: JournalFs.symlink is a recorded call like the others.
   it('keeps a commit with symlink steps whole in every state with full, its recovery cut too (#8)', async () => {
     const report = await checkPowerCuts({
       fixture: LINK_FIXTURE,
@@ -118,15 +118,15 @@ describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () =
       syncPolicy: failMarkSync,
     })
     expect(report.calls).toContain('syncDir .patchloom/journal (failed: EIO)')
-    // Before #8 the commit returned as durable, and the states where the unsynced mark is lost
-    // (recovery rolls the change back) were vulnerable: 'lost'.
+    // Were the commit reported as durable, the states where the unsynced mark is lost (recovery
+    // rolls the change back) would be vulnerable: 'lost'.
     expect(report.vulnerable).toEqual([])
     expect(report.commitWarnings.map((w) => w.code)).toEqual(['journal.not-durable'])
     expect(report.promisedDurable).toBe(false)
     expect(report.outcomes.before).toBeGreaterThan(0)
   })
 
-  // Type changes (#22): a file replaced by a directory and a directory by a file commit through
+  // Type changes: a file replaced by a directory and a directory by a file commit through
   // directories made where a removed file stood and a directory cleared after its removals.
   it('keeps a commit that changes a file into a directory and back whole in every state with full, its recovery cut too (#22)', async () => {
     const report = await checkPowerCuts({

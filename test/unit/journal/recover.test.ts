@@ -358,7 +358,7 @@ describe('recovery of an untrustworthy manifest', () => {
       expect(report.conflicts).toHaveLength(1)
       expect(report.conflicts[0]?.reason).toContain(reason)
       expect(report.conflicts[0]?.code).toBe('JOURNAL_CORRUPT')
-      // Never written to, not even renamed (#8): it stays where it is, named with how to clear it.
+      // Never written to, not even renamed: it stays where it is, named with how to clear it.
       expect(report.conflicts[0]?.path).toBe(`.patchloom/journal/${id}.pending`)
       expect(report.conflicts[0]?.reason).toContain(`delete .patchloom/journal/${id}.pending`)
       expect(await treeState(root)).toEqual(crashedTree)
@@ -422,7 +422,7 @@ describe('Journal recovery on open', () => {
 })
 
 // With `full`, every directory entry recovery changes must be durable before the transaction that
-// describes the change is removed (#8, D-048); the power-cut model check
+// describes the change is removed (DECISIONS.md D-048); the power-cut model check
 // (test/unit/journal/power-cut.test.ts) found the ones that were not.
 describe('recovery durability (#8)', () => {
   const syncsOf = (log: readonly string[], root: string): string[] =>

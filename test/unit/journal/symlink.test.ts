@@ -1,4 +1,4 @@
-// Symlink steps through the journal (issue #8): a link is staged and backed up as a link (never
+// Symlink steps through the journal: a link is staged and backed up as a link (never
 // a hard link or a copy of what it points to), a failed commit and undo put the link back as a
 // link with its target string, and a link retargeted after verification stops the commit.
 import { symlinkSync, unlinkSync, writeFileSync } from 'node:fs'

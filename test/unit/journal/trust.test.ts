@@ -1,4 +1,4 @@
-// The per-user key that signs manifests (#8): created on the first signature only, private
+// The per-user key that signs manifests: created on the first signature only, private
 // (0600), shared by every engine of the user, refused when others could read or supply it.
 import { existsSync } from 'node:fs'
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises'
@@ -26,8 +26,8 @@ describe('keyFileTrust', () => {
     expect(await keyFileTrust(dir, path.join(parent, 'other')).verify(BYTES, mac)).toBe(false)
   })
 
-  // Before #8 the key was written with node:fs and never fsynced: a power cut after a user's
-  // first commit could lose it, and recovery then refused the transaction it had signed.
+  // The key goes through the JournalFs and is fsynced: a key lost to a power cut after a user's
+  // first commit would make recovery refuse the transaction it signed.
   it('creates the key durably before signing with it: content, name and new directories synced (#8)', async () => {
     const { parent, root } = await tempWorkspace()
     const dir = path.join(parent, 'state', 'patchloom')

@@ -1,4 +1,4 @@
-// Type changes through the journal (#22): a file replaced by a directory of the same name and the
+// Type changes through the journal: a file replaced by a directory of the same name and the
 // reverse, a symlink replaced by a directory, and a rename from foo to foo/baz, each committed in
 // the order git writes them (removals first). Each one must commit to the after tree, be undone
 // to the before tree, roll back to the before tree when any filesystem call of its commit fails,

@@ -1,4 +1,4 @@
-// Which transactions the journal acts on (#8): only those this workspace's engine signed, whose
+// Which transactions the journal acts on: only those this workspace's engine signed, whose
 // every path passes the sandbox. Anything else is refused with a code, reported with the
 // directory to delete, and never written to; a transaction whose rollback fails is reported, not
 // thrown, so later commits of other files still work.

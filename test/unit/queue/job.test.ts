@@ -1,4 +1,4 @@
-// A range job's payload (#12): what a worker accepts, what it refuses (and says why), and that
+// A range job's payload: what a worker accepts, what it refuses (and says why), and that
 // replaying the job's range gives the range's own report, refusing a repository that differs
 // from the plan's.
 import { rmSync } from 'node:fs'

@@ -1,4 +1,4 @@
-// The distributed replay's plan (#12): a history cut into ranges, and the ranges' reports summed.
+// A distributed replay's split: a history cut into ranges, and the ranges' reports summed.
 // The property that makes the queue safe to build on: replaying the ranges one by one and merging
 // their reports gives exactly the report of one replay of the whole history (real git, the
 // replay's own test repository: renames, binaries, symlinks, a submodule, CRLF, a merge).

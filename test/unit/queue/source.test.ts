@@ -1,4 +1,4 @@
-// Where a queued replay reads a repository from (#12): paths and the URLs git clones are told
+// Where a queued replay reads a repository from: paths and the URLs git clones are told
 // apart, transports that run programs are refused, secrets never reach a message, and each URL
 // has a mirror of its own in the clone cache.
 import { describe, expect, it } from 'vitest'

@@ -1,4 +1,4 @@
-// The --queue URL (#12): what a user can write, and a clear CONFIG_INVALID, with the password
+// The --queue URL: what a user can write, and a clear CONFIG_INVALID, with the password
 // redacted, for everything else.
 import { describe, expect, it } from 'vitest'
 import { parseQueueUrl, redact } from '../../../src/queue/url.js'

@@ -1,7 +1,8 @@
-// Context-only routes of history replay (#10, D-078): git's diff of a file as a Codex patch or
-// SEARCH/REPLACE blocks (convert.ts), what each format cannot state (fallbacks, with reasons), and
-// applyPlan's judging of every hunk through the format's own parser and the matcher: placed where
-// git has it, refused (counted, the file left for git's bytes), or misplaced (reported).
+// Context-only vias of history replay (DECISIONS.md D-078): git's diff of a file as a Codex
+// patch or SEARCH/REPLACE blocks (convert.ts), what each format cannot state (fallbacks, with
+// reasons), and applyPlan's judging of every hunk through the format's own parser and the
+// matcher: placed where git has it, refused (counted, the file left for git's bytes), or
+// misplaced (reported).
 import { describe, expect, it } from 'vitest'
 import { parsePlan } from '../../../src/parse/index.js'
 import { convertOp, type ContextFormat } from '../../../src/replay/convert.js'

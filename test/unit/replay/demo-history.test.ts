@@ -1,4 +1,4 @@
-// The demo's own history (#10): where a clone has no .git, `patchloom demo` builds this small
+// The demo's own history: where a clone has no .git, `patchloom demo` builds this small
 // repository with git and replays it in each --via mode; every commit must come out exact.
 import { rmSync } from 'node:fs'
 import path from 'node:path'

@@ -1,4 +1,4 @@
-// The git side of replay (#10) against real git: a repository built here covers every kind of
+// The git side of replay against real git: a repository built here covers every kind of
 // change a history holds, and each commit readHistory yields is compared with what git itself
 // says about that commit (`git diff-tree -z` for the raw changes, `git diff` for the patch bytes,
 // `git cat-file` for trees). The code under test runs with a HOME whose .gitconfig tries to change

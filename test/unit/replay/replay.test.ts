@@ -1,4 +1,4 @@
-// replay (#10) on a repository built by the test with the real git: every commit of a history
+// replay on a repository built by the test with the real git: every commit of a history
 // that covers adds, deletes, renames with edits, copies, mode changes, binary files, symlinks, a
 // submodule pointer, CRLF and lone-CR lines, files without a final newline, an unusual path, a
 // merge on the first-parent line and an empty commit replays exactly; the final tree is HEAD's;

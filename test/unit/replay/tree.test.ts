@@ -1,4 +1,4 @@
-// applyPlan (#10): a commit's ops read the tree as it was before the commit, deletions come
+// applyPlan: a commit's ops read the tree as it was before the commit, deletions come
 // before additions, and a failure names the file without touching the tree.
 import { describe, expect, it } from 'vitest'
 import { applyPlan, type Tree, type TreeFile } from '../../../src/replay/tree.js'
