@@ -1,4 +1,4 @@
-// What a context-only replay refuses, by kind (issue #10): replays REPO through the library with
+// What a context-only replay refuses, by kind: replays REPO through the library with
 // --via V and sorts every refused hunk's message into the matcher's refusal kinds (outside the
 // hint's scope, spilling past it, twice inside one scope, repeated context with no hint, ...).
 // Prints counts; judges nothing.
