@@ -1,6 +1,6 @@
 // Git's blob id: the SHA-1 of `blob <size>\0<bytes>`, as lowercase hex (what `git hash-object`
 // prints and a diff's `index` line abbreviates). Pure TypeScript because the pure core compiles
-// with `types: []` (D-004) and has no node:crypto; the binary-patch preimage check (#8, D-052)
+// with `types: []` (D-004) and has no node:crypto; the binary-patch preimage check (D-052)
 // runs in compute on either route. History replay, outside the core, hashes with node:crypto
 // (src/bytes/blob-id.ts).
 // SHA-1 is used here only to name git objects, never for security.

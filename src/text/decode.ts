@@ -27,7 +27,7 @@ export function decodeText(bytes: Uint8Array): DecodedText {
     const reason = bytes.indexOf(0) === -1 ? 'invalid-utf8' : 'nul'
     return { mode: 'bytes', bom: false, text: bytesToLatin1(bytes), reason }
   }
-  // PERF (#9): a NUL byte is a NUL char of the decoded text (UTF-8 encodes U+0000 as 0x00 and
+  // PERF: a NUL byte is a NUL char of the decoded text (UTF-8 encodes U+0000 as 0x00 and
   // nothing else), and a string's indexOf is native; a Uint8Array's indexOf scanned the bytes
   // first in a builtin loop, about 20 us of a 40 KB file's small edit.
   if (text.indexOf('\0') !== -1)
@@ -57,7 +57,7 @@ let asciiScratch = new Uint8Array(1 << 16)
 
 /**
  * The bytes of text[from, to), which the caller knows is ASCII, in a buffer reused by the next
- * call: valid until then (#9: a packed section's body, compared and copied as bytes).
+ * call: valid until then (a packed section's body, compared and copied as bytes).
  */
 export function asciiBytesOf(text: string, from: number, to: number): Uint8Array {
   if (asciiScratch.length < to - from) asciiScratch = new Uint8Array(2 * (to - from))
@@ -67,7 +67,7 @@ export function asciiBytesOf(text: string, from: number, to: number): Uint8Array
 
 export function bytesToLatin1(bytes: Uint8Array): string {
   // PERF: apply() on 1024-byte chunks; spreading 32k-byte chunks took 12 s for a 32 MiB file,
-  // this takes 1.6 s (measured for #8). TextDecoder('latin1') is windows-1252, not byte-per-char.
+  // this takes 1.6 s. TextDecoder('latin1') is windows-1252, not byte-per-char.
   const parts: string[] = []
   const CHUNK = 1024
   for (let i = 0; i < bytes.length; i += CHUNK) {

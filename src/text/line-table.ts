@@ -1,13 +1,11 @@
 // One file's lines under a sequence of edits that each see the previous ones' result (JSON string
-// edits, SEARCH/REPLACE blocks; issue #9). A piece table: the file's own lines stay in one array
-// (the base) and each edit replaces a run of current lines with a small piece of fresh lines, so
-// an edit costs its own size plus a walk over the pieces, never a re-split or re-join of the file.
-// The ladder's per-pass keys of the base lines, and their positions, are built once (lazily) and
-// shared by every edit; fresh pieces key their own few lines. Line numbers are current ones
-// (0-based `start`/index); the base and the regions() record map them back to the file as read.
-// Lines are stored as given: the caller keeps them split the way src/text/lines.ts splits text
-// (string edits re-split each edited region locally; SEARCH/REPLACE never re-splits, as before).
-// Pure and error-free; what a match means is the caller's (src/apply/).
+// edits, SEARCH/REPLACE blocks). A piece table: the file's own lines stay in one array (the base)
+// and each edit replaces a run of current lines with a small piece of fresh lines, so an edit
+// costs its own size plus a walk over the pieces, never a re-split or re-join of the file. The
+// ladder's per-pass keys of the base lines are built once (lazily) and shared by every edit.
+// Line numbers are current ones (0-based); the base and regions() map them back to the file as
+// read. Lines are stored as given: the caller keeps them split the way src/text/lines.ts does
+// (string edits re-split each edited region; SEARCH/REPLACE never re-splits). Pure, error-free.
 import type { Eol, Line } from './lines.js'
 import { isPlainLine, normalizeLine, type MatchPass } from './normalize.js'
 

@@ -1,4 +1,4 @@
-// The patch as bytes (#8). A patch that is valid UTF-8 becomes its decoded text, as always. A
+// The patch as bytes. A patch that is valid UTF-8 becomes its decoded text, as always. A
 // patch that is not keeps every byte: valid UTF-8 sequences decode as usual and each byte of an
 // invalid sequence becomes one "raw byte" char, U+DC80..U+DCFF (the lone low surrogate 0xDC00 +
 // byte, Python's surrogateescape). A strict UTF-8 decode never yields a lone surrogate, so a raw
