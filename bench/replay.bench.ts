@@ -3,12 +3,12 @@
 // whole process and side by side in each round: `git apply` given every patch in one process (its
 // fastest mode), `git apply` once per patch, GNU `patch -p1` once per patch, each from an empty
 // directory, and `patchloom replay REPO --json` in each --via mode (it makes its own patches and
-// checks every touched file's blob id). Before timing, each git/patch route's final tree is
-// compared with the repository's own (`git add -A && git write-tree`); a route that does not end
+// checks every touched file's blob id). Before timing, each way's final tree is
+// compared with the repository's own (`git add -A && git write-tree`); a way that does not end
 // there prints `> mismatch` and is marked, and replay must report every commit exact and no hunk
 // misplaced. Prints medians and ratios against the one-process `git apply`, with the repository,
 // commits, hunks and machine, then each mode's fidelity: refused share, misplaced, fallbacks.
-// The unified route is timed in this thread and on two pool workers (--workers 2).
+// The unified via is timed in this thread and on two pool workers (--workers 2).
 // Run: npm run build && node dist/bench/replay.bench.js [--repo DIR]... [--samples K]
 //   --repo DIR   a repository to replay from its root (repeatable; default: a generated one)
 //   --commits N  commits in the generated history (default 400)
@@ -173,9 +173,9 @@ function freshDir(scratch: string, name: string): string {
 
 interface Row {
   readonly name: string
-  /** Runs the route once from scratch; returns its wall time in ms. */
+  /** Runs the way once from scratch; returns its wall time in ms. */
   readonly time: () => number
-  /** After an untimed run: null when the route ended where git did, else why not. */
+  /** After an untimed run: null when the way ended where git did, else why not. */
   readonly check: () => string | null
 }
 
@@ -199,7 +199,7 @@ interface ReplayJson {
 
 const VIAS = ['unified', 'codex', 'search-replace'] as const
 
-/** The replay rows: each mode in this thread, then the unified route on two pool workers. */
+/** The replay rows: each mode in this thread, then the unified via on two pool workers. */
 const REPLAY_ROWS: ReadonlyArray<{ via: (typeof VIAS)[number]; workers: number }> = [
   ...VIAS.map((via) => ({ via, workers: 0 })),
   { via: 'unified', workers: 2 },
@@ -344,7 +344,7 @@ function benchRepo(repo: string, label: string, flags: Flags): void {
     )
     console.log(
       markdownTable(
-        ['route', 'wall ms (x git apply, one process)'],
+        ['way', 'wall ms (x git apply, one process)'],
         list.map((row) => {
           const error = errors.get(row.name)
           if (error !== undefined) return [row.name, 'mismatch']

@@ -1,4 +1,4 @@
-// CI runs the replay bench on a small generated history: every route ends at the
+// CI runs the replay bench on a small generated history: every way ends at the
 // repository's own tree (git apply in one process and per patch, patch -p1, and patchloom replay
 // in each --via mode with every commit exact and no hunk misplaced), and the tables print.
 // Timings are never asserted.
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 const BENCH = fileURLToPath(new URL('../../dist/bench/replay.bench.js', import.meta.url))
 
 describe('replay.bench --quick', () => {
-  it('runs every route to the same tree and prints the table', () => {
+  it('runs every way to the same tree and prints the table', () => {
     const child = spawnSync(process.execPath, [BENCH, '--quick'], {
       encoding: 'utf8',
       timeout: 60_000,
