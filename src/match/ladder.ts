@@ -167,8 +167,9 @@ export function findStartsInPass(
 }
 
 /**
- * findLineMatches over a prebuilt index (used by the hunk locators to skip re-validation). `limit` caps
- * the starts collected per pass: 1 answers "the first match after here" without a full scan.
+ * findLineMatches over a prebuilt index (the hunk locators use it to skip re-validation).
+ * `limit` caps the starts collected per pass: 1 answers "the first match after here" without a
+ * full scan.
  */
 export function findLineMatchesIn(
   index: LineIndex,

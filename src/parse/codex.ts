@@ -1,31 +1,7 @@
 // Codex `*** Begin Patch` text -> EditPlan. Syntax only: paths pass through trimmed (the engine
 // resolves and checks them, and finds two ops on one path); chunks are located later by
 // src/match/ in 'cursor' mode. Never throws for bad input: every refusal is a PARSE_* Result.
-//
-// Grammar (markers and headers compare on the trimmed line; NL is '\n' or '\r\n'):
-//   patch     := blank* "*** Begin Patch" NL section+ "*** End Patch" NL blank*
-//   section   := (add | delete | update) blank*
-//   add       := "*** Add File:" path NL ("+" text NL)*        -- content: each text + '\n'
-//   delete    := "*** Delete File:" path NL
-//   update    := "*** Update File:" path NL ("*** Move to:" path NL)? chunk*  -- Move to or chunk
-//   chunk     := at-line* body-line+ ("*** End of File" NL)?  -- at-line+ except on the 1st chunk
-//   at-line   := "@@" | "@@ " hint                            -- at column 0; consecutive ones nest
-//   body-line := (" " | "-" | "+") text NL | NL               -- bare NL: an empty context line
-//
-// Leniencies (each pinned by a test in test/unit/parse/codex.test.ts):
-//   1. marker and header lines may be padded with whitespace (a BOM too); paths are trimmed;
-//   2. CRLF patch text reads like LF (splitPatchLines);
-//   3. a heredoc wrapper is stripped: first non-blank line `[apply_patch|applypatch] <<[-]WORD`
-//      (WORD bare, 'quoted' or "quoted") and a last non-blank line WORD; a missing closing WORD
-//      is tolerated, since the patch inside is still complete;
-//   4. blank lines before Begin Patch, after End Patch, between sections and before a chunk's @@
-//      line are skipped (blank lines that end a chunk body stay its empty context lines);
-//   5. several consecutive @@ lines are nested hints for one chunk (Codex itself rejects them);
-//   6. the first chunk of an Update may omit @@; an Update with only Move to is a pure rename.
-// Known limit: a ' '-prefixed context line whose trimmed text is a marker (say ` *** End Patch`)
-// reads as that marker, the price of leniency 1. Unknown `***` directives count only at column 0,
-// so an indented ` *** note` stays a context line. Strict where others guess: a blank line inside
-// Add File content is PARSE_BAD_LINE (write a lone '+'), not a silent empty line.
+// The grammar, the leniencies and the known limits are stated at parseCodexPatch.
 import { errorData, type ErrorCode } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import { splitPatchLines } from '../text/lines.js'
@@ -57,6 +33,30 @@ interface Step<T> {
 
 type StepResult<T> = Result<Step<T>>
 
+// Grammar (markers and headers compare on the trimmed line; NL is '\n' or '\r\n'):
+//   patch     := blank* "*** Begin Patch" NL section+ "*** End Patch" NL blank*
+//   section   := (add | delete | update) blank*
+//   add       := "*** Add File:" path NL ("+" text NL)*        -- content: each text + '\n'
+//   delete    := "*** Delete File:" path NL
+//   update    := "*** Update File:" path NL ("*** Move to:" path NL)? chunk*  -- Move to or chunk
+//   chunk     := at-line* body-line+ ("*** End of File" NL)?  -- at-line+ except on the 1st chunk
+//   at-line   := "@@" | "@@ " hint                            -- at column 0; consecutive ones nest
+//   body-line := (" " | "-" | "+") text NL | NL               -- bare NL: an empty context line
+//
+// Leniencies (each pinned by a test in test/unit/parse/codex.test.ts):
+//   1. marker and header lines may be padded with whitespace (a BOM too); paths are trimmed;
+//   2. CRLF patch text reads like LF (splitPatchLines);
+//   3. a heredoc wrapper is stripped: first non-blank line `[apply_patch|applypatch] <<[-]WORD`
+//      (WORD bare, 'quoted' or "quoted") and a last non-blank line WORD; a missing closing WORD
+//      is tolerated, since the patch inside is still complete;
+//   4. blank lines before Begin Patch, after End Patch, between sections and before a chunk's @@
+//      line are skipped (blank lines that end a chunk body stay its empty context lines);
+//   5. several consecutive @@ lines are nested hints for one chunk (Codex itself rejects them);
+//   6. the first chunk of an Update may omit @@; an Update with only Move to is a pure rename.
+// Known limit: a ' '-prefixed context line whose trimmed text is a marker (say ` *** End Patch`)
+// reads as that marker, the price of leniency 1. Unknown `***` directives count only at column 0,
+// so an indented ` *** note` stays a context line. Strict where others guess: a blank line inside
+// Add File content is PARSE_BAD_LINE (write a lone '+'), not a silent empty line.
 /**
  * Parses a Codex patch into an EditPlan with format 'codex'.
  *

@@ -1,24 +1,7 @@
 // JSON edit lists (str_replace style, `--format edits`) -> EditPlan with one EditsOp per path.
 // Validates shape only: matching, line ranges against the file, expected_hash and creating a
 // file for an empty old_string are checked later (src/apply/string-edits.ts and the engine).
-//
-//   request := { "edits": [edit, ...] } | [edit, ...]
-//   edit    := { path, mode?: "replace", old_string, new_string, replace_all?, expected_matches?,
-//                occurrence?, regex?, flags?, strict?, tolerant_whitespace?, allow_rewrite? }
-//            | { path, mode: "insert", anchor, position: "before"|"after", new_string,
-//                occurrence?, strict?, tolerant_whitespace? }
-//            | { path, mode: "replace_range", start_line, end_line, new_string }
-//            | { path, mode: "delete_range", start_line, end_line }
-//            | { path, mode: "write", content }          every edit: expected_hash?
-//   occurrence := non-zero integer: 1 first match, 2 second, -1 last, -2 second to last; not with
-//                 replace_all: true or expected_matches
-//   regex      := true: old_string is a JavaScript RegExp source (non-empty, must compile with
-//                 `flags`, a subset of "imsuv"; 'g' is implied, so without 'm' ^ and $ mean the
-//                 start and end of the file); not with tolerant_whitespace
-//   strict, tolerant_whitespace, allow_rewrite := true | false (default false)
-// camelCase spellings (oldString, startLine, tolerantWhitespace, ...) are accepted; unknown
-// fields are refused. Matching, occurrence ranges, the rewrite guard and no-op refusals are
-// src/apply/string-edits.ts (D-091..D-094).
+// The request's grammar is stated at parseEditsJson.
 import { errorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import type { EditPlan, EditsOp, StringEdit } from '../types.js'
@@ -70,6 +53,24 @@ const REGEX_FLAGS = 'imsuv'
  */
 class FieldError extends Error {}
 
+// The request, as parseEditsJson reads it:
+//   request := { "edits": [edit, ...] } | [edit, ...]
+//   edit    := { path, mode?: "replace", old_string, new_string, replace_all?, expected_matches?,
+//                occurrence?, regex?, flags?, strict?, tolerant_whitespace?, allow_rewrite? }
+//            | { path, mode: "insert", anchor, position: "before"|"after", new_string,
+//                occurrence?, strict?, tolerant_whitespace? }
+//            | { path, mode: "replace_range", start_line, end_line, new_string }
+//            | { path, mode: "delete_range", start_line, end_line }
+//            | { path, mode: "write", content }          every edit: expected_hash?
+//   occurrence := non-zero integer: 1 first match, 2 second, -1 last, -2 second to last; not with
+//                 replace_all: true or expected_matches
+//   regex      := true: old_string is a JavaScript RegExp source (non-empty, must compile with
+//                 `flags`, a subset of "imsuv"; 'g' is implied, so without 'm' ^ and $ mean the
+//                 start and end of the file); not with tolerant_whitespace
+//   strict, tolerant_whitespace, allow_rewrite := true | false (default false)
+// camelCase spellings (oldString, startLine, tolerantWhitespace, ...) are accepted; unknown
+// fields are refused. Matching, occurrence ranges, the rewrite guard and no-op refusals are
+// src/apply/edit-*.ts (DECISIONS.md D-091..D-094).
 /**
  * Parses a JSON edit request into one EditsOp per path (order of first appearance).
  *

@@ -22,7 +22,7 @@ export function detectFormat(text: string): PatchFormat | null {
   const trimmed = text.trimStart()
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) return 'edits'
   // PERF: a plain substring search first; the line-anchored regexes cost ~50 ms on a 45 MiB
-  // diff that has neither marker (#9).
+  // diff that has neither marker.
   if (text.includes('*** Begin Patch') && BEGIN_PATCH_RE.test(text)) return 'codex'
   if (text.includes('SEARCH') && SEARCH_MARKER_RE.test(text)) return 'search-replace'
   if (looksUnified(text)) return 'unified'
@@ -55,10 +55,11 @@ function lineStartingWith(text: string, prefix: string, from: number): number {
   return at === -1 ? -1 : at + 1
 }
 
+// Why the public form returns a summary: DECISIONS.md D-105.
 /**
  * Parses `text` as `format`, detecting the format first when it is 'auto'. The pure core's form,
  * for internal callers; the public parsePatch (src/engine/parse-patch.ts) throws instead and
- * returns a summary, not the plan (#11, D-105).
+ * returns a summary, not the plan.
  */
 export function parsePlan(text: string, format: FormatOption = 'auto'): Result<EditPlan> {
   const chosen = format === 'auto' ? detectFormat(text) : format

@@ -1,18 +1,9 @@
-// The commonest `git diff` section, read without making a string or object per line (#9, D-075):
-//
-//   plain-section = "diff --git a/" P " b/" P NL [ "index " hex ".." hex [" " mode] NL ]
-//                   "--- a/" P NL "+++ b/" P NL hunk { hunk }
-//   hunk          = "@@ -" a ["," b] " +" c ["," d] " @@" [" " text] NL { (" " | "-" | "+") text NL }
-//
-// where the section is ASCII with no CR or NUL, P is printable with no space, quote or backslash,
-// the mode is a regular file's (100644 or 100755), every hunk's body uses up its stated counts
-// exactly, holds a "-" or "+" line, and is followed by the next hunk or the section's end. For
-// such a section the general parser (unified.ts, unified-hunks.ts) has no choice to make and no
-// leniency to apply: it reads one update of P, locating near the stated lines, with these hunks
-// and nothing else (its header rules, D-129, all hold: one name, no mode line). Anything
-// else, or any doubt, answers null and the section goes to the general parser; so does a packed
-// section whose file cannot take the exact splice (unpackHunks, called by src/apply/compute.ts).
-// A property test holds unpackHunks to parseUnifiedDiff's own op for every section it accepts.
+// The commonest `git diff` section, read without making a string or object per line
+// (DECISIONS.md D-075): scanPlainSection reads a plain section (its grammar is stated there) as a
+// packed update and answers null for anything else, or any doubt, which then goes to the general
+// parser (unified.ts); so does a packed section whose file cannot take the exact splice
+// (unpackHunks, called by src/apply/compute.ts). A property test holds unpackHunks to
+// parseUnifiedDiff's own op for every section it accepts.
 import type { FileOp, PackedBody, PackedHunk, UpdateOp } from '../types.js'
 import { checkPlanEncoding } from './raw-bytes.js'
 import { countNewlines, SECTION, shiftPatchLines, type PatchSegment } from './segments.js'
@@ -117,6 +108,18 @@ export function nextNotPlain(text: string, from: number): number {
   return found === null ? text.length : found.index
 }
 
+// A plain section:
+//
+//   plain-section = "diff --git a/" P " b/" P NL [ "index " hex ".." hex [" " mode] NL ]
+//                   "--- a/" P NL "+++ b/" P NL hunk { hunk }
+//   hunk          = "@@ -" a ["," b] " +" c ["," d] " @@" [" " text] NL { (" " | "-" | "+") text NL }
+//
+// where the section is ASCII with no CR or NUL, P is printable with no space, quote or backslash,
+// the mode is a regular file's (100644 or 100755), every hunk's body uses up its stated counts
+// exactly, holds a "-" or "+" line, and is followed by the next hunk or the section's end. For
+// such a section the general parser (unified.ts, unified-hunks.ts) has no choice to make and no
+// leniency to apply: it reads one update of P, locating near the stated lines, with these hunks
+// and nothing else (its header rules, D-129, all hold: one name, no mode line).
 /**
  * The section text[at, end) as a packed update, or null when it is not a plain section. The
  * caller has checked that the range holds only plain characters (nextNotPlain) and that `end` is

@@ -1,4 +1,4 @@
-// What a plan parsed from a patch that is not UTF-8 may do (#8, D-040). Raw bytes (U+DC80..U+DCFF,
+// What a plan parsed from a patch that is not UTF-8 may do (D-040). Raw bytes (U+DC80..U+DCFF,
 // src/text/patch-bytes.ts) are allowed in line content, where they are matched and written byte
 // for byte (src/apply/compute.ts), but not in a JSON edit list (JSON is UTF-8) and not in a path
 // (a file name must be text to be resolved, compared and reported). JSON edits can also spell an

@@ -1,7 +1,40 @@
 // SEARCH/REPLACE blocks (Aider style) found inside free text, e.g. an LLM reply -> EditPlan.
 // Only syntax: locating each block in the file (locate 'sequential') and creating or appending
-// for an empty SEARCH are left to src/match and the engine.
-//
+// for an empty SEARCH are left to src/match and the engine. The grammar, how a block is read and
+// the leniencies are stated at parseSearchReplace.
+// Only the array differ: importing 'diff' whole loads every module of jsdiff (~20 ms at startup).
+import { diffArrays } from 'diff/lib/diff/array.js'
+import { errorData } from '../errors.js'
+import { fail, ok, type Result } from '../result.js'
+import { splitPatchLines } from '../text/lines.js'
+import type { EditPlan, HunkLine, LineHunk, UpdateOp } from '../types.js'
+
+const SEARCH_RE = /^\s*<{5,9}\s*SEARCH\s*$/
+const DIVIDER_RE = /^\s*={5,9}\s*$/
+const REPLACE_RE = /^\s*>{5,9}\s*REPLACE\s*$/
+// Backtick info strings cannot contain backticks (CommonMark); tilde fences take anything.
+const FENCE_RE = /^\s*(?:`{3,}[^`]*|~{3,}.*)$/
+// Aider fences blocks for some models with these tags, opened with an optional language
+// (`<source>python`) and closed by the matching tag.
+const FENCE_TAG_RE =
+  /^\s*(?:<(?:source|code|pre|codeblock|sourcecode)>[\w.+#-]*|<\/(?:source|code|pre|codeblock|sourcecode)>)\s*$/i
+// An elision line models write between blocks; never a file name.
+const ELISION_RE = /^\s*(?:\.\.\.|\u2026)\s*$/
+
+const DIVIDER_HINT =
+  'Give each block exactly one ======= line. When the text itself holds a ======= line (a ' +
+  'Markdown or reStructuredText heading underline, a conflict marker), choose a SEARCH that ' +
+  'starts below it or ends above it, or send a unified diff or a Codex patch instead.'
+
+interface Block {
+  /** 0-based index of the SEARCH marker line. */
+  readonly start: number
+  readonly path: string
+  readonly search: readonly string[]
+  readonly replace: readonly string[]
+}
+
+// The grammar:
 //   block     := name-line? fence-open? SEARCH-marker old-line* DIVIDER new-line* REPLACE-marker
 //   SEARCH    := ws? '<'{5,9} ws? 'SEARCH' ws?
 //   DIVIDER   := ws? '='{5,9} ws?
@@ -28,38 +61,6 @@
 //   - Aider fence tags are passed over looking for the name (932-936);
 //   - `...` elision lines are passed over looking for the name (937);
 //   - a SEARCH of only blank lines counts as empty (205, 206; Aider does the same).
-// Only the array differ: importing 'diff' whole loads every module of jsdiff (~20 ms at startup).
-import { diffArrays } from 'diff/lib/diff/array.js'
-import { errorData } from '../errors.js'
-import { fail, ok, type Result } from '../result.js'
-import { splitPatchLines } from '../text/lines.js'
-import type { EditPlan, HunkLine, LineHunk, UpdateOp } from '../types.js'
-
-const SEARCH_RE = /^\s*<{5,9}\s*SEARCH\s*$/
-const DIVIDER_RE = /^\s*={5,9}\s*$/
-const REPLACE_RE = /^\s*>{5,9}\s*REPLACE\s*$/
-// Backtick info strings cannot contain backticks (CommonMark); tilde fences take anything.
-const FENCE_RE = /^\s*(?:`{3,}[^`]*|~{3,}.*)$/
-// Aider fences blocks for some models with these tags, opened with an optional language
-// (`<source>python`) and closed by the matching tag (#8).
-const FENCE_TAG_RE =
-  /^\s*(?:<(?:source|code|pre|codeblock|sourcecode)>[\w.+#-]*|<\/(?:source|code|pre|codeblock|sourcecode)>)\s*$/i
-// An elision line models write between blocks; never a file name (#8).
-const ELISION_RE = /^\s*(?:\.\.\.|\u2026)\s*$/
-
-const DIVIDER_HINT =
-  'Give each block exactly one ======= line. When the text itself holds a ======= line (a ' +
-  'Markdown or reStructuredText heading underline, a conflict marker), choose a SEARCH that ' +
-  'starts below it or ends above it, or send a unified diff or a Codex patch instead.'
-
-interface Block {
-  /** 0-based index of the SEARCH marker line. */
-  readonly start: number
-  readonly path: string
-  readonly search: readonly string[]
-  readonly replace: readonly string[]
-}
-
 /**
  * Parses every SEARCH/REPLACE block in `text` into one UpdateOp per file (order of first
  * appearance), each block a LineHunk located sequentially.
@@ -119,10 +120,12 @@ export function parseSearchReplace(text: string): Result<EditPlan> {
   return ok({ format: 'search-replace', ops: toOps(blocks) })
 }
 
+// Two dividers make a block ambiguous, and the parser has no file to try readings against:
+// DECISIONS.md D-030.
 /**
  * Reads one block starting at its SEARCH marker; `end` is the REPLACE marker's index. The block
  * runs to the first REPLACE marker and must hold exactly one divider: with two or more, no
- * reading is certain (D-030), so the block is refused at its second divider.
+ * reading is certain, so the block is refused at its second divider.
  */
 function readBlock(
   lines: readonly string[],

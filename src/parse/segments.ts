@@ -1,12 +1,11 @@
 // Splits a large `git diff` into runs of whole file sections, so verification workers can each
 // parse their own run instead of being sent a parsed plan (cloning hundreds of thousands of hunk
-// lines cost more than parsing them, #9). Only a plain case is split: sections that start with
+// lines costs more than parsing them). Only a plain case is split: sections that start with
 // "diff --git " and a patch without any CR, so the unified parser's whole-patch rules (the CRLF
-// conversion in splitPatchLinesWithCr) cannot differ between a run and the whole. A run parsed on
-// its own numbers its lines from 1; shiftPatchLines turns them into the whole patch's numbers.
-// A run that fails to parse, or parses to a different number of ops than it has sections, tells
-// the caller to parse the whole patch instead (the engine does), so a split never changes a
-// result and every parse error is the whole patch's own.
+// conversion in splitPatchLinesWithCr) cannot differ between a run and the whole. A run numbers
+// its lines from 1; shiftPatchLines turns them into the whole patch's. A run that fails to parse,
+// or gives another number of ops than it has sections, sends the caller (the engine) back to the
+// whole patch, so a split never changes a result and every parse error is the whole patch's own.
 import type { FileOp, LineHunk } from '../types.js'
 
 export interface PatchSegment {

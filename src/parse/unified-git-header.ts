@@ -4,16 +4,8 @@
 // deleted file / rename / copy; a ---/+++ name that disagrees with the name a new file, deleted
 // file, rename or copy line fixed; a /dev/null side without the new or deleted file mode that
 // makes it one; a side no line names; a mode that is not a file's, or a mode line that changes
-// the type. Hunks, binary data and the op are src/parse/unified.ts.
-//
-//   git-header  = "diff --git " name " " name NL { header-line NL }
-//   header-line = ("--- " | "+++ ") name
-//               | ("old mode" | "new mode" | "deleted file mode" | "new file mode") " " mode
-//               | ("rename from" | "rename to" | "copy from" | "copy to") " " name
-//               | ("rename old" | "rename new") " " name            (early git's spelling)
-//               | ("similarity index" | "dissimilarity index") " " N "%"
-//               | "index " hex ".." hex [" " mode]
-//   mode        = octal digits, then the line's end or a space (as git's strtoul reads it)
+// the type. Hunks, binary data and the op are src/parse/unified.ts; readGitHeader states the
+// grammar.
 import { errorData, type EditErrorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import type { FileMode } from '../types.js'
@@ -151,6 +143,15 @@ export function canonicalMode(value: number): FileMode | null {
   }
 }
 
+// The header, as readGitHeader reads it:
+//   git-header  = "diff --git " name " " name NL { header-line NL }
+//   header-line = ("--- " | "+++ ") name
+//               | ("old mode" | "new mode" | "deleted file mode" | "new file mode") " " mode
+//               | ("rename from" | "rename to" | "copy from" | "copy to") " " name
+//               | ("rename old" | "rename new") " " name            (early git's spelling)
+//               | ("similarity index" | "dissimilarity index") " " N "%"
+//               | "index " hex ".." hex [" " mode]
+//   mode        = octal digits, then the line's end or a space (as git's strtoul reads it)
 /**
  * Reads the header of the section whose `diff --git` line is at `start`. On success, `next` is
  * the first line that is no header line (a hunk, `GIT binary patch`, the next section, junk).

@@ -1,18 +1,8 @@
 // Unified diff hunks: the `@@ -a,b +c,d @@` header, the body (counted, or recounted when the
 // counts are wrong), `\ No newline at end of file` markers, CRLF endings a body line states, and
 // the checks that a creation has only added lines and a deletion only removed ones. File headers,
-// names and which op the hunks belong to are src/parse/unified.ts and unified-names.ts.
-//
-// While a hunk's stated counts are not yet used up, every body line belongs to it, whatever it
-// looks like (`--- x`, `-- `, `diff`-like text removed from a file), as `git apply` reads it. Only
-// when the body disagrees with the counts is the hunk recounted, and only then do `--- `/`+++ `
-// pairs, `diff ` lines and a `-- ` signature end it. A non-empty line that starts with none of
-// ' ', '-', '+', '\' met while the counts still run is corrupt (PARSE_BAD_LINE, #8), unless it is
-// the next hunk or file (`@@`, `diff `, `Index: `) ending a miscounted hunk; see corruptLine. A
-// hunk of context lines alone changes nothing and is refused, as git apply refuses it.
-//
-//   hunk      = "@@ -" a ["," b] " +" c ["," d] " @@" [section] NL { body-line }
-//   body-line = (" " | "-" | "+") text NL | "\" text NL          (\ No newline at end of file)
+// names and which op the hunks belong to are src/parse/unified.ts and unified-names.ts. How a
+// hunk's body ends is stated at parseHunks.
 import { errorData, type EditErrorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import type { HunkLine, LineHunk } from '../types.js'
@@ -29,6 +19,16 @@ export interface Hunks {
   readonly next: number
 }
 
+// While a hunk's stated counts are not yet used up, every body line belongs to it, whatever it
+// looks like (`--- x`, `-- `, `diff`-like text removed from a file), as `git apply` reads it. Only
+// when the body disagrees with the counts is the hunk recounted, and only then do `--- `/`+++ `
+// pairs, `diff ` lines and a `-- ` signature end it. A non-empty line that starts with none of
+// ' ', '-', '+', '\' met while the counts still run is corrupt (PARSE_BAD_LINE), unless it is
+// the next hunk or file (`@@`, `diff `, `Index: `) ending a miscounted hunk; see corruptLine. A
+// hunk of context lines alone changes nothing and is refused, as git apply refuses it.
+//
+//   hunk      = "@@ -" a ["," b] " +" c ["," d] " @@" [section] NL { body-line }
+//   body-line = (" " | "-" | "+") text NL | "\" text NL          (\ No newline at end of file)
 /**
  * Reads the hunks starting at `start` (zero or more); `path` labels errors. `crEnded[i]` says
  * line i ended in a '\r' that is content (splitPatchLinesWithCr); such body lines get eol '\r\n'.
@@ -134,7 +134,7 @@ function parseHunk(
         'follows a "\\ No newline at end of file" marker on the same side',
       )
     }
-    // PERF: no closure or spread per line; they were most of a worker's garbage (#9).
+    // PERF: no closure or spread per line; they would be most of a worker's garbage.
     const text = line.slice(1)
     body.push(crEnded[index] === true ? { op, text, eol: '\r\n' } : { op, text })
   }
@@ -269,7 +269,7 @@ function endsMiscountedHunk(line: string): boolean {
  * The 0-based index of a line that starts with none of ' ', '-', '+', '\' (and is not empty)
  * met while the stated counts still run, or null. Such a line is a context line that lost its
  * leading space (or got a tab instead): ending the hunk there would drop every line after it and
- * still report the patch as applied, so git and GNU patch call it corrupt (#8). Once the counts
+ * still report the patch as applied, so git and GNU patch call it corrupt. Once the counts
  * are used up, what follows is junk or the next header, as git reads it; and a miscounted hunk
  * may still end at the next hunk, file header or signature (recountedEnd).
  */

@@ -1,9 +1,8 @@
 // File names in unified diff headers: `diff --git` name pairs, `---`/`+++` names with their
-// timestamps (found at the end of a traditional header, as git finds them, #8), C-style
-// unquoting, the strip level, which file a traditional pair names, and `diff -N` epoch stamps as
-// git reads them. Also `clip`, how a header or patch line is quoted back in an error message.
-// Knows nothing of hunks or of which op a header becomes; that is src/parse/unified.ts.
-//
+// timestamps (found at the end of a traditional header, as git finds them), C-style unquoting,
+// the strip level, which file a traditional pair names, and `diff -N` epoch stamps as git reads
+// them. Also `clip`, how a header or patch line is quoted back in an error message. Knows nothing
+// of hunks or of which op a header becomes; that is src/parse/unified.ts.
 //   name = /dev/null | unquoted text
 //        | C-quoted "..." (\t \n \" \\ \a \b \f \r \v, and \ooo octal bytes read as UTF-8;
 //          bytes that are not UTF-8 stay raw bytes, refused in a path by raw-bytes.ts)
@@ -33,7 +32,7 @@ export interface ParsedName {
 /**
  * How a header name ends: 'none' at the end of the line (rename/copy lines); 'tab' at the first
  * TAB (git's own ---/+++ lines); 'traditional' before a trailing timestamp when the line has one,
- * else at the first TAB, as git reads `diff -u` headers (#8): the name may then hold tabs and
+ * else at the first TAB, as git reads `diff -u` headers: the name may then hold tabs and
  * spaces, and the timestamp may follow spaces instead of a tab.
  */
 export type NameEnd = 'none' | 'tab' | 'traditional'
@@ -210,7 +209,7 @@ function unquoteC(text: string, start: number): { name: string; end: number } | 
   while (index < text.length) {
     const c = text[index] as string
     // Octal escapes may spell bytes that are not UTF-8 (git quotes a Latin-1 name that way); they
-    // stay raw bytes, which src/parse/raw-bytes.ts refuses in a path, never U+FFFD (#8).
+    // stay raw bytes, which src/parse/raw-bytes.ts refuses in a path, never U+FFFD.
     if (c === '"') return { name: decodePatchBytes(Uint8Array.from(bytes)).text, end: index + 1 }
     if (c !== '\\') {
       const code = c.codePointAt(0) as number

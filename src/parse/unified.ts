@@ -3,48 +3,8 @@
 // src/match/, applying binary data is src/apply/git-binary.ts, and path safety (.., duplicates,
 // deny globs) is the engine's job. This module reads file sections and builds their ops; a git
 // section's header is unified-git-header.ts, hunks unified-hunks.ts, names unified-names.ts, and
-// `GIT binary patch` data git-binary-section.ts.
-//
-//   patch      = { junk } file { { junk } file } { junk }
-//   file       = git-file | plain-file
-//   git-file   = git-header [ hunk { hunk } | binary ]      (git-header: unified-git-header.ts)
-//   plain-file = "--- " name [sep stamp] NL "+++ " name [sep stamp] NL hunk { hunk }
-//   sep        = TAB | " " { " " }      (a stamp is found from the line's end; see unified-names.ts)
-//   hunk       = "@@ -" a ["," b] " +" c ["," d] " @@" [section] NL { body-line }
-//   body-line  = (" " | "-" | "+") text NL | "\" text NL          (\ No newline at end of file)
-//   binary     = "GIT binary patch" NL bin-hunk [ bin-hunk ]
-//   bin-hunk   = ("literal" | "delta") " " size NL { base85-line NL } [ "" NL ]
-//   name       = /dev/null | unquoted text
-//              | C-quoted "..." (\t \n \" \\ \a \b \f \r \v, and \ooo octal bytes read as UTF-8)
-//
-// What a section does (D-129, D-130): a git section says it in its header (new file mode, deleted
-// file mode, rename, copy, mode lines), and with no hunk it must change one of those (an empty
-// new file, an empty file's deletion). A traditional section creates or deletes on /dev/null or
-// an epoch timestamp; with neither, one hunk that only adds creates the file if it is missing
-// (UpdateOp.createIfMissing), and one that only removes empties it.
-//
-// Leniencies (each pinned by a test in test/unit/parse/unified.test.ts; details beside the code):
-// - junk lines (commit messages, email headers, `Index:`, `====`, `Only in ...`, `diff -ruN ...`,
-//   a `-- ` signature, a `--- ` line not followed by `+++ ` or a hunk) before, between and after
-//   files are ignored (parseUnifiedDiff);
-// - CRLF patch text: when every line ends in CRLF the '\r's came from transit and are dropped;
-//   otherwise a body line's trailing '\r' states its CRLF ending (HunkLine.eol), as `git diff`
-//   writes a CRLF file (splitPatchLinesWithCr);
-// - while a hunk's counts run, `--- `/`-- `-looking lines are body; file headers, `diff ` lines
-//   and a `-- ` signature end a hunk only when it is recounted (unified-hunks.ts);
-// - wrong hunk counts: when the body does not agree with them, the hunk is recounted from the body
-//   (unified-hunks.ts recountedEnd); trailing empty lines are then not part of it;
-// - an empty line inside a hunk is an empty context line (unified-hunks.ts); any other line that
-//   starts with none of ' ', '-', '+', '\' is corrupt while the counts run (PARSE_BAD_LINE,
-//   scenarios 975, 976) and junk once they are used up (977);
-// - blank lines between the hunks of one file, and before the first (unified-hunks.ts);
-// - traditional headers as git reads them: a timestamp after spaces instead of a tab, zones
-//   written +05:30, and a name holding tabs before its timestamp (unified-names.ts parseName;
-//   scenarios 983-986);
-// - strip level: a/ and b/ prefixes are dropped (in git sections also other prefix pairs such as
-//   i/ and w/); traditional names that differ only in their first component (orig/src/x.c vs
-//   new/src/x.c) lose it (unified-names.ts stripPlainNames); other names are kept as written,
-//   where git would strip one component (-p1).
+// `GIT binary patch` data git-binary-section.ts. The grammar and the leniencies are stated at
+// parseUnifiedDiff.
 import { errorData, type EditErrorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import { splitPatchLinesWithCr } from '../text/lines.js'
@@ -73,6 +33,42 @@ import {
   traditionalName,
 } from './unified-names.js'
 
+// The grammar, as this module reads it:
+//
+//   patch      = { junk } file { { junk } file } { junk }
+//   file       = git-file | plain-file
+//   git-file   = git-header [ hunk { hunk } | binary ]      (git-header: unified-git-header.ts)
+//   plain-file = "--- " name [sep stamp] NL "+++ " name [sep stamp] NL hunk { hunk }
+//   sep        = TAB | " " { " " }      (a stamp is found from the line's end; see unified-names.ts)
+//   hunk       = "@@ -" a ["," b] " +" c ["," d] " @@" [section] NL { body-line }
+//   body-line  = (" " | "-" | "+") text NL | "\" text NL          (\ No newline at end of file)
+//   binary     = "GIT binary patch" NL bin-hunk [ bin-hunk ]
+//   bin-hunk   = ("literal" | "delta") " " size NL { base85-line NL } [ "" NL ]
+//   name       = /dev/null | unquoted text
+//              | C-quoted "..." (\t \n \" \\ \a \b \f \r \v, and \ooo octal bytes read as UTF-8)
+//
+// Leniencies (each pinned by a test in test/unit/parse/unified.test.ts; details beside the code):
+// - junk lines (commit messages, email headers, `Index:`, `====`, `Only in ...`, `diff -ruN ...`,
+//   a `-- ` signature, a `--- ` line not followed by `+++ ` or a hunk) before, between and after
+//   files are ignored (parseUnifiedDiff);
+// - CRLF patch text: when every line ends in CRLF the '\r's came from transit and are dropped;
+//   otherwise a body line's trailing '\r' states its CRLF ending (HunkLine.eol), as `git diff`
+//   writes a CRLF file (splitPatchLinesWithCr);
+// - while a hunk's counts run, `--- `/`-- `-looking lines are body; file headers, `diff ` lines
+//   and a `-- ` signature end a hunk only when it is recounted (unified-hunks.ts);
+// - wrong hunk counts: when the body does not agree with them, the hunk is recounted from the body
+//   (unified-hunks.ts recountedEnd); trailing empty lines are then not part of it;
+// - an empty line inside a hunk is an empty context line (unified-hunks.ts); any other line that
+//   starts with none of ' ', '-', '+', '\' is corrupt while the counts run (PARSE_BAD_LINE,
+//   scenarios 975, 976) and junk once they are used up (977);
+// - blank lines between the hunks of one file, and before the first (unified-hunks.ts);
+// - traditional headers as git reads them: a timestamp after spaces instead of a tab, zones
+//   written +05:30, and a name holding tabs before its timestamp (unified-names.ts parseName;
+//   scenarios 983-986);
+// - strip level: a/ and b/ prefixes are dropped (in git sections also other prefix pairs such as
+//   i/ and w/); traditional names that differ only in their first component (orig/src/x.c vs
+//   new/src/x.c) lose it (unified-names.ts stripPlainNames); other names are kept as written,
+//   where git would strip one component (-p1).
 /**
  * Parses a unified diff (git or traditional) into an EditPlan. Never throws for bad input.
  *
@@ -185,8 +181,10 @@ function parseGitSection(
     hunks = hunkRead.value.hunks
     index = hunkRead.value.next
   }
-  // A section with no hunk and no binary data must change what its header says (git's "patch
-  // with only garbage"): a creation (an empty file), a deletion, a rename, a copy, a mode.
+  // A git section says what it does in its header: new file mode, deleted file mode, rename,
+  // copy, mode lines (DECISIONS.md D-129). With no hunk and no binary data it must change one of
+  // those (git's "patch with only garbage"): a creation (an empty file), a deletion, a rename, a
+  // copy, a mode.
   if (hunks.length === 0 && binary === undefined && !header.changesMetadata) {
     const why = header.hasFileLines
       ? 'has file headers but no hunks'
