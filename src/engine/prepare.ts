@@ -223,8 +223,8 @@ export function checkState({ op, target, moveTo, from }: PreparedOp, format: Pat
     case 'update':
       if (op.createIfMissing === true) notRegular(target)
       else mustExist(target)
-      // A diff's rename never replaces a file, as git apply refuses it (#8, D-051); Codex's
-      // Move to overwrites, as Codex's apply_patch does (scenario 028).
+      // A diff's rename never replaces a file, as git apply refuses it (DECISIONS.md D-051);
+      // Codex's Move to overwrites, as Codex's apply_patch does (scenario 028).
       if (moveTo !== undefined && format === 'unified') {
         mustNotExist(moveTo, 'the diff renames onto it')
       } else if (moveTo !== undefined) notRegular(moveTo)
