@@ -13,13 +13,19 @@ import { MAX_CANDIDATES } from './candidates.js'
 import { findStartsInPass } from './ladder.js'
 import { passWords } from './pass-words.js'
 import { changesWithin, hintScopeEnd } from './scope.js'
-import { located, oldSide, type Claimed, type LocateContext, type Location } from './location.js'
+import {
+  capitalise,
+  hunkName,
+  located,
+  oldSide,
+  type Claimed,
+  type LocateContext,
+  type Location,
+} from './location.js'
 import { search } from './locate-search.js'
 import {
   ambiguousError,
-  capitalise,
   exactCandidates,
-  hunkName,
   listedLines,
   MAX_AMBIGUOUS_LISTED,
   notFoundError,

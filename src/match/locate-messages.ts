@@ -1,15 +1,14 @@
-// The failures and the warning the hunk locators share: MATCH_NOT_FOUND with near-miss
-// candidates (MATCH_OVERLAP when the lines match only where an earlier hunk went), MATCH_AMBIGUOUS
-// when two places fit equally, FILE_NOT_TEXT, and match.lenient. src/match/pass-words.ts words
-// the pass a message names.
+// The failures the hunk locators share: MATCH_NOT_FOUND with near-miss candidates (MATCH_OVERLAP
+// when the lines match only where an earlier hunk went), MATCH_AMBIGUOUS when two places fit
+// equally, and FILE_NOT_TEXT. src/match/pass-words.ts words the pass a message names.
 import type { Candidate } from '../errors.js'
 import { errorData } from '../errors.js'
 import { fail, type Result } from '../result.js'
 import type { MatchPass } from '../text/normalize.js'
-import type { LineHunk, Warning } from '../types.js'
+import type { LineHunk } from '../types.js'
 import { findCandidates, MAX_CANDIDATES, previewOf } from './candidates.js'
 import { passWords } from './pass-words.js'
-import type { Claimed, LocateContext } from './location.js'
+import { capitalise, hunkName, type Claimed, type LocateContext } from './location.js'
 import { search } from './locate-search.js'
 
 /** Line numbers an ambiguity message spells out before it says "and N more". */
@@ -18,14 +17,6 @@ export const MAX_AMBIGUOUS_LISTED = 10
 export function quote(text: string): string {
   const short = text.length > 60 ? `${text.slice(0, 60)}...` : text
   return JSON.stringify(short)
-}
-
-export function hunkName(hunk: LineHunk): string {
-  return `the hunk at patch line ${hunk.patchLine}`
-}
-
-export function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1)
 }
 
 /**
@@ -152,21 +143,4 @@ export function notFoundError<T>(
       { path: ctx.path, patchLine: hunk.patchLine, candidates },
     ),
   )
-}
-
-export function lenientWarning(
-  ctx: Pick<LocateContext, 'path'>,
-  hunk: LineHunk,
-  pass: MatchPass,
-  start: number,
-): Warning[] {
-  if (pass === 'exact') return []
-  return [
-    {
-      code: 'match.lenient',
-      message: `${capitalise(hunkName(hunk))} matched ${ctx.path} at line ${start + 1} only ${passWords(pass)} (pass '${pass}').`,
-      path: ctx.path,
-      patchLine: hunk.patchLine,
-    },
-  ]
 }

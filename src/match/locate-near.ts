@@ -5,13 +5,19 @@ import { errorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import type { LineHunk, Warning } from '../types.js'
 import { MAX_CANDIDATES } from './candidates.js'
-import { located, oldSide, type Claimed, type LocateContext, type Location } from './location.js'
+import {
+  capitalise,
+  hunkName,
+  located,
+  oldSide,
+  type Claimed,
+  type LocateContext,
+  type Location,
+} from './location.js'
 import { search } from './locate-search.js'
 import {
   ambiguousError,
-  capitalise,
   exactCandidates,
-  hunkName,
   listedLines,
   notFoundError,
   notTextError,

@@ -7,7 +7,7 @@ import type { MatchPass } from '../text/normalize.js'
 import type { HunkLine, LineHunk, Warning } from '../types.js'
 import type { LineIndex } from './ladder.js'
 import { deriveRestyle, IDENTITY_RESTYLE, type Restyle } from './restyle.js'
-import { lenientWarning } from './locate-messages.js'
+import { passWords } from './pass-words.js'
 
 /** Where a hunk goes: lines [start, start + oldLength) of the searched text are replaced. */
 export interface Location {
@@ -116,4 +116,29 @@ export function locatedIn(
     restyle,
     warnings: [...warnings, ...extraWarnings],
   }
+}
+
+export function hunkName(hunk: LineHunk): string {
+  return `the hunk at patch line ${hunk.patchLine}`
+}
+
+export function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}
+
+export function lenientWarning(
+  ctx: Pick<LocateContext, 'path'>,
+  hunk: LineHunk,
+  pass: MatchPass,
+  start: number,
+): Warning[] {
+  if (pass === 'exact') return []
+  return [
+    {
+      code: 'match.lenient',
+      message: `${capitalise(hunkName(hunk))} matched ${ctx.path} at line ${start + 1} only ${passWords(pass)} (pass '${pass}').`,
+      path: ctx.path,
+      patchLine: hunk.patchLine,
+    },
+  ]
 }
