@@ -1,4 +1,4 @@
-// applyHunks as it was before issue #9 (src/apply/apply-hunks.ts at 8a87928), kept as the oracle
+// applyHunks as it was before the line table (src/apply/apply-hunks.ts at 8a87928), the oracle
 // for the SEARCH/REPLACE property test: in 'sequential' mode every hunk re-indexes and re-splices
 // the whole line array. Do not optimise this file.
 // Applies a file's line hunks: locates each (src/match/locate-*.ts, per LocateMode) and splices the

@@ -1,4 +1,4 @@
-// A git repository whose first-parent history covers what a replay must reproduce (#10): adds,
+// A git repository whose first-parent history covers what a replay must reproduce: adds,
 // deletes, a rename with edits, a copy, a mode change, a binary file, a symlink, a submodule
 // pointer, a file without a final newline, CRLF lines, a lone CR, an unusual path, a merge on the
 // first-parent line and an empty commit. Built with the real `git`, under a HOME of its own so

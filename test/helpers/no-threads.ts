@@ -1,6 +1,6 @@
-// Setup file of the `unit` vitest project: the fast loop runs from source with no worker threads
-// (#8), so constructing one fails the test that tried, naming where such a test belongs. Piscina
-// and the language-server pool both create their threads through worker_threads.Worker.
+// Setup file of the `unit` vitest project: the fast loop runs from source with no worker threads,
+// so constructing one fails the test that tried, naming where such a test belongs. Piscina
+// and the sidecar pool of language servers both create their threads through worker_threads.Worker.
 import { syncBuiltinESMExports } from 'node:module'
 import workerThreads from 'node:worker_threads'
 

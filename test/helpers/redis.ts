@@ -1,4 +1,4 @@
-// The queue tests' redis-server (#12): the same helper bench/distributed.bench.ts uses.
+// The queue tests' redis-server: the same helper bench/distributed.bench.ts uses.
 export {
   REDIS_AVAILABLE,
   REDIS_SKIP_REASON,

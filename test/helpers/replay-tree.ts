@@ -1,4 +1,4 @@
-// Shared by the replay tree tests (#10): tree entries from text, the ApplyContext the replay
+// Shared by the replay tree tests: tree entries from text, the ApplyContext the replay
 // gives applyPlan, and a unified diff parsed into a plan. No vitest imports.
 import { inflateSync } from 'node:zlib'
 import { parsePlan } from '../../src/parse/index.js'

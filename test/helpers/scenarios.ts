@@ -56,7 +56,7 @@ export interface Scenario {
   readonly patchFile: string
   /**
    * The patch file's bytes, exactly as stored: runners pass these, never a decoded string, so
-   * Latin-1 and invalid-UTF-8 fixtures reach the engine as they are (#8).
+   * Latin-1 and invalid-UTF-8 fixtures reach the engine as they are.
    */
   readonly patchBytes: Uint8Array
   /** The format the patch file's name implies; auto-detection must agree on success. */
@@ -69,7 +69,7 @@ export interface Scenario {
   /**
    * Unified diffs only: why patchloom's outcome differs from a plain `git apply` on purpose
    * (scenario.json "git", one sentence). test/e2e/git-agreement.test.ts asserts that git agrees
-   * with every other patch.diff scenario, and that git really does disagree with these (#22).
+   * with every other patch.diff scenario, and that git really does disagree with these.
    */
   readonly git?: string
 }

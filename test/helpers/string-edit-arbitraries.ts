@@ -1,4 +1,4 @@
-// Random files and string-edit requests for the property tests of issue #9
+// Random files and string-edit requests for the property tests
 // (test/unit/apply/string-edits-oracle.test.ts, test/unit/apply/apply-hunks-oracle.test.ts).
 // Files are built from a few tokens so strings repeat (ambiguity, replace_all), mix CRLF and LF,
 // hold lone CRs, curly quotes, tabs and odd spaces (every ladder pass, re-indentation), and may
@@ -69,7 +69,7 @@ export function distort(text: string, how: Distortion): string {
     case 'garble':
       return text.replace(/a/g, 'z')
     case 'spaces':
-      // Leading tabs as four spaces: what tolerant_whitespace forgives (#11).
+      // Leading tabs as four spaces: what tolerant_whitespace forgives.
       return text.replace(/^\t+/gm, (tabs) => '    '.repeat(tabs.length))
   }
 }
@@ -88,7 +88,7 @@ export type EditSpec =
       newString: string
       replaceAll: boolean
       expect: number | null
-      /** occurrence (#11), used when neither replaceAll nor expect is. */
+      /** occurrence, used when neither replaceAll nor expect is. */
       occurrence: number | null
       strict: boolean
       tolerant: boolean
@@ -108,7 +108,10 @@ export type EditSpec =
   | { mode: 'write'; content: string }
   | { mode: 'literal'; oldString: string; newString: string }
 
-/** The #11 matching fields, each set now and then so the plain edits stay the common case. */
+/**
+ * The matching fields (occurrence, strict, tolerant_whitespace), each set now and then so the plain
+ * edits stay the common case.
+ */
 const matchingModes = {
   occurrence: fc.option(fc.constantFrom(1, 2, 3, -1, -2, -3), { freq: 3 }),
   strict: fc.boolean(),

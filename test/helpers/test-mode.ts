@@ -1,5 +1,5 @@
 // How the current vitest project runs the suites that several projects share (vitest.config.ts
-// sets both variables per project, #8): which engine routes the scenario suite and the engine
+// sets both variables per project): which engine routes the scenario suite and the engine
 // fuzzer exercise, and whether property tests run their full iteration counts. The fast loop
 // (`npm run test:unit`, vitest `--mode quick`) runs the inline route only, with fewer iterations;
 // `npm test` runs every route at the full counts. Outside a project both default to everything.
