@@ -32,6 +32,7 @@ import {
 } from './edit-messages.js'
 import { chooseMatches, ladder, restylePass, viewOf } from './edit-matches.js'
 
+/** Applies one insert edit to `doc`, in place. */
 export function applyInsert(
   doc: EditDoc,
   edit: Extract<StringEdit, { mode: 'insert' }>,

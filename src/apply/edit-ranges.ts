@@ -6,6 +6,7 @@ import { ok, type Result } from '../result.js'
 import { failAt, noOp, plural, type EditContext, type EditStep } from './edit-messages.js'
 import { commonPairs, spliceWholeLines } from './edit-splice.js'
 
+/** Replaces 1-based lines [startLine, endLine] of `doc` with newString's lines, in place. */
 export function applyRange(
   doc: EditDoc,
   startLine: number,

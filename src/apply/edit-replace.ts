@@ -37,6 +37,7 @@ import {
 import { commonPairs, replaceExact, spliceWholeLines, type SpliceState } from './edit-splice.js'
 import { applyRegexReplace } from './edit-regex.js'
 
+/** Applies one replace edit (a regex one through applyRegexReplace) to `doc`, in place. */
 export function applyReplace(
   doc: EditDoc,
   edit: Extract<StringEdit, { mode: 'replace' }>,

@@ -73,6 +73,10 @@ export function surroundingRange(start: number, end: number, total: number): [nu
   return [Math.max(0, start - SURROUNDING), Math.min(total, end + SURROUNDING)]
 }
 
+/**
+ * The Location of a hunk placed at `start` under `pass`, with the restyle a lenient match
+ * learns from the file around it and the match.lenient warning.
+ */
 export function located(
   ctx: LocateContext,
   hunk: LineHunk,
@@ -118,6 +122,7 @@ export function locatedIn(
   }
 }
 
+/** How a message names a hunk. */
 export function hunkName(hunk: LineHunk): string {
   return `the hunk at patch line ${hunk.patchLine}`
 }
@@ -126,7 +131,8 @@ export function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1)
 }
 
-export function lenientWarning(
+/** The match.lenient warning for a hunk placed at `start` by a pass other than 'exact'. */
+function lenientWarning(
   ctx: Pick<LocateContext, 'path'>,
   hunk: LineHunk,
   pass: MatchPass,
