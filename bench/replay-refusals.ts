@@ -6,7 +6,7 @@
 import { replay, type ReplayVia } from '../src/replay/replay.js'
 import { markdownTable } from './report.js'
 
-/** The kind of a refusal, from the matcher's message (src/match/locate.ts). */
+/** The kind of a refusal, from the matcher's message (src/match/locate-*.ts). */
 function kindOf(code: string, message: string): string {
   if (/is not inside .*scope.*but it would change lines past/.test(message))
     return 'fits at the hint, changes past its scope end'
