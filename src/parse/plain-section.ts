@@ -112,7 +112,8 @@ export function nextNotPlain(text: string, from: number): number {
 //
 //   plain-section = "diff --git a/" P " b/" P NL [ "index " hex ".." hex [" " mode] NL ]
 //                   "--- a/" P NL "+++ b/" P NL hunk { hunk }
-//   hunk          = "@@ -" a ["," b] " +" c ["," d] " @@" [" " text] NL { (" " | "-" | "+") text NL }
+//   hunk          = "@@ -" a ["," b] " +" c ["," d] " @@" [" " text] NL
+//                   { (" " | "-" | "+") text NL }
 //
 // where the section is ASCII with no CR or NUL, P is printable with no space, quote or backslash,
 // the mode is a regular file's (100644 or 100755), every hunk's body uses up its stated counts

@@ -48,10 +48,11 @@ interface Block {
 //                trailing ':' and spaces are stripped; a sentence (spaces, not wholly quoted) is
 //                no name: its one backticked path, if any, is used, else the block reuses the
 //                previous block's file (nameFromLine); a fence or `...` line is never a name
-// A block is read by structure: it ends at the first REPLACE marker and holds exactly one DIVIDER.
-// A second DIVIDER line (a Markdown/RST heading underline, a conflict marker, a doubled divider)
-// makes the block ambiguous, and the parser, which has no file to try readings against, refuses
-// it with PARSE_BAD_LINE at that line (D-030); a SEARCH marker inside a block is PARSE_UNTERMINATED.
+// A block is read by structure: it ends at the first REPLACE marker and holds exactly one
+// DIVIDER. A second DIVIDER line (a Markdown/RST heading underline, a conflict marker, a doubled
+// divider) makes the block ambiguous, and the parser, which has no file to try readings against,
+// refuses it with PARSE_BAD_LINE at that line (D-030); a SEARCH marker inside a block is
+// PARSE_UNTERMINATED.
 // Leniencies, each with the scenario that pins it:
 //   - marker lengths 5..9 (208, 209); padded markers (208);
 //   - CRLF text reads like LF (unit test "reads CRLF text like LF text");

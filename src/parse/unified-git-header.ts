@@ -193,9 +193,9 @@ export function readGitHeader(lines: readonly string[], start: number): Result<G
 }
 
 /**
- * The prefixes "diff --git" puts before its two names: a/ and b/ (also beside /dev/null), or any two different first
- * components before one name (i/f w/f, as diff.mnemonicPrefix writes). `--no-prefix` names keep
- * their first component (leniency: git would strip it).
+ * The prefixes "diff --git" puts before its two names: a/ and b/ (also beside /dev/null), or any
+ * two different first components before one name (i/f w/f, as diff.mnemonicPrefix writes).
+ * `--no-prefix` names keep their first component (leniency: git would strip it).
  */
 function namePrefixes(oldHalf: string, newHalf: string): readonly [string, string] | null {
   if (oldHalf.startsWith('a/') && newHalf.startsWith('b/')) return ['a/', 'b/']

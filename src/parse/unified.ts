@@ -39,7 +39,7 @@ import {
 //   file       = git-file | plain-file
 //   git-file   = git-header [ hunk { hunk } | binary ]      (git-header: unified-git-header.ts)
 //   plain-file = "--- " name [sep stamp] NL "+++ " name [sep stamp] NL hunk { hunk }
-//   sep        = TAB | " " { " " }      (a stamp is found from the line's end; see unified-names.ts)
+//   sep        = TAB | " " { " " }      (a stamp is found from the line's end: unified-names.ts)
 //   hunk       = "@@ -" a ["," b] " +" c ["," d] " @@" [section] NL { body-line }
 //   body-line  = (" " | "-" | "+") text NL | "\" text NL          (\ No newline at end of file)
 //   binary     = "GIT binary patch" NL bin-hunk [ bin-hunk ]
