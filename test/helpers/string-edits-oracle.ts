@@ -1,9 +1,10 @@
-// The per-edit string-edit algorithm as it was before issue #9 (src/apply/string-edits.ts at
-// 8a87928), kept as the oracle for test/unit/apply/string-edits-oracle.test.ts: every edit re-splits
-// the whole text (toDoc) and searches its LF view with indexOf. Slow on large files, simple enough
-// to trust; the line-table implementation must agree with it on every input, failures included.
+// The per-edit string-edit algorithm as it was before the line table (src/apply/string-edits.ts at
+// 8a87928), kept as the oracle for test/unit/apply/string-edits-oracle.test.ts: every edit
+// re-splits the whole text (toDoc) and searches its LF view with indexOf. Slow on large files,
+// simple enough to trust; the line-table implementation must agree with it on every input, failures
+// included.
 // Do not optimise this file.
-// Since #11 it also refuses no-ops its own way (EDIT_NO_OP when an edit leaves the whole text as
+// It also refuses no-ops its own way (EDIT_NO_OP when an edit leaves the whole text as
 // it was, D-094), with the implementation's wording from src/apply/edit-guards.ts, and takes
 // occurrence, strict and tolerant_whitespace (D-092: its own tab expansion, a rung before the
 // ladder). Regex edits and the rewrite guard (files of 20+ lines) are not drawn here; unit tests

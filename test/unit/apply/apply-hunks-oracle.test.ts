@@ -1,4 +1,4 @@
-// Property test for issue #9: SEARCH/REPLACE ('sequential' applyHunks on one LineTable) against
+// Property test: SEARCH/REPLACE ('sequential' applyHunks on one LineTable) against
 // the version that re-indexed and re-spliced the whole file per block
 // (test/helpers/apply-hunks-oracle.ts). Blocks are cut from the file's lines, often distorted so
 // that lenient passes, re-indentation and misses all occur, and parsed by the real parser; the

@@ -1,4 +1,4 @@
-// The edit modes of #11 applied by src/apply/string-edits.ts: occurrence, regex (through the
+// The edit modes applied by src/apply/string-edits.ts: occurrence, regex (through the
 // real bounded searcher), strict, tolerant_whitespace, the rewrite guard and the no-op rule.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'

@@ -1,4 +1,4 @@
-// The byte splice for exactly placed unified hunks (#9) must be invisible: on random files and
+// The byte splice for exactly placed unified hunks must be invisible: on random files and
 // random hunks (exact, shifted, mismatched, at the end of the file, with CRLF, without a final
 // newline, with non-ASCII text), computeFile gives the same bytes, counts and error whether the
 // splice may run or not, and the same bytes and counts as with a rendered diff.
@@ -114,7 +114,7 @@ describe('spliceExact', () => {
 
   it('counts a hunk of many runs run by run, as the general path and the rendered diff do', () => {
     // A lockfile-like rewrite: one hunk, runs of changes between single context lines. Counting
-    // run by run keeps it linear (#9: a real 20,000-line hunk took 31 s as one Myers diff).
+    // run by run keeps it linear (a real 20,000-line hunk took 31 s as one Myers diff).
     const lines = Array.from({ length: 401 }, (_, i) => `  "dep${i}": "1.${i % 7}.0",`)
     const source = encoder.encode(lines.join('\n') + '\n')
     const body: HunkLine[] = []

@@ -1,4 +1,4 @@
-// Property test for issue #9: the line-table string edits (src/apply/string-edits.ts) against the
+// Property test: the line-table string edits (src/apply/string-edits.ts) against the
 // per-edit algorithm they replaced (test/helpers/string-edits-oracle.ts), on random files and
 // random edit sequences (test/helpers/string-edit-arbitraries.ts): results must agree exactly,
 // failures included (code, message, path, patch line, candidates), and so must warnings.

@@ -262,7 +262,7 @@ describe('applyStringEdits insert', () => {
 
   it('gives inserted lines the file’s dominant ending', () => {
     expect(applied('a\r\nb\r\n', [insert('a', 'after', 'x\ny')])).toBe('a\r\nx\r\ny\r\nb\r\n')
-    // A lone CR ends no line (#8): a CR-only file is one line, and new lines end in LF.
+    // A lone CR ends no line: a CR-only file is one line, and new lines end in LF.
     expect(applied('a\rb\r', [insert('b', 'before', 'x\n')])).toBe('x\na\rb\r')
   })
 
@@ -435,7 +435,7 @@ describe('applyStringEdits line-ending properties', () => {
         const start = (a % lines.length) + 1
         const end = start + (b % (lines.length - start + 1))
         // The range's own bytes; a trailing newline keeps a range of one empty line from reading
-        // as a deletion. It is CRLF so that a last line ending in a lone CR keeps it (#8).
+        // as a deletion. It is CRLF so that a last line ending in a lone CR keeps it.
         const raw = joinLines(lines.slice(start - 1, end))
         const same = raw.endsWith('\n') ? raw : `${raw}\r\n`
         expect(failure(text, [range(start, end, same)]).code).toBe('EDIT_NO_OP')

@@ -1,4 +1,4 @@
-// The edit-mode fields of #11 in the JSON edit grammar (src/parse/edits.ts): occurrence, regex
+// The edit-mode fields in the JSON edit grammar (src/parse/edits.ts): occurrence, regex
 // and flags, strict, tolerant_whitespace, allow_rewrite, their camelCase spellings and conflicts.
 import { describe, expect, it } from 'vitest'
 import type { EditErrorData } from '../../../src/errors.js'

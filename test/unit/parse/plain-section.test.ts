@@ -1,7 +1,7 @@
-// Packed plain sections (#9, D-075) must be invisible: a run of git-diff sections read with
-// packing gives the general parser's ops once the packed hunks are parsed (or neither reads it),
-// and a packed op computes the same bytes, counts and errors as the parsed one, on the file the
-// diff was made from and on files that changed since. The generator writes what git writes and
+// Packed plain sections (DECISIONS.md D-075) must be invisible: a run of git-diff sections read
+// with packing gives the general parser's ops once the packed hunks are parsed (or neither reads
+// it), and a packed op computes the same bytes, counts and errors as the parsed one, on the file
+// the diff was made from and on files that changed since. The generator writes what git writes and
 // the variations the general parser has rules for: miscounted hunks, markers, empty and CR lines,
 // other extended headers, quoted or spaced names, junk after the last hunk.
 import fc from 'fast-check'
@@ -263,7 +263,7 @@ describe('scanPlainSection', () => {
       gitSection.replaceAll('src/api0/file2861.ts', 'src/api 0/file.ts'),
       gitSection.replace('--- a/', '--- b/'),
       gitSection + '-- \n2.39.5\n',
-      // A hunk of context lines alone, which the general parser refuses as git does (#22).
+      // A hunk of context lines alone, which the general parser refuses as git does.
       gitSection.replace(
         '-export function f2861_0(input: number) {\n+export function f2861_0(input: number, options?: Options) {\n',
         ' export function f2861_0(input: number) {\n',

@@ -1,4 +1,4 @@
-// Splitting a git diff into runs the workers parse on their own (#9) must never change a result:
+// Splitting a git diff into runs the workers parse on their own must never change a result:
 // for every unified scenario patch, and for all of them joined into one many-file patch, the runs'
 // ops, renumbered, equal the whole patch's ops; where a run does not parse, neither does the whole
 // patch (the engine then parses the whole for the exact error).

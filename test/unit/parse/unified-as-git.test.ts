@@ -1,4 +1,4 @@
-// parseUnifiedDiff against the real `git apply` (#22): each case runs git apply in a fresh
+// parseUnifiedDiff against the real `git apply`: each case runs git apply in a fresh
 // repository and pins what git does (the tree it leaves, or the words it refuses with), then pins
 // what the parser makes of the same patch. Where patchloom departs from git on purpose, the case
 // says so. Header rules: src/parse/unified-git-header.ts; traditional sections: unified.ts.

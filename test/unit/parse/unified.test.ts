@@ -143,7 +143,7 @@ describe('parseUnifiedDiff on real git output', () => {
               ' five',
             ]),
             {
-              // git's function context, kept for history replay's Codex hints (#10)
+              // git's function context, kept for history replay's Codex hints
               ...hunk(lineOf(patch, '@@ -8,5 +8,5 @@ seven'), 8, [
                 ' eight',
                 ' nine',

@@ -1,5 +1,5 @@
 // Unit tests for src/text/lines.ts: which characters end a line in a file (LF and CRLF, never a
-// lone CR: git and Codex see it as content, #8) and in patch text.
+// lone CR: git and Codex see it as content) and in patch text.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
