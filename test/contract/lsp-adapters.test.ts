@@ -16,7 +16,7 @@ for (const adapter of ADAPTERS) {
 }
 
 describe('adapter registry', () => {
-  it('holds the five servers of issue #3', () => {
+  it('holds the five servers of the sidecar pool', () => {
     expect(ADAPTERS.map((a) => a.id)).toEqual([
       'typescript',
       'pyright',

@@ -464,7 +464,7 @@ describe('patchloom recover', () => {
   })
 })
 
-describe('a forged journal in a checkout (#8)', () => {
+describe('a forged journal in a checkout', () => {
   const FORGED = '20261130T120000000Z-forged'
   const HOOK = '#!/bin/sh\necho owned\n'
 

@@ -115,7 +115,7 @@ afterAll(async () => {
   if (base !== '') await rm(base, { recursive: true, force: true })
 })
 
-describe('random bytes in a patch are written exactly or refused (#8)', () => {
+describe('random bytes in a patch are written exactly or refused', () => {
   for (const [n, format] of FORMATS.entries()) {
     it(
       `${format}: the added line keeps the patch's bytes`,

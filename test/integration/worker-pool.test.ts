@@ -137,7 +137,7 @@ describe('WorkerPool', () => {
     )
   })
 
-  it('raises an exception thrown by the pure code as the inline route does, not WORKER_CRASHED (#8)', async () => {
+  it('raises an exception thrown by the pure code as the inline route does, not WORKER_CRASHED', async () => {
     // Inline, the pure function's exception reaches the caller unchanged.
     const inline = ((): unknown => {
       try {
@@ -159,7 +159,7 @@ describe('WorkerPool', () => {
     expect(exitCodeFor(internalErrorData(pooled))).toBe(70)
   })
 
-  it('recognises a protocol mismatch by value, never by the text of an error (#8)', async () => {
+  it('recognises a protocol mismatch by value, never by the text of an error', async () => {
     // With no ops, the fixture throws outside the reply envelope with protocol words in its
     // message; only a typed protocol-mismatch reply is a stale build, so this reads as a
     // failed worker.

@@ -119,7 +119,7 @@ describe('public API', () => {
     expectTypeOf<EngineOptions['durability']>().toEqualTypeOf<'full' | 'fast' | undefined>()
   })
 
-  it('names the worker threads and the language servers apart (#11)', () => {
+  it('names the worker threads and the language servers apart', () => {
     expectTypeOf<EngineOptions['workers']>().toEqualTypeOf<WorkerOptions | false | undefined>()
     expectTypeOf<EngineDiagnosticsOptions['servers']>().toEqualTypeOf<
       LanguageServerOptions | undefined
@@ -130,7 +130,7 @@ describe('public API', () => {
     >().toEqualTypeOf<false>()
   })
 
-  it('gives check its own options and keeps route internal (#11)', () => {
+  it('gives check its own options and keeps route internal', () => {
     expectTypeOf<Parameters<Engine['check']>[1]>().toEqualTypeOf<CheckOptions | undefined>()
     expectTypeOf<keyof CheckOptions>().toEqualTypeOf<'format' | 'signal' | 'timeoutMs' | 'diffs'>()
     expectTypeOf<keyof ApplyOptions>().toEqualTypeOf<
@@ -138,11 +138,11 @@ describe('public API', () => {
     >()
   })
 
-  it('resolves apply and check with a result that has no ok field (#11)', () => {
+  it('resolves apply and check with a result that has no ok field', () => {
     expectTypeOf<'ok' extends keyof ApplyResult ? true : false>().toEqualTypeOf<false>()
   })
 
-  it('parses a patch into a summary and throws EditError like the engine (#11)', () => {
+  it('parses a patch into a summary and throws EditError like the engine', () => {
     expectTypeOf(api.parsePatch).returns.toEqualTypeOf<PatchSummary>()
     expectTypeOf(api.parsePatch).parameter(0).toEqualTypeOf<string | Uint8Array>()
     const patch = '*** Begin Patch\n*** Add File: a.txt\n+one\n*** End Patch\n'
@@ -153,7 +153,7 @@ describe('public API', () => {
     expect(() => api.parsePatch('please change the greeting\n')).toThrow(api.EditError)
   })
 
-  it('types Warning.code as the union of its codes (#11)', () => {
+  it('types Warning.code as the union of its codes', () => {
     expectTypeOf<Warning['code']>().toEqualTypeOf<WarningCode>()
     expectTypeOf<'match.lenient'>().toMatchTypeOf<WarningCode>()
     expectTypeOf<'journal.unsafe-path'>().toMatchTypeOf<WarningCode>()

@@ -41,7 +41,7 @@ function hunksFor(text: string, blocks: readonly Block[]): LineHunk[] | null {
   return op !== undefined && op.kind === 'update' ? [...op.hunks] : null
 }
 
-describe("applyHunks 'sequential' against the per-hunk oracle (#9)", () => {
+describe("applyHunks 'sequential' against the per-hunk oracle", () => {
   it(
     'gives the same lines, warnings and errors for random SEARCH/REPLACE blocks',
     () => {

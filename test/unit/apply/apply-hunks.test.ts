@@ -468,7 +468,7 @@ describe('applyHunks (line endings and final newline)', () => {
     expect(out.text).toBe('a\r\nx\r\ny\r\nc\r\n')
   })
 
-  it('reads a lone CR as content, not a line ending (#8)', () => {
+  it('reads a lone CR as content, not a line ending', () => {
     expect(run('a\rb\nc\n', [hunk([' a\rb', '+x\ry'])]).text).toBe('a\rb\nx\ry\nc\n')
     // A CR-only file is one line, as git sees it; per-line context does not match in it.
     expect(failure('a\rb\rc\r', [hunk([' b', '+x'])]).code).toBe('MATCH_NOT_FOUND')
@@ -695,7 +695,7 @@ describe('applyHunks (line endings stated by the patch)', () => {
   })
 })
 
-describe('applyHunks @@ hint scopes (#8)', () => {
+describe('applyHunks @@ hint scopes', () => {
   // Python-like files of several functions whose bodies share lines, so a hunk's lines often
   // exist in more than one function.
   const body = fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 4 })

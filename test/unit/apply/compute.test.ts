@@ -56,7 +56,7 @@ describe('computeFile', () => {
     )
   })
 
-  it('renders files with lone CRs as git does (a CR is content), so the diff replays (#8)', () => {
+  it('renders files with lone CRs as git does (a CR is content), so the diff replays', () => {
     const before = utf8('k\nl\rm\rn\r\nend\r')
     const out = compute(
       'codex',
@@ -123,7 +123,7 @@ describe('computeFile', () => {
     })
   })
 
-  it("deletes by a diff's hunkless deletion only an empty file, as git does (#22)", () => {
+  it("deletes by a diff's hunkless deletion only an empty file, as git does", () => {
     // `deleted file mode` with no hunk is git's deletion of an empty file; git apply refuses it
     // for a file with content ("removal patch leaves file contents"). A Codex Delete File states
     // no content at all.
@@ -135,7 +135,7 @@ describe('computeFile', () => {
   })
 })
 
-describe('computeFile with bytesOnly (history replay, #10)', () => {
+describe('computeFile with bytesOnly (history replay)', () => {
   it('gives the same bytes with no diff and no counts', () => {
     const op = update([
       [' ', 'a'],
@@ -152,7 +152,7 @@ describe('computeFile with bytesOnly (history replay, #10)', () => {
   })
 })
 
-describe('computeFile with rawBytes (a patch that is not UTF-8, #8)', () => {
+describe('computeFile with rawBytes (a patch that is not UTF-8)', () => {
   const RAW_E9 = '\udce9'
   const raw = (op: FileOp, source: Uint8Array | null) =>
     computeFile({ format: 'codex', op, source, rawBytes: true })

@@ -58,7 +58,7 @@ function failure(
 
 const THREE = 'x = 1\ny = 2\nx = 1\nz = 3\nx = 1\n'
 
-describe('occurrence (#11)', () => {
+describe('occurrence', () => {
   it('picks the first, second, last and second-to-last exact match', () => {
     const edit = (occurrence: number) => replace({ oldString: 'x = 1', newString: 'X', occurrence })
     expect(applied(THREE, [edit(1)])).toBe('X\ny = 2\nx = 1\nz = 3\nx = 1\n')
@@ -122,7 +122,7 @@ describe('occurrence (#11)', () => {
   })
 })
 
-describe('regex (#11)', () => {
+describe('regex', () => {
   const re = (oldString: string, newString: string, extra: Partial<Replace> = {}) =>
     replace({ oldString, newString, regex: true, ...extra })
 
@@ -218,7 +218,7 @@ describe('regex (#11)', () => {
   })
 })
 
-describe('strict (#11)', () => {
+describe('strict', () => {
   it('takes an exact match as usual', () => {
     expect(applied('  a\n', [replace({ oldString: '  a', newString: '  b', strict: true })])).toBe(
       '  b\n',
@@ -254,7 +254,7 @@ describe('strict (#11)', () => {
   })
 })
 
-describe('tolerant_whitespace (#11)', () => {
+describe('tolerant_whitespace', () => {
   const file = 'if x:\n\tif y:\n\t\tz = 1  # tab\there\n\treturn\n'
 
   it('matches four spaces against a leading tab and writes new lines in the file’s tabs', () => {
@@ -346,7 +346,7 @@ describe('tolerant_whitespace (#11)', () => {
   })
 })
 
-describe('rewrite guard (#11)', () => {
+describe('rewrite guard', () => {
   const lines = (n: number, prefix = 'line') =>
     Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}\n`)
   const file = (n: number) => lines(n).join('')
@@ -414,7 +414,7 @@ describe('rewrite guard (#11)', () => {
   })
 })
 
-describe('no-op refusals (#11)', () => {
+describe('no-op refusals', () => {
   it('refuses old_string equal to new_string, line endings aside', () => {
     expect(
       failure('a\r\nb\r\n', [replace({ oldString: 'a\r\n', newString: 'a\n' })]),
@@ -450,7 +450,7 @@ describe('no-op refusals (#11)', () => {
   })
 })
 
-describe('regex against plain old_string (#11)', () => {
+describe('regex against plain old_string', () => {
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
   it('an escaped literal pattern edits exactly as the plain old_string does when that matches exactly', () => {

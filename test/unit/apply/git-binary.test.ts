@@ -156,7 +156,7 @@ describe('applyBinaryPatch', () => {
   })
 })
 
-describe('the index line blob ids (#8)', () => {
+describe('the index line blob ids', () => {
   const before = Uint8Array.from([0, 1, 2, 3, 4, 5, 6, 7])
   const same = Uint8Array.from([7, 6, 5, 4, 3, 2, 1, 0])
   const after = Uint8Array.from([0, 1, 2, 3, 9, 9])

@@ -59,7 +59,7 @@ function succeeding(text: string, specs: readonly EditSpec[]): StringEdit[] {
   return dropped === undefined ? kept : [...kept, { ...dropped, index: kept.length }]
 }
 
-describe('applyStringEdits against the per-edit oracle (#9)', () => {
+describe('applyStringEdits against the per-edit oracle', () => {
   it(
     'gives the same text, warnings and errors on random files and edit sequences',
     () => {
@@ -215,7 +215,7 @@ describe('toDoc', () => {
     expect(doc.texts).toEqual(['a', 'b', 'c', 'd'])
   })
 
-  it('keeps a lone CR as content in the view and the texts (#8)', () => {
+  it('keeps a lone CR as content in the view and the texts', () => {
     const doc = toDoc('a\rb\nc\r\r\nd\r')
     expect(doc.view).toBe('a\rb\nc\r\nd\r')
     expect(doc.texts).toEqual(['a\rb', 'c\r', 'd\r'])

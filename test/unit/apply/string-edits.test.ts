@@ -88,7 +88,7 @@ describe('applyStringEdits replace', () => {
     expect(applied('a\nb\nc\n', [replace('a\r\nb', 'A\r\nB')])).toBe('A\nB\nc\n')
   })
 
-  it('treats a lone CR as content, not a line ending (#8)', () => {
+  it('treats a lone CR as content, not a line ending', () => {
     expect(applied('a\rb\nc\n', [replace('a\rb\n', 'x\ry\nz\n')])).toBe('x\ry\nz\nc\n')
     expect(applied('p\rq\r\r\n', [replace('q\r', 'Q\r')])).toBe('p\rQ\r\r\n')
     expect(failure('a\rb\rc\r', [replace('a\nb', 'a\nB')]).code).toBe('MATCH_NOT_FOUND')
@@ -309,7 +309,7 @@ describe('applyStringEdits insert', () => {
     expect(error.message).toBe('Edit 1: anchor was not found in src/f.txt.')
   })
 
-  it('refuses an empty new_string with EDIT_NO_OP (#11)', () => {
+  it('refuses an empty new_string with EDIT_NO_OP', () => {
     expect(failure('a\n', [insert('a', 'after', '')])).toMatchObject({
       code: 'EDIT_NO_OP',
       message: 'Edit 1: new_string is empty, so the edit would leave src/f.txt unchanged.',
@@ -428,7 +428,7 @@ describe('applyStringEdits line-ending properties', () => {
     })
     .filter((text) => text !== '')
 
-  it('refuses, as a no-op, a whole-line range replaced by its own lines, whatever their breaks (#11)', () => {
+  it('refuses, as a no-op, a whole-line range replaced by its own lines, whatever their breaks', () => {
     fc.assert(
       fc.property(file, fc.nat(), fc.nat(), (text, a, b) => {
         const lines = splitLines(text)
@@ -443,7 +443,7 @@ describe('applyStringEdits line-ending properties', () => {
     )
   })
 
-  it('refuses, as a no-op, old_string replaced by itself with replace_all (#11)', () => {
+  it('refuses, as a no-op, old_string replaced by itself with replace_all', () => {
     fc.assert(
       // A CR before a CRLF ("x\r\r\n") reads as "x\r\n" in the LF view, which an old_string
       // means as a CRLF break; that file's own spelling is "x\r\r\n", not a view substring.
@@ -462,7 +462,7 @@ describe('applyStringEdits line-ending properties', () => {
   })
 })
 
-describe('applyStringEdits re-indentation after a lenient match (#8)', () => {
+describe('applyStringEdits re-indentation after a lenient match', () => {
   const file = 'def f(x):\n    if x:\n        y = 1\n        return y\n'
 
   it('gives replaced lines the file’s indentation, keeping their relative depth', () => {

@@ -181,7 +181,7 @@ describe('main', () => {
     expect(fake.closed()).toBe(1)
   })
 
-  it('passes the patch to the engine as the bytes read, never decoded (#8)', async () => {
+  it('passes the patch to the engine as the bytes read, never decoded', async () => {
     const fake = fakeEngine()
     // Latin-1 "café" and a lone 0xff: not UTF-8, so a decode would have turned them into U+FFFD.
     const bytes = Uint8Array.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0xff, 0x0a])

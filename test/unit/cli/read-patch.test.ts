@@ -42,13 +42,13 @@ describe('readPatchInput', () => {
     expect(await readPatchInput('big.patch', io(), 65)).toHaveLength(65)
   })
 
-  it('reads a patch file as its bytes, not as UTF-8 text (#8)', async () => {
+  it('reads a patch file as its bytes, not as UTF-8 text', async () => {
     const bytes = Uint8Array.from([0x2b, 0x63, 0x61, 0x66, 0xe9, 0x0a, 0xff, 0xfe])
     await writeFile(path.join(dir, 'latin1.diff'), bytes)
     expect(await readPatchInput('latin1.diff', io())).toEqual(Buffer.from(bytes))
   })
 
-  it('stops reading stdin at the first chunk past the limit (#8)', async () => {
+  it('stops reading stdin at the first chunk past the limit', async () => {
     const stdin = io(['x'.repeat(40), 'é'.repeat(20), 'never pulled', 'never pulled'])
     await expect(readPatchInput(null, stdin, 64)).rejects.toMatchObject({
       code: 'LIMIT_PATCH_TOO_LARGE',

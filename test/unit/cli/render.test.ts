@@ -52,7 +52,7 @@ describe('exitCodeFor', () => {
     expect(exitCodeFor(errorData('PARSE_BAD_HEADER', 'x'))).toBe(EXIT.REJECTED)
   })
 
-  it('maps a stale expected_hash to 1: resending it unchanged cannot succeed (#8)', () => {
+  it('maps a stale expected_hash to 1: resending it unchanged cannot succeed', () => {
     expect(exitCodeFor(errorData('FILE_HASH_MISMATCH', 'x'))).toBe(EXIT.REJECTED)
   })
 
@@ -194,7 +194,7 @@ describe('renderUndoHuman', () => {
     ).toBe(`undid ${TXN} (as transaction T2)\nremoved new.txt\nrestored a.txt\n`)
   })
 
-  it('prints the warnings of an undo that committed but is not known to be durable (#8)', () => {
+  it('prints the warnings of an undo that committed but is not known to be durable', () => {
     const message = 'The change is committed, but syncing .patchloom/journal failed (EIO).'
     expect(
       renderUndoHuman({
@@ -216,7 +216,7 @@ describe('renderRecoverHuman', () => {
     )
   })
 
-  it('prints the warning of a rollback whose directory sync failed (#8)', () => {
+  it('prints the warning of a rollback whose directory sync failed', () => {
     const message = `Transaction ${TXN} was rolled back, but syncing src failed (EIO).`
     expect(
       renderRecoverHuman({
@@ -257,7 +257,7 @@ describe('renderRecoverHuman', () => {
   })
 })
 
-describe('renderRecoverHuman with a refused transaction (#8)', () => {
+describe('renderRecoverHuman with a refused transaction', () => {
   it('says it was not acted on, with its code and how to clear it, apart from file conflicts', () => {
     const reason =
       'Transaction .patchloom/journal/T3.pending was not acted on: x. Nothing was written. If it is not a change of yours, delete .patchloom/journal/T3.pending; files it names were not touched.'

@@ -21,7 +21,7 @@ describe('resolveConfig', () => {
     expect(DEFAULT_DENY_GLOBS).toEqual(expect.arrayContaining(['.patchloom', '.patchloom/**']))
   })
 
-  it('refuses the options #11 renamed, naming the new ones, rather than ignore them', () => {
+  it('refuses renamed options, naming the new ones, rather than ignore them', () => {
     expect(invalidMessage({ root: '/ws', pool: false })).toBe(
       'Invalid option: pool was renamed to workers.',
     )

@@ -168,7 +168,7 @@ describe('a forged committed transaction', () => {
   })
 })
 
-describe('a journal directory that is not one (#8: never exit 70)', () => {
+describe('a journal directory that is not one (never exit 70)', () => {
   it('lets check and apply run when .patchloom/journal is a file, and apply names the problem', async () => {
     await mkdir(path.join(root, '.patchloom'))
     await writeFile(path.join(root, '.patchloom/journal'), 'not a directory\n')

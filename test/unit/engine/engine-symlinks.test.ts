@@ -35,7 +35,7 @@ async function entry(rel: string): Promise<{ link: string } | { text: string } |
   return { text: await readFile(at(rel), 'utf8') }
 }
 
-describe('symlinks through the engine (#8)', () => {
+describe('symlinks through the engine', () => {
   it('deletes the link, not its target, writes git diff and undoes back to the link', async () => {
     const result = await engine.apply(codex('*** Delete File: alias.txt'))
     expect(await entry('alias.txt')).toBe(null)

@@ -147,7 +147,7 @@ describe('EditEngine.apply', () => {
     expect(await readdir(path.join(root, '.patchloom/journal'))).toEqual([])
   })
 
-  it('applies the change but warns journal.not-durable when the sync after the commit mark fails (#8)', async () => {
+  it('applies the change but warns journal.not-durable when the sync after the commit mark fails', async () => {
     let marked = false
     const journalFs: JournalFs = {
       ...nodeJournalFs,

@@ -47,7 +47,7 @@ describe('checkDuplicates', () => {
     expect(errorOf(() => checkDuplicates([move, add('new.txt', 6)], false))).toBe(undefined)
   })
 
-  it('says two names are one file through a symlink, not by case folding (#8)', () => {
+  it('says two names are one file through a symlink, not by case folding', () => {
     const alias: ResolvedOp = {
       ...add('alias.txt', 5),
       target: { input: 'alias.txt', rel: 'alias.txt', abs: '/ws/real.txt' },

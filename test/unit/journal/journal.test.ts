@@ -100,7 +100,7 @@ describe('Journal pruning', () => {
 
   const trash = (root: string) => path.join(root, '.patchloom/trash')
 
-  it('moves pruned transactions into the trash and deletes them there, whatever they hold (#11)', async () => {
+  it('moves pruned transactions into the trash and deletes them there, whatever they hold', async () => {
     const { root } = await tempWorkspace()
     const journal = journalFor(root, { keep: 1 })
     const [, second] = await commitVersions(root, journal, 2)
@@ -194,7 +194,7 @@ describe('Journal transaction ids', () => {
   })
 })
 
-describe('Journal dry runs (#9)', () => {
+describe('Journal dry runs', () => {
   const PENDING = '20261130T120000000Z-abcdef.pending'
   const readdirs = (log: readonly string[]) => log.filter((l) => l.startsWith('readdir')).length
 

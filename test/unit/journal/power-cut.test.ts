@@ -17,7 +17,7 @@ const MARK = 'rename .patchloom/journal/<id>.pending .patchloom/journal/<id>'
 
 // A few hundred temp workspaces each: seconds on a quiet machine, more on a loaded one.
 describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () => {
-  it('leaves the workspace exactly before or after in every state with full, and after once committed (#8)', async () => {
+  it('leaves the workspace exactly before or after in every state with full, and after once committed', async () => {
     const report = await checkPowerCuts({ fixture: SMALL_FIXTURE, durability: 'full' })
     expect(report.vulnerable).toEqual([])
     expect(report.exhaustive).toBe(true)
@@ -29,7 +29,7 @@ describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () =
     expect(report.conflicts).toBe(0)
   })
 
-  it('finds torn states with fast, which skips every fsync: the check can fail (#8)', async () => {
+  it('finds torn states with fast, which skips every fsync: the check can fail', async () => {
     const report = await checkPowerCuts({
       fixture: SMALL_FIXTURE,
       durability: 'fast',
@@ -43,7 +43,7 @@ describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () =
     expect(report.vulnerable.some((v) => v.detail.startsWith('a.txt: empty'))).toBe(true)
   })
 
-  it('finds torn and lost states when full drops the workspace directory syncs before the mark (#8)', async () => {
+  it('finds torn and lost states when full drops the workspace directory syncs before the mark', async () => {
     const dropWorkspaceSyncs: SyncPolicy = (dir) => (dir.startsWith('.patchloom') ? 'sync' : 'skip')
     const report = await checkPowerCuts({
       fixture: SMALL_FIXTURE,
@@ -61,7 +61,7 @@ describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () =
   // be whole. rollBack fsyncs the parents of the directories it re-creates or removes; without
   // that, a power cut during or just after recovery brings back an emptied new/, or loses the
   // re-created gone/ with the restored gone/c.txt in it, once the transaction is gone.
-  it('keeps the workspace whole when the recovery of a full commit is cut too (#8)', async () => {
+  it('keeps the workspace whole when the recovery of a full commit is cut too', async () => {
     const report = await checkPowerCuts({
       fixture: SMALL_FIXTURE,
       durability: 'full',
@@ -75,7 +75,7 @@ describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () =
   })
 
   // Symlink steps are modelled too: JournalFs.symlink is a recorded call like the others.
-  it('keeps a commit with symlink steps whole in every state with full, its recovery cut too (#8)', async () => {
+  it('keeps a commit with symlink steps whole in every state with full, its recovery cut too', async () => {
     const report = await checkPowerCuts({
       fixture: LINK_FIXTURE,
       durability: 'full',
@@ -98,7 +98,7 @@ describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () =
     expect(report.recovery.vulnerable).toEqual([])
   })
 
-  it('finds torn link states with fast: the link check can fail (#8)', async () => {
+  it('finds torn link states with fast: the link check can fail', async () => {
     const report = await checkPowerCuts({
       fixture: LINK_FIXTURE,
       durability: 'fast',
@@ -109,7 +109,7 @@ describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () =
     expect(report.vulnerable.length).toBeGreaterThan(0)
   })
 
-  it('does not promise a commit whose mark failed to sync: it warns, and no state is lost (#8)', async () => {
+  it('does not promise a commit whose mark failed to sync: it warns, and no state is lost', async () => {
     const failMarkSync: SyncPolicy = (dir, calls) =>
       dir === '.patchloom/journal' && calls.includes(MARK) ? 'fail' : 'sync'
     const report = await checkPowerCuts({
@@ -128,7 +128,7 @@ describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () =
 
   // Type changes: a file replaced by a directory and a directory by a file commit through
   // directories made where a removed file stood and a directory cleared after its removals.
-  it('keeps a commit that changes a file into a directory and back whole in every state with full, its recovery cut too (#22)', async () => {
+  it('keeps a commit that changes a file into a directory and back whole in every state with full, its recovery cut too', async () => {
     const report = await checkPowerCuts({
       fixture: TYPE_CHANGE_FIXTURE,
       durability: 'full',

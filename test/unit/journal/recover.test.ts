@@ -424,7 +424,7 @@ describe('Journal recovery on open', () => {
 // With `full`, every directory entry recovery changes must be durable before the transaction that
 // describes the change is removed (DECISIONS.md D-048); the power-cut model check
 // (test/unit/journal/power-cut.test.ts) found the ones that were not.
-describe('recovery durability (#8)', () => {
+describe('recovery durability', () => {
   const syncsOf = (log: readonly string[], root: string): string[] =>
     log.filter((l) => l.startsWith('syncDir ')).map((l) => path.relative(root, l.slice(8)) || '.')
 
@@ -546,7 +546,7 @@ describe('recovery durability (#8)', () => {
   })
 })
 
-describe('recovery cost (#9)', () => {
+describe('recovery cost', () => {
   it('reads the manifest once per check and each shared directory once, not once per step', async () => {
     const { root } = await tempWorkspace()
     const files: Record<string, string> = {}

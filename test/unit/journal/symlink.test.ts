@@ -50,7 +50,7 @@ const removeLink = (root: string): CommitStep => ({
   before: linkState('real.txt'),
 })
 
-describe('journal symlink steps (#8)', () => {
+describe('journal symlink steps', () => {
   it('removes a link, keeps its backup as a link, and undo restores the link', async () => {
     const root = await workspace()
     const journal = journalFor(root)

@@ -224,7 +224,7 @@ describe('Journal.commit when the rollback fails too', () => {
 })
 
 describe('Journal.commit when the rollback cannot sync', () => {
-  it('says in the error that the rollback is not guaranteed durable, and restores the before tree (#8)', async () => {
+  it('says in the error that the rollback is not guaranteed durable, and restores the before tree', async () => {
     const { root, before } = await standardWorkspace()
     let replaced = 0
     let failedAt: number | undefined
@@ -251,7 +251,7 @@ describe('Journal.commit when the rollback cannot sync', () => {
     expect(await journalEntries(root)).toEqual([])
   })
 
-  it('says nothing of durability when the rollback synced (#8)', async () => {
+  it('says nothing of durability when the rollback synced', async () => {
     const { root } = await standardWorkspace()
     let replaced = 0
     let failed = false

@@ -233,7 +233,7 @@ describe('Journal.commit', () => {
     }
   })
 
-  it('warns that a committed change is not durable when the sync after the mark fails (#8)', async () => {
+  it('warns that a committed change is not durable when the sync after the mark fails', async () => {
     const { root } = await tempWorkspace()
     await writeStandardFiles(root)
     let marked = false
@@ -262,7 +262,7 @@ describe('Journal.commit', () => {
     ])
   })
 
-  it('reports no warning when every sync succeeds, and none with fast (nothing is promised) (#8)', async () => {
+  it('reports no warning when every sync succeeds, and none with fast (nothing is promised)', async () => {
     for (const durability of ['full', 'fast'] as const) {
       const { root } = await tempWorkspace()
       await writeStandardFiles(root)
@@ -444,7 +444,7 @@ describe('Journal.commit with another writer', () => {
   })
 })
 
-describe('Journal.commit bookkeeping (#9)', () => {
+describe('Journal.commit bookkeeping', () => {
   it('records the after hash the caller passes instead of hashing the bytes again', async () => {
     const { root } = await tempWorkspace()
     writeFileSync(path.join(root, 'a.txt'), 'one\n')
@@ -494,7 +494,7 @@ describe('Journal.commit bookkeeping (#9)', () => {
   })
 })
 
-describe('Journal.commit with read stamps (#9, D-082)', () => {
+describe('Journal.commit with read stamps (D-082)', () => {
   async function stamped(root: string, rel: string, text: string, readStartMs: number) {
     const step = await writeStep(root, rel, text)
     const st = await lstat(path.join(root, rel), { bigint: true })
@@ -548,7 +548,7 @@ describe('Journal.commit with read stamps (#9, D-082)', () => {
   })
 })
 
-describe('Journal.commit with the bytes the caller read (#9)', () => {
+describe('Journal.commit with the bytes the caller read', () => {
   /** A write of `text` over `rel`, carrying `read` as the bytes the caller hashed as before. */
   async function withBytes(root: string, rel: string, text: string, read: string) {
     return { ...(await writeStep(root, rel, text)), beforeBytes: enc(read) }

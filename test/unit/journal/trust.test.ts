@@ -28,7 +28,7 @@ describe('keyFileTrust', () => {
 
   // The key goes through the JournalFs and is fsynced: a key lost to a power cut after a user's
   // first commit would make recovery refuse the transaction it signed.
-  it('creates the key durably before signing with it: content, name and new directories synced (#8)', async () => {
+  it('creates the key durably before signing with it: content, name and new directories synced', async () => {
     const { parent, root } = await tempWorkspace()
     const dir = path.join(parent, 'state', 'patchloom')
     const rec = recordingFs()
@@ -63,7 +63,7 @@ describe('keyFileTrust', () => {
     expect(again.log).toEqual([])
   })
 
-  it('signs nothing when the key directory cannot be synced, and leaves no temp file (#8)', async () => {
+  it('signs nothing when the key directory cannot be synced, and leaves no temp file', async () => {
     const { parent, root } = await tempWorkspace()
     const dir = path.join(parent, 'state')
     const rec = recordingFs({ fail: (c) => (c.method === 'syncDir' ? 'EIO' : undefined) })

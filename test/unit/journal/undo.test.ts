@@ -67,7 +67,7 @@ describe('Journal.undo', () => {
     expect(await journalEntries(root)).toEqual([id, result.transaction].sort())
   })
 
-  it("warns journal.not-durable when the sync after the undo's commit mark fails (#8)", async () => {
+  it("warns journal.not-durable when the sync after the undo's commit mark fails", async () => {
     const { root } = await tempWorkspace()
     await writeStandardFiles(root)
     let marked = false

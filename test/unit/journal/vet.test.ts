@@ -232,7 +232,7 @@ describe('recovery and undo go through the sandbox', () => {
   })
 })
 
-describe('an undo through a symlinked directory (#8: it used to brick the workspace)', () => {
+describe('an undo through a symlinked directory (it must not brick the workspace)', () => {
   it('is refused with nothing written, and later commits, undos and recoveries work', async () => {
     const { root } = await tempWorkspace()
     await writeFiles(root, { 'sub/x.txt': 'x\n', 'other.txt': 'o\n' })

@@ -20,7 +20,7 @@ function refusal(fields: Record<string, unknown>): EditErrorData {
 const XY = { old_string: 'x', new_string: 'y' }
 const INSERT = { mode: 'insert', anchor: 'a', position: 'after', new_string: 'b' }
 
-describe('parseEditsJson edit modes (#11)', () => {
+describe('parseEditsJson edit modes', () => {
   it('keeps occurrence on replace and insert, negative values included', () => {
     expect(edit({ ...XY, occurrence: 2 })).toMatchObject({ mode: 'replace', occurrence: 2 })
     expect(edit({ ...XY, occurrence: -1 })).toMatchObject({ occurrence: -1 })

@@ -89,7 +89,7 @@ describe('parsePlan', () => {
   })
 })
 
-describe('detectFormat on unified markers (#9 substring search)', () => {
+describe('detectFormat on unified markers (substring search)', () => {
   // The line-splitting detector it replaced, kept as the oracle.
   function looksUnifiedBySplitting(text: string): boolean {
     const lines = text.split(/\r?\n/)

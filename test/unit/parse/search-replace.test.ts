@@ -304,7 +304,7 @@ describe('parseSearchReplace on large blocks', () => {
   })
 })
 
-describe('parseSearchReplace with ======= lines inside a section (#8)', () => {
+describe('parseSearchReplace with ======= lines inside a section', () => {
   const dividerError = (text: string): EditErrorData => {
     const error = failure(text)
     expect(error.code).toBe('PARSE_BAD_LINE')
@@ -368,7 +368,7 @@ describe('parseSearchReplace with ======= lines inside a section (#8)', () => {
   })
 })
 
-describe('parseSearchReplace name lines around Aider fence tags and elisions (#8)', () => {
+describe('parseSearchReplace name lines around Aider fence tags and elisions', () => {
   const body = ['<<<<<<< SEARCH', 'old', '=======', 'new', '>>>>>>> REPLACE']
   for (const tag of ['source', 'code', 'pre', 'codeblock', 'sourcecode']) {
     it(`skips a <${tag}> fence line above the SEARCH marker`, () => {

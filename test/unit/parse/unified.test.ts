@@ -1223,7 +1223,7 @@ describe('parseUnifiedDiff on CRLF line endings', () => {
   })
 })
 
-describe('parseUnifiedDiff on hunk lines that start with none of " -+\\" (#8)', () => {
+describe('parseUnifiedDiff on hunk lines that start with none of " -+\\"', () => {
   const BODY = ' one\n two\n-three\n+THREE\n four\n five\n+six\n'
   const HEAD = '--- a/f.txt\n+++ b/f.txt\n@@ -1,5 +1,6 @@\n'
 
@@ -1288,7 +1288,7 @@ describe('parseUnifiedDiff on hunk lines that start with none of " -+\\" (#8)', 
   })
 })
 
-describe('parseUnifiedDiff on the index line of a binary patch (#8)', () => {
+describe('parseUnifiedDiff on the index line of a binary patch', () => {
   // A NUL byte makes git treat the file as binary whatever the rest is.
   const binary = (length: number, seed: number) => Uint8Array.from([0, ...noise(length, seed)])
 
@@ -1323,7 +1323,7 @@ describe('parseUnifiedDiff on the index line of a binary patch (#8)', () => {
   })
 })
 
-describe('parseUnifiedDiff on traditional headers as git reads them (#8)', () => {
+describe('parseUnifiedDiff on traditional headers as git reads them', () => {
   const update = (minus: string, plus: string) =>
     only(parsed(`--- ${minus}\n+++ ${plus}\n@@ -1 +1 @@\n-a\n+b\n`))
 
@@ -1364,7 +1364,7 @@ describe('parseUnifiedDiff on traditional headers as git reads them (#8)', () =>
     expect(only(parsed(patch)).path).toBe('x 2024-03-01')
   })
 
-  it('reads the epoch of diff -N in the zone it is written in, after a tab, as git does (#22)', () => {
+  it('reads the epoch of diff -N in the zone it is written in, after a tab, as git does', () => {
     const created = (stamp: string) => {
       const op = only(
         parsed(`--- a/n.txt${stamp}\n+++ b/n.txt\t2024-03-01 10:00:00 +0100\n@@ -0,0 +1 @@\n+n\n`),
@@ -1404,7 +1404,7 @@ describe('parseUnifiedDiff on traditional headers as git reads them (#8)', () =>
   })
 })
 
-describe('parseUnifiedDiff and lone CRs (#8)', () => {
+describe('parseUnifiedDiff and lone CRs', () => {
   it('reads a CR before a "\\ No newline" marker as content of the last line, from real git', () => {
     const repo = makeRepo({ 'end.txt': 'a\nlast\r' })
     repo.write('end.txt', 'a\nlast line\r')

@@ -24,7 +24,7 @@ describe('splitLines', () => {
     ])
   })
 
-  it('keeps a lone CR in the line: mid-line, before a CRLF and at the end of the file (#8)', () => {
+  it('keeps a lone CR in the line: mid-line, before a CRLF and at the end of the file', () => {
     expect(splitLines('<p>a\rb</p>\nx\r\r\ny\r')).toEqual([
       { text: '<p>a\rb</p>', eol: '\n' },
       { text: 'x\r', eol: '\r\n' },
@@ -60,14 +60,14 @@ describe('dominantEol', () => {
     expect(dominantEol([])).toBe('\n')
   })
 
-  it('gives LF for a file whose lines end in lone CRs: a lone CR terminates nothing (#8)', () => {
+  it('gives LF for a file whose lines end in lone CRs: a lone CR terminates nothing', () => {
     expect(dominantEol(splitLines('a\rb\rc\r'))).toBe('\n')
     expect(dominantEol(splitLines('a\rb\r\nc\rd\r\n'))).toBe('\r\n')
   })
 })
 
 describe('splitLinesAt', () => {
-  it('splits like splitLines and gives each line its start offset (#9)', () => {
+  it('splits like splitLines and gives each line its start offset', () => {
     const text = fc.array(fc.constantFrom('a', '\n', '\r\n', '\r', 'bc'), { maxLength: 12 })
     fc.assert(
       fc.property(text, (parts) => {

@@ -11,7 +11,7 @@ describe('replyTo', () => {
     expect(replyTo(JOB_PROTOCOL, () => failure)).toEqual({ kind: 'result', result: failure })
   })
 
-  it('answers a job for another protocol with a typed mismatch, without running it (#8)', () => {
+  it('answers a job for another protocol with a typed mismatch, without running it', () => {
     let ran = false
     const reply = replyTo(JOB_PROTOCOL + 1, () => {
       ran = true
@@ -25,7 +25,7 @@ describe('replyTo', () => {
     expect(ran).toBe(false)
   })
 
-  it('turns an exception into data with its name, message and stack (#8)', () => {
+  it('turns an exception into data with its name, message and stack', () => {
     const reply = replyTo(JOB_PROTOCOL, () => {
       throw new RangeError('index 7 past the end')
     })

@@ -219,7 +219,7 @@ describe('pathKey', () => {
   })
 })
 
-describe('symlinks as links (#8)', () => {
+describe('symlinks as links', () => {
   it('resolves the link itself with followLast: false, even one leading out or dangling', async () => {
     for (const name of ['in-link', 'out-file', 'dangling-out']) {
       const r = await resolveWorkspacePath(ctx, name, 1, { followLast: false })
