@@ -5,13 +5,13 @@
 // in-process engine (`workers: false`) running `check` inline on a seeded generated file
 // (bench/generate.ts); the three formats carry the same change (signatureChanges), and before
 // timing each format's result is compared with the Codex one, so the rows do the same work.
-// The small-edit table (targets: a dry run p50 under 0.3 ms, p99 under 1 ms; a `fast` commit
-// p50 under 1 ms) also times computeFile alone (decode, edit, encode, diff: the pure part in
-// src/apply) so the rest of a request's time (paths, reads, hashing, the journal: src/coordinator
+// The small-edit table (targets: a dry run p50 under 0.3 ms, p99 under 1 ms; a `fast` commit p50
+// under 1 ms) also times computeFile alone (decode, edit, encode, diff: the pure part in src/apply)
+// so the rest of a request's time (paths, reads, hashing, the journal: src/engine, src/workspace
 // and src/journal) can be read off as the difference. Its engines are warm the way a long-running
-// host's are: the journal already holds `keep` (20) transactions, so each commit also prunes
-// one, and it last changed over a second before the dry runs (a dry run right after a commit
-// lists the journal again, D-112).
+// host's are: the journal already holds `keep` (20) transactions, so each commit also prunes one,
+// and it last changed over a second before the dry runs (a dry run right after a commit lists the
+// journal again, D-112).
 // Run: npm run build && node dist/bench/edits.bench.js   (tables paste into bench/RESULTS.md)
 //      add --small for the small-edit table alone (about 10 s), and --baseline DIR to time the
 //      same small edit through the engine built in another checkout (for example main: `git

@@ -4,7 +4,8 @@
 // where every other line changes, the worst case for SEARCH/REPLACE's line diff). Cells are
 // medians and the ratio to the Codex parser on the same change in the same run; a ratio far
 // above the others, or a time that grows faster than the input, marks the parser to look at.
-// It also shows the cost of parsing on the event loop (the coordinator parses all but a split git diff).
+// It also shows the cost of parsing on the event loop (the engine's thread parses all but a split
+// git diff).
 // Run: npm run build && node dist/bench/parse.bench.js   (tables paste into bench/RESULTS.md)
 import { Bench } from 'tinybench'
 import { parseCodexPatch } from '../src/parse/codex.js'

@@ -1,7 +1,7 @@
 // One file's verification and new content: decode the current bytes, apply the op (hunks,
 // string edits, or a binary patch), encode, and render the file's diff. Pure: the same function
 // runs inline and in a worker (workers/engine.worker.ts). It never reads or writes files; the
-// coordinator passes the current bytes in and writes the result out. Binary hunks arrive already
+// engine passes the current bytes in and writes the result out. Binary hunks arrive already
 // inflated (job.inflated) because zlib lives outside the pure core. An op whose text holds raw
 // bytes (job.rawBytes: the patch is not UTF-8 there, src/text/patch-bytes.ts) is matched and
 // written one char per byte, whatever the file's own encoding: exact matches only (D-040).
