@@ -47,14 +47,10 @@ export function startLspClient(
     }
   })
   dead.catch(() => undefined) // observed through each call's race, not on its own
-  worker.on('error', (error) =>
-    markDead(`The language-server pool thread failed: ${error.message}`),
-  )
+  worker.on('error', (error) => markDead(`The sidecar pool thread failed: ${error.message}`))
   worker.on('exit', (code) => {
     markDead(
-      closing
-        ? 'The language-server pool is closed.'
-        : `The language-server pool thread exited (code ${code}).`,
+      closing ? 'The sidecar pool is closed.' : `The sidecar pool thread exited (code ${code}).`,
     )
   })
   worker.unref()
@@ -77,7 +73,7 @@ export function startLspClient(
       settled: false,
       waitedMs: 0,
       signal: 'unavailable',
-      message: `${deathMessage ?? 'The language-server pool thread is gone.'} Diagnostics are unavailable until the engine is restarted.`,
+      message: `${deathMessage ?? 'The sidecar pool thread is gone.'} Diagnostics are unavailable until the engine is restarted.`,
     }
     return {
       introduced: [],

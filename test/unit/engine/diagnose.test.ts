@@ -1,5 +1,5 @@
-// The engine's use of the language-server pool, with a scripted LspClient (the real pool and
-// servers are exercised in test/integration/lsp-*.test.ts).
+// The engine's use of the sidecar pool of language servers, with a scripted LspClient (the real
+// pool and servers are exercised in test/integration/lsp-*.test.ts).
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
