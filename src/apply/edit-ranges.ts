@@ -29,11 +29,12 @@ export function applyRange(
   const span = endLine - startLine + 1
   const newLines = wholeLines(newString)
   const oldTexts = doc.table.texts(start, start + span)
-  if (newLines.length === span && newLines.every((text, k) => text === oldTexts[k])) {
-    return noOp(ctx, `new_string equals lines ${startLine}-${endLine}`)
-  }
   const pairs = commonPairs(oldTexts, newLines)
   const dominant = doc.table.dominant()
-  spliceWholeLines(doc, start, span, newLines, pairs, dominant, { phantom: false })
+  // A no-op is judged on the bytes as written, not on the line texts: a lone CR that new_string
+  // puts before a line break reads back as the CRLF it would replace.
+  if (!spliceWholeLines(doc, start, span, newLines, pairs, dominant, { phantom: false })) {
+    return noOp(ctx, `new_string equals lines ${startLine}-${endLine}`)
+  }
   return ok({ warnings: [] })
 }

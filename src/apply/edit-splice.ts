@@ -68,7 +68,9 @@ export interface SpliceState {
 /**
  * Replaces lines [start, start + count) with whole lines. A new line paired with an old one keeps
  * its terminator; the last new line keeps the last old line's (so a missing final newline stays
- * missing); other lines take the dominant ending.
+ * missing); other lines take the dominant ending. Returns false, replacing nothing, when the
+ * lines as written are the bytes already there (a lone CR before a new LF ending reads as the
+ * CRLF it replaces, say).
  */
 export function spliceWholeLines(
   doc: EditDoc,
@@ -78,7 +80,7 @@ export function spliceWholeLines(
   pairs: ReadonlyMap<number, number>,
   dominant: Exclude<Eol, ''>,
   state: SpliceState,
-): void {
+): boolean {
   const table = doc.table
   const length = table.length + (state.phantom ? 1 : 0)
   const end = start + count
@@ -101,7 +103,11 @@ export function spliceWholeLines(
     const last = fresh[fresh.length - 1]
     state.phantom = last !== undefined && last.text === '' && last.eol === ''
   }
-  doc.replaceText(from, Math.min(end, table.length), joinLines(fresh))
+  const to = Math.min(end, table.length)
+  const text = joinLines(fresh)
+  if (text === joinLines(table.lines(from, to))) return false
+  doc.replaceText(from, to, text)
+  return true
 }
 
 /**

@@ -443,6 +443,15 @@ describe('applyStringEdits line-ending properties', () => {
     )
   })
 
+  it('refuses, as a no-op, a range whose new lines write the bytes already there', () => {
+    // Line 2 is an empty CRLF line and line 3 an empty LF line; "\r\r\n\r\n" is a line holding
+    // a lone CR and an empty line, written with the file's LF: the same five bytes.
+    const text = 'a\n\r\n\nb\n'
+    const refused = failure(text, [range(2, 3, '\r\r\n\r\n')])
+    expect(refused.code).toBe('EDIT_NO_OP')
+    expect(refused.message).toContain('new_string equals lines 2-3')
+  })
+
   it('refuses, as a no-op, old_string replaced by itself with replace_all', () => {
     fc.assert(
       // A CR before a CRLF ("x\r\r\n") reads as "x\r\n" in the LF view, which an old_string
