@@ -188,8 +188,14 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
       }
       const state = await job.getState()
       if (outcomes.has(id)) return
-      if (state === 'completed') record(id, job.returnvalue as RangeOutcome)
-      else if (state === 'failed') record(id, { error: job.failedReason || 'failed' })
+      if (state === 'completed') {
+        // The job was read before it finished: its return value is in the job read again (the
+        // queue stores it with the completed state, in one step).
+        const value = (job.returnvalue ?? (await Job.fromId(queue, id))?.returnvalue) as
+          RangeOutcome | null | undefined
+        if (outcomes.has(id)) return
+        record(id, value ?? { error: 'the job completed without a report' })
+      } else if (state === 'failed') record(id, { error: job.failedReason || 'failed' })
     }
     events.on('completed', ({ jobId }) => void check(jobId).catch(() => undefined))
     events.on('failed', ({ jobId }) => void check(jobId).catch(() => undefined))
