@@ -187,15 +187,17 @@ export async function runOnQueue(options: QueueRunOptions): Promise<QueueRunRepo
         return
       }
       const state = await job.getState()
+      if (outcomes.has(id) || (state !== 'completed' && state !== 'failed')) return
+      // A job read while it ran has no result yet: read it again, now that it has finished (the
+      // queue stores the result with the state, in one step).
+      const unread = state === 'completed' ? job.returnvalue == null : !job.failedReason
+      const done = unread ? ((await Job.fromId(queue, id)) ?? job) : job
       if (outcomes.has(id)) return
-      if (state === 'completed') {
-        // The job was read before it finished: its return value is in the job read again (the
-        // queue stores it with the completed state, in one step).
-        const value = (job.returnvalue ?? (await Job.fromId(queue, id))?.returnvalue) as
-          RangeOutcome | null | undefined
-        if (outcomes.has(id)) return
-        record(id, value ?? { error: 'the job completed without a report' })
-      } else if (state === 'failed') record(id, { error: job.failedReason || 'failed' })
+      if (state === 'failed') record(id, { error: done.failedReason || 'failed' })
+      else {
+        const outcome = done.returnvalue as RangeOutcome | null | undefined
+        record(id, outcome ?? { error: 'the job completed without a report' })
+      }
     }
     events.on('completed', ({ jobId }) => void check(jobId).catch(() => undefined))
     events.on('failed', ({ jobId }) => void check(jobId).catch(() => undefined))
