@@ -38,6 +38,12 @@ export const ERROR_CODES = {
     hint: 'Send the complete patch, including its closing marker.',
     retryable: false,
   },
+  PARSE_TRUNCATED: {
+    meaning:
+      'The patch ends in the middle of a line inside a hunk, short of the lines the hunk header counts: the output that made it was cut off (a length limit), so its last line is not what was meant.',
+    hint: 'Send the whole patch again; if it was cut by a length limit, split the change into smaller patches.',
+    retryable: false,
+  },
   PARSE_TRAILING_TEXT: {
     meaning: 'Text follows the closing *** End Patch marker.',
     hint: 'Remove everything after *** End Patch, or send it as a separate patch.',
