@@ -451,6 +451,12 @@ export const ERROR_CODES = {
     hint: 'Fix the option named in the message.',
     retryable: false,
   },
+  BATCH_JOB_INVALID: {
+    meaning:
+      'A job of a batch (a line of `patchloom batch` input, or a job given to applyMany) is not one: not a JSON object, or its id, root, patch, format or options missing, of the wrong type or unknown. That job is not run; the others are.',
+    hint: 'Give each job as one JSON object on a line of its own: {"id": "...", "root": "DIR", "patch": "...", "format"?: "auto", "options"?: {"dryRun"?: true}}.',
+    retryable: false,
+  },
   USAGE_INVALID: {
     meaning: 'The command line is invalid (unknown command or flag, missing argument).',
     hint: 'Run `patchloom --help`.',

@@ -24,6 +24,7 @@ const AREAS = [
   'EDIT',
   'SERVER',
   'QUEUE',
+  'BATCH',
 ]
 
 // "Resending the same request, unchanged, may succeed": only these conditions pass by themselves.
