@@ -32,12 +32,15 @@ export interface Hunks {
 /**
  * Reads the hunks starting at `start` (zero or more); `path` labels errors. `crEnded[i]` says
  * line i ended in a '\r' that is content (splitPatchLinesWithCr); such body lines get eol '\r\n'.
+ * `cut` is the index of the patch's last line when no newline ends it (-1 otherwise): a hunk
+ * that ends there short of its counts was cut off.
  */
 export function parseHunks(
   lines: readonly string[],
   start: number,
   path: string,
   crEnded: readonly boolean[] = [],
+  cut = -1,
 ): Result<Hunks> {
   const hunks: LineHunk[] = []
   let index = start
@@ -46,7 +49,7 @@ export function parseHunks(
     let probe = index
     while (lines[probe] === '') probe++
     if (!(lines[probe] ?? '').startsWith('@@')) break
-    const read = parseHunk(lines, probe, path, crEnded)
+    const read = parseHunk(lines, probe, path, crEnded, cut)
     if (!read.ok) return read
     hunks.push(read.value.hunk)
     index = read.value.next
@@ -72,6 +75,7 @@ function parseHunk(
   start: number,
   path: string,
   crEnded: readonly boolean[],
+  cut: number,
 ): Result<{ hunk: LineHunk; next: number }> {
   const patchLine = start + 1
   const header = lines[start] as string
@@ -107,6 +111,10 @@ function parseHunk(
     }
   }
   const end = counted ?? recountedEnd(lines, start + 1)
+  if (counted === null && end - 1 === cut) {
+    const truncated = truncation(lines, start, end, oldCount, newCount, path)
+    if (truncated !== null) return fail(truncated)
+  }
 
   const body: HunkLine[] = []
   let oldNoNewlineAtEnd = false
@@ -172,6 +180,36 @@ function parseHunk(
     ...(match[5] === undefined || match[5] === '' ? {} : { section: match[5] }),
   }
   return ok({ hunk, next: end })
+}
+
+/**
+ * PARSE_TRUNCATED when the hunk's body [start + 1, end), which ends on the patch's unterminated
+ * last line, holds fewer lines than its header counts on either side: output cut off mid-line by
+ * a length limit, whose last line is not what was meant. Wrong counts with every line whole stay
+ * lenient (recountedEnd), and so does a whole hunk whose patch lost only its final newline.
+ */
+function truncation(
+  lines: readonly string[],
+  start: number,
+  end: number,
+  oldCount: number,
+  newCount: number,
+  path: string,
+): EditErrorData | null {
+  let oldSeen = 0
+  let newSeen = 0
+  for (let index = start + 1; index < end; index++) {
+    const line = lines[index] as string
+    oldSeen += countsOld(line)
+    newSeen += countsNew(line)
+  }
+  if (oldSeen >= oldCount && newSeen >= newCount) return null
+  const header = lines[start] as string
+  return errorData(
+    'PARSE_TRUNCATED',
+    `The patch stops in the middle of patch line ${end} ("${clip(lines[end - 1] as string)}"), inside the hunk for ${path} at patch line ${start + 1}: "${clip(header)}" counts ${oldCount} old and ${newCount} new lines, the body has ${oldSeen} and ${newSeen}. The output was cut off; nothing was written.`,
+    { path, patchLine: end },
+  )
 }
 
 function isFileHeaderPair(lines: readonly string[], index: number): boolean {

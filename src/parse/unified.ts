@@ -77,13 +77,15 @@ import {
  */
 export function parseUnifiedDiff(text: string): Result<EditPlan> {
   const { lines, crEnded } = splitPatchLinesWithCr(text)
+  // The index of a last line that no newline ends, where a cut-off output stops (-1: none).
+  const cut = text.endsWith('\n') ? -1 : lines.length - 1
   const ops: FileOp[] = []
   let index = 0
   while (index < lines.length) {
     const line = lines[index] as string
     let section: Result<Section> | null = null
     if (line.startsWith('diff --git ')) {
-      section = parseGitSection(lines, crEnded, index)
+      section = parseGitSection(lines, crEnded, index, cut)
     } else if (line.startsWith('--- ')) {
       const following = lines[index + 1] ?? ''
       // A lone `--- ` line is prose (commit messages have them) unless a hunk follows it.
@@ -94,7 +96,7 @@ export function parseUnifiedDiff(text: string): Result<EditPlan> {
         }
         return fail(missingPlusLine(line, index))
       }
-      section = parsePlainSection(lines, crEnded, index)
+      section = parsePlainSection(lines, crEnded, index, cut)
     } else if (isBinaryWithoutData(line)) {
       return fail(binaryWithoutData(line, index))
     } else if (line === 'GIT binary patch' || line.startsWith('@@ -')) {
@@ -148,6 +150,7 @@ function parseGitSection(
   lines: readonly string[],
   crEnded: readonly boolean[],
   start: number,
+  cut: number,
 ): Result<Section> {
   const patchLine = start + 1
   const read = readGitHeader(lines, start)
@@ -176,7 +179,7 @@ function parseGitSection(
     index++
   } else {
     // Hand-written diffs sometimes skip ---/+++ after `diff --git`; the names are known already.
-    const hunkRead = parseHunks(lines, index, label, crEnded)
+    const hunkRead = parseHunks(lines, index, label, crEnded, cut)
     if (!hunkRead.ok) return hunkRead
     hunks = hunkRead.value.hunks
     index = hunkRead.value.next
@@ -289,6 +292,7 @@ function parsePlainSection(
   lines: readonly string[],
   crEnded: readonly boolean[],
   start: number,
+  cut: number,
 ): Result<Section> {
   const patchLine = start + 1
   const sides = parseHeaderPair(lines, start, undefined, 'traditional')
@@ -321,7 +325,7 @@ function parsePlainSection(
     else if (hasEpochTimestamp((lines[start + 1] as string).slice(4))) deletes = true
     else creates = deletes = 'unknown'
   }
-  const read = parseHunks(lines, start + 2, path, crEnded)
+  const read = parseHunks(lines, start + 2, path, crEnded, cut)
   if (!read.ok) return read
   const { hunks, next } = read.value
   if (hunks.length === 0) {

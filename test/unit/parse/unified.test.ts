@@ -832,6 +832,43 @@ describe('parseUnifiedDiff on every prefix of a real patch', () => {
   })
 })
 
+describe('parseUnifiedDiff on output cut off mid-line', () => {
+  const head = '--- a/f.py\n+++ b/f.py\n'
+
+  it('refuses a hunk that stops mid-line short of its counts, naming the cut line', () => {
+    const error = parseError(
+      `${head}@@ -1,2 +1,4 @@\n def f():\n-    pass\n+    x = 1\n+    return fo`,
+    )
+    expect(error).toMatchObject({ code: 'PARSE_TRUNCATED', path: 'f.py', patchLine: 7 })
+    expect(error.message).toContain('"+    return fo"')
+    expect(error.message).toContain('hunk for f.py at patch line 3')
+  })
+
+  it('refuses a cut in a context or removed line, and in the second hunk of a file', () => {
+    expect(parseError(`${head}@@ -1,3 +1,3 @@\n-a\n+b\n c`).code).toBe('PARSE_TRUNCATED')
+    expect(parseError(`${head}@@ -1,3 +1,2 @@\n a\n-b\n-c`).code).toBe('PARSE_TRUNCATED')
+    const twoHunks = `${head}@@ -1,2 +1,2 @@\n-a\n+A\n b\n@@ -9,3 +9,3 @@\n x\n-y\n+Y`
+    expect(parseError(twoHunks)).toMatchObject({ code: 'PARSE_TRUNCATED', patchLine: 10 })
+  })
+
+  it('refuses a CRLF patch cut mid-line', () => {
+    const crlf = '--- a/f.py\r\n+++ b/f.py\r\n@@ -1,3 +1,3 @@\r\n-a\r\n+b\r\n c'
+    expect(parseError(crlf).code).toBe('PARSE_TRUNCATED')
+  })
+
+  it('reads a hunk whose counts are met as whole when only the final newline is missing', () => {
+    const plan = parsed(`${head}@@ -1,2 +1,2 @@\n a\n-b\n+B`)
+    const hunk = (plan.ops[0] as Extract<FileOp, { kind: 'update' }>).hunks[0] as LineHunk
+    expect(hunk.lines.map((l) => l.op + l.text)).toEqual([' a', '-b', '+B'])
+  })
+
+  it('keeps wrong counts lenient when every line is whole', () => {
+    const plan = parsed(`${head}@@ -1,5 +1,5 @@\n a\n-b\n+B\n`)
+    const hunk = (plan.ops[0] as Extract<FileOp, { kind: 'update' }>).hunks[0] as LineHunk
+    expect(hunk.lines).toHaveLength(3)
+  })
+})
+
 describe('parseUnifiedDiff errors', () => {
   it('refuses a --- line without +++', () => {
     expect(parseError('junk\n--- a/f.txt\n@@ -1 +1 @@\n-a\n+b\n')).toMatchObject({
