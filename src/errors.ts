@@ -212,6 +212,12 @@ export const ERROR_CODES = {
     hint: 'Check that the edit says what you meant to change; drop it if nothing needs changing.',
     retryable: false,
   },
+  PATCH_NO_OP: {
+    meaning:
+      "A patch's change to a file leaves every byte as it was: its hunks carry no '-' or '+' line, or remove and add the same lines.",
+    hint: 'Check that the patch says what you meant to change: its changed lines were probably lost or written twice the same. Drop the file from the patch if nothing needs changing.',
+    retryable: false,
+  },
   EDIT_REWRITE_BLOCKED: {
     meaning:
       'A small old_string is replaced by a new_string that rewrites most of the file: the rewrite guard refused it.',
