@@ -32,6 +32,9 @@ export type {
   ServerState,
   SettleSignal,
 } from './lsp/reports.js'
+export { applyMany } from './batch/many.js'
+export type { ApplyManyOptions } from './batch/many.js'
+export type { BatchJob, BatchJobOptions, BatchResult } from './batch/jobs.js'
 export { parsePatch } from './engine/parse-patch.js'
 export { detectFormat } from './parse/index.js'
 export type { PatchFileSummary, PatchSummary } from './parse/summary.js'

@@ -2,7 +2,12 @@
 // recover) and errors as human text or as the one JSON line agents read, plus the exit status
 // each outcome maps to. No I/O here: main.ts and the commands decide where the strings go
 // (stdout for results, stderr for human errors).
-import { errorData, type EditErrorData } from '../errors.js'
+import type { EditErrorData } from '../errors.js'
+import {
+  undoCommandFor,
+  type AppliedResult as CliApplyResult,
+  type FailedResult,
+} from '../render/result-line.js'
 import type {
   RecoveryReport,
   TransactionFile,
@@ -13,6 +18,15 @@ import type { PatchFileSummary } from '../parse/summary.js'
 import type { DiagnosticsReport, FileDiagnostic } from '../lsp/reports.js'
 import type { ApplyResult, PatchFormat } from '../types.js'
 import { renderFileLine } from '../render/file-line.js'
+
+export {
+  failedResult,
+  internalErrorData,
+  shellQuote,
+  undoCommandFor,
+  withUndoCommand,
+} from '../render/result-line.js'
+export type { CliApplyResult, FailedResult }
 
 /** Exit statuses (sysexits.h where one fits). */
 export const EXIT = {
@@ -32,33 +46,11 @@ export function exitCodeFor(error: EditErrorData): ExitCode {
   return error.retryable ? EXIT.RETRYABLE : EXIT.REJECTED
 }
 
-/** The INTERNAL error reported for an exception that is not an EditError (a bug). */
-export function internalErrorData(err: unknown): EditErrorData {
-  const detail = err instanceof Error ? err.message : String(err)
-  return errorData('INTERNAL', `Internal error: ${detail}`)
-}
-
 export interface ParseOnlyResult {
   readonly ok: true
   readonly format: PatchFormat
   readonly parseOnly: true
   readonly files: readonly PatchFileSummary[]
-}
-
-/**
- * An ApplyResult as the CLI prints it: `ok: true` first, as every success line starts, and the
- * command that undoes its transaction, if any. (ApplyResult itself has no `ok`: the engine
- * rejects on failure, so only a wire with both outcomes needs it.)
- */
-export interface CliApplyResult extends ApplyResult {
-  readonly ok: true
-  readonly undoCommand?: string
-}
-
-/** A failure on the CLI's JSON wire: `{"ok":false,"error":{...}}` (ERRORS.md). */
-export interface FailedResult {
-  readonly ok: false
-  readonly error: EditErrorData
 }
 
 /** `patchloom recover --json`: the engine's RecoveryReport, flat. */
@@ -86,32 +78,11 @@ export function renderJsonLine(value: CliJsonResult): string {
   return `${JSON.stringify(value)}\n`
 }
 
-export function failedResult(error: EditErrorData): FailedResult {
-  return { ok: false, error }
-}
-
 export function parseOnlyResult(
   format: PatchFormat,
   files: readonly PatchFileSummary[],
 ): ParseOnlyResult {
   return { ok: true, format, parseOnly: true, files }
-}
-
-/** Quotes `word` for a POSIX shell when it needs it, so a printed command can be pasted. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
-}
-
-/** The command that undoes `transaction`; with --root when the user gave one. */
-export function undoCommandFor(transaction: string, root: string | null): string {
-  const rootFlag = root === null ? '' : ` --root ${shellQuote(root)}`
-  return `patchloom undo ${transaction}${rootFlag}`
-}
-
-/** The CLI line for a result: `ok: true`, and undoCommand when the change committed as a transaction. */
-export function withUndoCommand(result: ApplyResult, root: string | null): CliApplyResult {
-  if (result.transaction === undefined) return { ok: true, ...result }
-  return { ok: true, ...result, undoCommand: undoCommandFor(result.transaction, root) }
 }
 
 /** Human report of an apply or dry run, for stdout. */

@@ -6,8 +6,12 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import * as api from '../../src/index.js'
 import type {
+  ApplyManyOptions,
   ApplyOptions,
   ApplyResult,
+  BatchJob,
+  BatchJobOptions,
+  BatchResult,
   CheckOptions,
   EditErrorData,
   Engine,
@@ -40,6 +44,7 @@ describe('public API', () => {
       'ERROR_CODES',
       'EditError',
       'WARNING_CODES',
+      'applyMany',
       'createEngine',
       'detectFormat',
       'isEditError',
@@ -50,10 +55,14 @@ describe('public API', () => {
 
   it('exports exactly the documented types: options, results, errors, diagnostics, journal, replay', () => {
     expect(exportedTypeNames()).toEqual([
+      'ApplyManyOptions',
       'ApplyOptions',
       'ApplyResult',
       'ApprovalRequest',
       'ApproveFn',
+      'BatchJob',
+      'BatchJobOptions',
+      'BatchResult',
       'Candidate',
       'CheckOptions',
       'DiagnosticSeverity',
@@ -117,6 +126,19 @@ describe('public API', () => {
     expectTypeOf<Engine['transactions']>().returns.toEqualTypeOf<Promise<TransactionInfo[]>>()
     expectTypeOf<ApplyResult['transaction']>().toEqualTypeOf<string | undefined>()
     expectTypeOf<EngineOptions['durability']>().toEqualTypeOf<'full' | 'fast' | undefined>()
+  })
+
+  it('gives applyMany jobs in and results out, both streamed', () => {
+    expectTypeOf(api.applyMany)
+      .parameter(0)
+      .toEqualTypeOf<AsyncIterable<BatchJob> | Iterable<BatchJob>>()
+    expectTypeOf(api.applyMany).returns.toMatchTypeOf<AsyncIterable<BatchResult>>()
+    expectTypeOf<BatchResult['id']>().toEqualTypeOf<string | number | null>()
+    expectTypeOf<BatchResult['ok']>().toEqualTypeOf<boolean>()
+    expectTypeOf<BatchJob['options']>().toEqualTypeOf<BatchJobOptions | undefined>()
+    expectTypeOf<'format' extends keyof BatchJobOptions ? true : false>().toEqualTypeOf<false>()
+    expectTypeOf<ApplyManyOptions['concurrency']>().toEqualTypeOf<number | undefined>()
+    expectTypeOf<'root' extends keyof ApplyManyOptions ? true : false>().toEqualTypeOf<false>()
   })
 
   it('names the worker threads and the language servers apart', () => {

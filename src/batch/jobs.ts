@@ -1,0 +1,141 @@
+// A batch job's shape and its check: what applyMany and `patchloom batch` accept as one job, and
+// the BATCH_JOB_INVALID failure, naming the field, for anything else. A field nobody reads is
+// refused, not ignored: a misspelt `dryRun` must not turn a check into a write.
+import { FORMAT_OPTIONS } from '../defaults.js'
+import { errorData, type EditErrorData } from '../errors.js'
+import type { ApplyOptions } from '../engine/api.js'
+import type { AppliedResult, FailedResult } from '../render/result-line.js'
+import type { FormatOption } from '../types.js'
+
+/** A job's request options: those of Engine.apply but its format, which the job gives itself. */
+export type BatchJobOptions = Omit<ApplyOptions, 'format'>
+
+/** One patch for one workspace: an apply, or with `options.dryRun` a check. */
+export interface BatchJob {
+  /** The caller's name for the job, repeated on its result. */
+  readonly id: string | number
+  /** The workspace root (relative to the current directory, or absolute). */
+  readonly root: string
+  /** The patch, as text or as its bytes. */
+  readonly patch: string | Uint8Array
+  /** @default 'auto' */
+  readonly format?: FormatOption
+  readonly options?: BatchJobOptions
+}
+
+/**
+ * A job's outcome: what `patchloom apply --json` prints for it (`ok: true` and the result, or
+ * `ok: false` and the error), with the job's id first (null when the job had none to repeat).
+ */
+export type BatchResult = { readonly id: string | number | null } & (AppliedResult | FailedResult)
+
+/** A job as checked: runnable, or refused with its reason (and its id, when it had a usable one). */
+export type CheckedJob =
+  | { readonly ok: true; readonly job: BatchJob }
+  | { readonly ok: false; readonly id: string | number | null; readonly error: EditErrorData }
+
+/** Where the job came from: JSON (a line of batch input) carries no functions, signals or bytes. */
+export type JobSource = 'json' | 'library'
+
+const JOB_FIELDS = ['id', 'root', 'patch', 'format', 'options']
+
+/** Each request option a job may carry, and whether a value suits it. */
+const OPTION_CHECKS: Readonly<Record<string, (v: unknown, from: JobSource) => boolean>> = {
+  dryRun: (v) => typeof v === 'boolean',
+  diffs: (v) => typeof v === 'boolean',
+  diagnostics: (v) => typeof v === 'boolean',
+  timeoutMs: (v) => typeof v === 'number' && Number.isFinite(v) && v > 0,
+  approve: (v, from) => from === 'library' && typeof v === 'function',
+  signal: (v, from) => from === 'library' && v instanceof AbortSignal,
+}
+
+const OPTION_WORDS: Readonly<Record<string, string>> = {
+  dryRun: 'true or false',
+  diffs: 'true or false',
+  diagnostics: 'true or false',
+  timeoutMs: 'a positive number of milliseconds',
+  approve: 'a function (in the library only)',
+  signal: 'an AbortSignal (in the library only)',
+}
+
+/**
+ * Checks that `value` is a batch job. The job returned is `value` itself, so nothing is copied;
+ * `prefix` starts every message (`Line 7: `).
+ */
+export function checkJob(value: unknown, from: JobSource, prefix = ''): CheckedJob {
+  const refuse = (id: string | number | null, message: string): CheckedJob => ({
+    ok: false,
+    id,
+    error: errorData('BATCH_JOB_INVALID', `${prefix}${message}`),
+  })
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return refuse(null, `A batch job is an object with id, root and patch; got ${kindOf(value)}.`)
+  const job = value as { readonly [K in 'id' | 'root' | 'patch' | 'format' | 'options']?: unknown }
+  const { id } = job
+  const usableId =
+    typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null
+  for (const key of Object.keys(job)) {
+    if (!JOB_FIELDS.includes(key))
+      return refuse(
+        usableId,
+        `Unknown field '${key}' in a batch job; its fields are ${JOB_FIELDS.join(', ')}.`,
+      )
+  }
+  if (usableId === null)
+    return refuse(null, `A batch job needs an id, a string or a number; got ${kindOf(id)}.`)
+  if (typeof job.root !== 'string' || job.root === '')
+    return refuse(
+      usableId,
+      `Job ${JSON.stringify(usableId)} needs a root directory; got ${kindOf(job.root)}.`,
+    )
+  const patchOk =
+    typeof job.patch === 'string' || (from === 'library' && job.patch instanceof Uint8Array)
+  if (!patchOk) {
+    const what = from === 'library' ? 'a string or bytes' : 'a string'
+    return refuse(
+      usableId,
+      `Job ${JSON.stringify(usableId)} needs a patch, ${what}; got ${kindOf(job.patch)}.`,
+    )
+  }
+  if (job.format !== undefined && !FORMAT_OPTIONS.includes(job.format as FormatOption))
+    return refuse(
+      usableId,
+      `Job ${JSON.stringify(usableId)} has an unknown format ${JSON.stringify(job.format)}; use ${FORMAT_OPTIONS.join(', ')}.`,
+    )
+  const options = job.options
+  if (options !== undefined) {
+    if (typeof options !== 'object' || options === null || Array.isArray(options))
+      return refuse(
+        usableId,
+        `Job ${JSON.stringify(usableId)} has options that are not an object; got ${kindOf(options)}.`,
+      )
+    for (const [key, v] of Object.entries(options)) {
+      const check = OPTION_CHECKS[key]
+      if (check === undefined) {
+        const where = key === 'format' ? ' (give format beside root and patch, not in options)' : ''
+        return refuse(
+          usableId,
+          `Job ${JSON.stringify(usableId)} has an unknown option '${key}'${where}; the options are ${Object.keys(OPTION_CHECKS).join(', ')}.`,
+        )
+      }
+      if (v !== undefined && !check(v, from))
+        return refuse(
+          usableId,
+          `Job ${JSON.stringify(usableId)} has option ${key} ${kindOf(v)}; it takes ${OPTION_WORDS[key] ?? 'another value'}.`,
+        )
+    }
+  }
+  return { ok: true, job: value as BatchJob }
+}
+
+/** How a message names a value it refuses: its JSON for short scalars, else its kind. */
+function kindOf(value: unknown): string {
+  if (value === undefined) return 'nothing'
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (value instanceof Uint8Array) return 'bytes'
+  if (typeof value === 'object') return 'an object'
+  if (typeof value === 'function') return 'a function'
+  if (typeof value === 'string') return value.length <= 40 ? JSON.stringify(value) : 'a string'
+  return String(value)
+}
