@@ -1,12 +1,32 @@
 // The engine's patch input, string or bytes, to the text the parsers read. Bytes are checked
 // against maxPatchBytes from their length and decoded by src/text/patch-bytes.ts, which keeps
 // every byte that is not UTF-8 as a raw-byte char. A string must be well-formed: an unpaired
-// surrogate has no UTF-8 encoding, and writing it would substitute U+FFFD. Throws EditError.
+// surrogate has no UTF-8 encoding, and writing it would substitute U+FFFD. Model stop tokens at
+// the end are cut here, once, before any format is detected (src/text/stop-tokens.ts). Throws
+// EditError.
 import { isAscii } from 'node:buffer'
 import { EditError } from '../errors.js'
 import { decodePatchBytes, hasLoneSurrogate, type PatchText } from '../text/patch-bytes.js'
+import { cutStopTokens } from '../text/stop-tokens.js'
 
-export function patchTextOf(input: unknown, maxPatchBytes: number): PatchText {
+export interface PatchTextOptions {
+  /** Read the text as it is, stop tokens and all: git's own diffs, which no model wrote. */
+  readonly keepStopTokens?: boolean
+}
+
+export function patchTextOf(
+  input: unknown,
+  maxPatchBytes: number,
+  options: PatchTextOptions = {},
+): PatchText {
+  const decoded = decodedPatchText(input, maxPatchBytes)
+  if (options.keepStopTokens === true) return decoded
+  const cut = cutStopTokens(decoded.text)
+  if (cut === null) return decoded
+  return { ...decoded, text: cut.text, stopTokens: { tokens: cut.tokens, line: cut.line } }
+}
+
+function decodedPatchText(input: unknown, maxPatchBytes: number): PatchText {
   if (input instanceof Uint8Array) {
     if (input.length > maxPatchBytes) {
       throw new EditError(

@@ -29,9 +29,10 @@ import { compileGlobs } from '../workspace/glob.js'
 import { WorkerPool } from '../threads/worker-pool.js'
 import { checkComputedSizes } from './limits.js'
 import { patchTextOf } from '../bytes/patch-input.js'
+import type { PatchText } from '../text/patch-bytes.js'
 import { detectCaseInsensitive } from '../workspace/case-fold.js'
 import { resolveWorkspacePath, type PathContext } from '../workspace/paths.js'
-import { checkLinkTargets, fileResults } from './results.js'
+import { checkLinkTargets, fileResults, patchWarnings } from './results.js'
 import { commitSteps, summaryOf } from './commit-steps.js'
 import { planRequest, verifyPlanned, type RouteTaken, type VerifiedRequest } from './plan.js'
 import type { RequestedRoute } from './route.js'
@@ -196,7 +197,11 @@ class EditEngine implements InternalEngine {
     await checkLinkTargets(at.ctx, verified)
     // What the request reports (results.ts), for a dry run and a commit alike.
     const files = fileResults(verified)
-    const warnings: Warning[] = [...at.notices, ...verified.flatMap((v) => v.computed.warnings)]
+    const warnings: Warning[] = [
+      ...patchWarnings(at.patch),
+      ...at.notices,
+      ...verified.flatMap((v) => v.computed.warnings),
+    ]
     if (dryRun) return { format, dryRun, files, warnings }
     return this.#commit(at, options, files, warnings)
   }
@@ -272,7 +277,7 @@ class EditEngine implements InternalEngine {
       signal,
     )
     const verifyMs = performance.now() - verifyStarted
-    return { request, notices, ctx, wantDiagnostics, signal, verifyMs }
+    return { request, patch, notices, ctx, wantDiagnostics, signal, verifyMs }
   }
 
   /**
@@ -453,6 +458,8 @@ interface RequestTrace {
 /** What #verify hands the rest of a request. */
 interface VerifiedRequestAt {
   readonly request: VerifiedRequest
+  /** The patch as the parsers read it, with what was cut from its end. */
+  readonly patch: PatchText
   readonly notices: readonly Warning[]
   readonly ctx: PathContext
   readonly wantDiagnostics: boolean

@@ -2,7 +2,8 @@
 // mode fields), and the check that every symlink the change writes leads somewhere inside the
 // root. Plain functions of the verified data; the only filesystem access is checkLinkTargets'
 // resolution of link targets. What the journal writes is commit-steps.ts's.
-import type { FileMode, FileResult } from '../types.js'
+import type { PatchText } from '../text/patch-bytes.js'
+import type { FileMode, FileResult, Warning } from '../types.js'
 import { checkSymlinkTarget, type PathContext } from '../workspace/paths.js'
 import { writesLink, type PreparedOp } from './prepare.js'
 import type { VerifiedOp } from './verify.js'
@@ -139,4 +140,20 @@ export async function checkLinkTargets(
       patchLine: p.op.patchLine,
     })
   }
+}
+
+/** The warning for model stop tokens cut from the end of the patch (src/bytes/patch-input.ts). */
+export function patchWarnings(patch: PatchText): Warning[] {
+  const cut = patch.stopTokens
+  if (cut === undefined) return []
+  const which = cut.tokens.length === 1 ? 'stop token' : 'stop tokens'
+  return [
+    {
+      code: 'parse.stop-token',
+      message:
+        `The patch ended in the model ${which} ${cut.tokens.join('')} at line ${cut.line}; ` +
+        'cut before parsing, so the patch ends with the text before it.',
+      patchLine: cut.line,
+    },
+  ]
 }

@@ -89,7 +89,8 @@ function planOf(
   patch: Uint8Array,
 ): { plan: EditPlan; rawPatch: boolean } | { error: EditErrorData } | null {
   if (patch.length === 0) return null
-  const text = patchTextOf(patch, Number.MAX_SAFE_INTEGER)
+  // Git wrote this diff: a line ending in a stop token is the file's (a training corpus).
+  const text = patchTextOf(patch, Number.MAX_SAFE_INTEGER, { keepStopTokens: true })
   const parsed = parsePlan(text.text, 'unified')
   if (!parsed.ok) return { error: parsed.error }
   return { plan: parsed.value, rawPatch: text.firstRawLine !== undefined }

@@ -25,6 +25,11 @@ export interface PatchText {
    * runs of such a patch need not look for others (src/parse/plain-section.ts). Absent: unknown.
    */
   readonly plain?: true
+  /**
+   * Model stop tokens cut from the end (src/text/stop-tokens.ts): which, and the 1-based line the
+   * first stood on. `text` is then what stood before them. Absent: none were cut.
+   */
+  readonly stopTokens?: { readonly tokens: readonly string[]; readonly line: number }
 }
 
 /** Turns UTF-16 code units into a string, lone surrogates kept. */

@@ -40,6 +40,23 @@ describe('patchTextOf', () => {
     expect(patchTextOf('-a\n+b\n', 100).plain).toBeUndefined()
   })
 
+  it('cuts model stop tokens from the end of a string or of bytes, and says which', () => {
+    const bytes = (text: string) => new TextEncoder().encode(text)
+    const want = { text: '-a\n+b', stopTokens: { tokens: ['<|endoftext|>'], line: 2 } }
+    expect(patchTextOf('-a\n+b<|endoftext|>\n', 100)).toEqual(want)
+    expect(patchTextOf(bytes('-a\n+b<|endoftext|>\n'), 100)).toEqual({ ...want, plain: true })
+    // Bytes that are not UTF-8 before it stay raw bytes, on the line they were.
+    expect(patchTextOf(Uint8Array.from([0xe9, 0x0a, ...bytes('+b<|im_end|>')]), 100)).toEqual({
+      text: '\udce9\n+b',
+      firstRawLine: 1,
+      stopTokens: { tokens: ['<|im_end|>'], line: 2 },
+    })
+    // Git's own diffs (history replay) are read as they are.
+    expect(patchTextOf('+b<|endoftext|>', 100, { keepStopTokens: true })).toEqual({
+      text: '+b<|endoftext|>',
+    })
+  })
+
   it('refuses anything but a string or bytes', () => {
     expect(() => patchTextOf(42, 100)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }))
   })
