@@ -6,6 +6,7 @@ import { WorkerPool } from '../threads/worker-pool.js'
 import { EditError, errorData, isEditError } from '../errors.js'
 import type { Durability, RecoveryReport } from '../journal/records.js'
 import { parsePlan } from '../parse/index.js'
+import { cutStopTokens } from '../text/stop-tokens.js'
 import type { FormatOption } from '../types.js'
 import {
   diagnosticsOutcome,
@@ -212,7 +213,8 @@ export class EditService {
     const patch = args['patch'] as string
     const format = (args['format'] as FormatOption | undefined) ?? 'auto'
     if (this.#readBeforeWrite) {
-      const plan = parsePlan(patch, format)
+      // The text the engine will parse: model stop tokens cut from its end (bytes/patch-input.ts).
+      const plan = parsePlan(cutStopTokens(patch)?.text ?? patch, format)
       if (!plan.ok) return errorOutcome(plan.error)
       for (const op of plan.value.ops) {
         const whole =

@@ -90,6 +90,19 @@ describe('blockingReads', () => {
     expect(routes).toEqual(['inline-runs', 'inline'])
   })
 
+  it('parses runs of the patch with its stop tokens cut, as a whole patch is', async () => {
+    const root = await workspace()
+    const { blocking, routes } = engines2(root)
+    // The model's stop token glued to the last context line of the last section.
+    const patch = sections().join('').replace(/ c\n$/, ' c<|endoftext|>\n')
+    const bytes = new TextEncoder().encode(patch)
+    const result = await blocking.apply(bytes)
+    expect(routes).toEqual(['inline-runs'])
+    expect(result.files).toHaveLength(FILES)
+    expect(result.warnings.map((w) => w.code)).toEqual(['parse.stop-token'])
+    expect(await readFile(path.join(root, name(FILES - 1)), 'utf8')).toBe(`a\nB${FILES - 1}\nc\n`)
+  })
+
   it('gives the same result without diffs, where plain sections are packed (D-075)', async () => {
     // Six-line files, so the hunk clears the last line and most sections take the packed exact
     // splice; every 40th file differs in a way that sends its section or its file elsewhere.

@@ -428,6 +428,18 @@ describe('transactions', () => {
     await ok('read_file', { path: 'a.txt' })
     await ok('apply_patch', { patch: del })
   })
+
+  it('reads a patch that ends in a model stop token as the engine does, for the read check too', async () => {
+    await open()
+    const codex = '*** Begin Patch\n*** Add File: a.txt\n+replaced\n*** End Patch<|im_end|>'
+    expect(codeOf(await call('apply_patch', { patch: codex }))).toBe('FILE_STALE_READ')
+    await ok('read_file', { path: 'a.txt' })
+    const out = await ok('apply_patch', { patch: codex })
+    expect(out.structured['warnings']).toEqual([
+      expect.objectContaining({ code: 'parse.stop-token' }),
+    ])
+    expect(await disk('a.txt')).toBe('replaced\n')
+  })
 })
 
 describe('workspaces and limits', () => {

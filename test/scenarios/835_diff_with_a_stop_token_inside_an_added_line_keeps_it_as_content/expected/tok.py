@@ -1,0 +1,3 @@
+SEP = "<|endoftext|>"
+DOC = "a<|endoftext|>"
+print(SEP)

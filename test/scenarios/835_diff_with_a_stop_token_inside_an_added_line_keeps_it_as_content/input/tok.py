@@ -1,0 +1,2 @@
+SEP = None
+print(SEP)
