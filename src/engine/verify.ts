@@ -12,7 +12,8 @@ import { checkNotebook, isNotebookPath } from '../apply/notebook.js'
 import { EditError, type EditErrorData } from '../errors.js'
 import { hashBytes } from '../hash.js'
 import { opHasRawBytes } from '../parse/raw-bytes.js'
-import type { ComputedFile, ComputeInput, FileOp, PatchFormat } from '../types.js'
+import type { ComputedFile, ComputeInput, FileOp, LineHunk, PatchFormat } from '../types.js'
+import { unpackHunks } from '../parse/plain-section.js'
 import { compileGlobs } from '../workspace/glob.js'
 import { plainness } from '../bytes/plainness.js'
 import type { PathContext } from '../workspace/paths.js'
@@ -217,8 +218,40 @@ export async function verifyOps(
 /** The op's new content, its notebook checked; throws EditError when it does not verify. */
 function computeOp(p: PreparedOp, settings: VerifySettings): ComputedFile {
   const computed = unwrapCompute(computeFile(computeInput(p, settings), { searchRegex }))
+  refuseNoChange(p, computed)
   if (computed.after !== null) checkNotebookOp(p, computed.after)
   return computed
+}
+
+/**
+ * PATCH_NO_OP when a patch's update of a file leaves every byte as it was: no rename, no mode
+ * line, and the new bytes equal what the path holds now. The rule of EDIT_NO_OP, for patches: a
+ * change that changes nothing is refused, not reported as applied.
+ */
+function refuseNoChange(p: PreparedOp, computed: ComputedFile): void {
+  const op = p.op
+  if (op.kind !== 'update' || op.moveTo !== undefined || op.modeAfter !== undefined) return
+  const before = p.replaces === undefined ? p.target.snap.bytes : p.replaces.bytes
+  if (before === null || computed.after === null || !equalBytes(before, computed.after)) return
+  const hunks = op.packed === undefined ? op.hunks : unpackHunks(op).hunks
+  const empty = hunks.filter((hunk) => hunk.lines.every((line) => line.op === ' '))
+  const lines = (list: readonly LineHunk[]): string =>
+    list.length === 1
+      ? `line ${(list[0] as LineHunk).patchLine}`
+      : `lines ${list.map((h) => h.patchLine).join(', ')}`
+  const why =
+    empty.length === 0
+      ? 'its hunks remove and add the same lines'
+      : `the ${empty.length === 1 ? 'hunk' : 'hunks'} at patch ${lines(empty)} ${empty.length === 1 ? 'has' : 'have'} no "-" or "+" line` +
+        (empty.length < hunks.length ? ', and the others remove and add the same lines' : '')
+  throw new EditError(
+    'PATCH_NO_OP',
+    `The patch changes nothing in ${op.path}: ${why}. Nothing was written.`,
+    {
+      path: op.path,
+      patchLine: op.patchLine,
+    },
+  )
 }
 
 function verifiedOp(

@@ -5,7 +5,7 @@ const CODES = Object.keys(ERROR_CODES) as ErrorCode[]
 
 // Areas from the house style's catalogue, plus APPROVAL (library approve callback), USAGE (CLI),
 // LIMIT (request-size limits), UNDO (journal undo), REPLAY (history replay), EDIT (edit-level
-// refusals) and SERVER (the MCP/HTTP server).
+// refusals), PATCH (a patch's change to a file as a whole) and SERVER (the MCP/HTTP server).
 const AREAS = [
   'PARSE',
   'PATH',
@@ -22,6 +22,7 @@ const AREAS = [
   'UNDO',
   'REPLAY',
   'EDIT',
+  'PATCH',
   'SERVER',
   'QUEUE',
   'BATCH',

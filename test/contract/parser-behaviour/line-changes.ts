@@ -196,7 +196,7 @@ export const LINE_CHANGES: readonly BehaviourCase[] = [
   {
     name: 'a change that changes nothing',
     before: { 'a.txt': 'a\nb\n' },
-    expect: { files: { 'a.txt': 'a\nb\n' } },
+    expect: { refused: 'PATCH_NO_OP' },
     renditions: {
       codex: codex('*** Update File: a.txt', '@@', '-a', '+a', ' b'),
       unified: text('--- a/a.txt', '+++ b/a.txt', '@@ -1,2 +1,2 @@', '-a', '+a', ' b'),
@@ -206,7 +206,7 @@ export const LINE_CHANGES: readonly BehaviourCase[] = [
     differs: {
       edits: {
         expect: { refused: 'EDIT_NO_OP' },
-        why: 'an edit whose new_string equals its old_string is refused as a likely mistake',
+        why: 'JSON edits refuse each edit that changes nothing with their own code, naming the edit',
       },
     },
   },

@@ -66,10 +66,10 @@ describe('engine and journal', () => {
     await engine.close()
   })
 
-  it('gives no transaction for dry runs and for changes that change nothing', async () => {
+  it('gives no transaction for a dry run, and refuses a change that changes nothing', async () => {
     const engine = createEngine({ root, workers: false })
     expect((await engine.check(patch('two', 'TWO'))).transaction).toBeUndefined()
-    expect((await engine.apply(patch('two', 'two'))).transaction).toBeUndefined()
+    expect((await rejection(engine.apply(patch('two', 'two')))).code).toBe('PATCH_NO_OP')
     expect(await engine.transactions()).toEqual([])
     await engine.close()
   })
@@ -206,10 +206,11 @@ describe('engine and journal', () => {
       outer.apply(patch('x', 'outer', 'sub/x.txt')),
       inner.apply(patch('x', 'inner', 'x.txt')),
     ])
-    // Both verified against 'x'; the second to commit finds the file changed.
+    // Both verified against 'x'; the second to commit finds the file changed, verifies its
+    // patch again and finds the line gone.
     expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected'])
     const rejected = outcomes.find((o) => o.status === 'rejected')
-    expect(rejected?.reason).toMatchObject({ code: 'FILE_CHANGED' })
+    expect(rejected?.reason).toMatchObject({ code: 'MATCH_NOT_FOUND' })
     const first = events[0]?.split(' ')[0]
     expect(events.slice(0, 2)).toEqual([`${first} locked`, `${first} marked`])
     await Promise.all([outer.close(), inner.close()])
