@@ -63,6 +63,19 @@ loadBundle()
     stdout: writeTo(process.stdout),
     stderr: writeTo(process.stderr),
     stderrIsTTY: process.stderr.isTTY === true,
+    // Waits while stdout's buffer is full (a reader slower than batch); a closed stdout never is.
+    drained: () =>
+      closed.has(process.stdout) || !process.stdout.writableNeedDrain
+        ? Promise.resolve()
+        : new Promise((resolve) => {
+            const done = () => {
+              process.stdout.off('drain', done)
+              process.stdout.off('error', done)
+              resolve()
+            }
+            process.stdout.on('drain', done)
+            process.stdout.on('error', done)
+          }),
     cwd: process.cwd(),
   })
   .then((code) => {

@@ -37,6 +37,12 @@ export type CheckedJob =
 /** Where the job came from: JSON (a line of batch input) carries no functions, signals or bytes. */
 export type JobSource = 'json' | 'library'
 
+/** The default window: enough to overlap one workspace's commit with others' verification. */
+export const DEFAULT_CONCURRENCY = 8
+
+/** The largest window: each job in hand may hold its patch and its files. */
+export const MAX_CONCURRENCY = 1024
+
 const JOB_FIELDS = ['id', 'root', 'patch', 'format', 'options']
 
 /** Each request option a job may carry, and whether a value suits it. */

@@ -16,7 +16,14 @@ import {
 import type { RequestedRoute } from '../engine/route.js'
 import { failedResult, internalErrorData, withUndoCommand } from '../render/result-line.js'
 import { WorkerPool } from '../threads/worker-pool.js'
-import { checkJob, type BatchJob, type BatchResult, type CheckedJob } from './jobs.js'
+import {
+  checkJob,
+  DEFAULT_CONCURRENCY,
+  MAX_CONCURRENCY,
+  type BatchJob,
+  type BatchResult,
+  type CheckedJob,
+} from './jobs.js'
 
 /** applyMany's options: those of createEngine for every workspace (but root), and the window. */
 export interface ApplyManyOptions extends Omit<EngineOptions, 'root'> {
@@ -27,12 +34,6 @@ export interface ApplyManyOptions extends Omit<EngineOptions, 'root'> {
    */
   readonly concurrency?: number
 }
-
-/** The default window: enough to overlap one workspace's commit with others' verification. */
-export const DEFAULT_CONCURRENCY = 8
-
-/** The largest window: each job in hand may hold its patch and its files. */
-export const MAX_CONCURRENCY = 1024
 
 /** Seams for the CLI and tests: the engine factory, the route, the directory roots resolve in. */
 export interface ManyInternals {

@@ -9,7 +9,7 @@ import type { FormatOption } from '../types.js'
 import type { LimitOptions } from '../engine/api.js'
 import type { Durability } from '../journal/records.js'
 import { FORMAT_OPTIONS } from '../defaults.js'
-import { JOURNAL_FLAGS, KNOWN_FLAGS, MAIN_FLAGS } from './flag-table.js'
+import { BATCH_FLAGS, JOURNAL_FLAGS, KNOWN_FLAGS, MAIN_FLAGS } from './flag-table.js'
 import {
   firstPositional,
   notValidWith,
@@ -47,6 +47,21 @@ export interface RunCommand {
   readonly limits: LimitOptions
   /** --durability: whether the commit fsyncs (full, the default) or not (fast). */
   readonly durability: Durability
+}
+
+/** `patchloom batch [FILE|-]`: one job a JSON line, one result line a job. */
+export interface BatchCommand {
+  readonly kind: 'batch'
+  /** The file of JSON lines as given (relative to cwd), or null for stdin ('-' or absent). */
+  readonly file: string | null
+  /** --dry-run: every job is a check. */
+  readonly dryRun: boolean
+  readonly workers: 'auto' | 'always' | 'never'
+  readonly deny: readonly string[]
+  readonly limits: LimitOptions
+  readonly durability: Durability
+  /** --concurrency N: jobs in hand at most, or null for the library's default. */
+  readonly concurrency: number | null
 }
 
 /** `patchloom recover`: roll back interrupted transactions, retry earlier conflicts. */
@@ -93,6 +108,7 @@ export type CliCommand =
   | UndoCommand
   | LogCommand
   | RunCommand
+  | BatchCommand
 
 /** Transactions `patchloom log` shows without -n. */
 export const DEFAULT_LOG_LIMIT = 20
@@ -105,6 +121,9 @@ Usage:
                   [--durability full|fast]
   patchloom check [FILE|-] [--root DIR] [--format FORMAT] [--parse-only] [--json] [--[no-]workers]
                   [--deny GLOB]... [--max-patch-bytes N] [--max-file-bytes N] [--max-files N]
+  patchloom batch [FILE|-] [--dry-run] [--concurrency N] [--[no-]workers] [--deny GLOB]...
+                  [--max-patch-bytes N] [--max-file-bytes N] [--max-files N]
+                  [--durability full|fast]
   patchloom undo [TXN] [--root DIR] [--json] [--durability full|fast]
   patchloom log [--root DIR] [--json] [-n N | --limit N]
   patchloom recover [--root DIR] [--json]
@@ -127,6 +146,13 @@ Usage:
 Commands:
   apply         Parse, verify and write the change (nothing is written if any part fails).
   check         Same as apply --dry-run: verify and report, write nothing.
+  batch         Many patches in one process: FILE (or stdin) holds one job a line, as JSON:
+                {"id": ..., "root": "DIR", "patch": "...", "format"?: F, "options"?:
+                {"dryRun"?: true}}. Prints one JSON line a job, in input order: what
+                apply --json prints, with the id first (a line that is no job: BATCH_JOB_INVALID
+                with its "line"). One engine per root; a root's jobs run in order, other roots
+                meanwhile. A summary line goes to stderr. Exit 0 if every job succeeded, 64 if
+                a line was no job, else 1 if any job was refused (70, 75 as below).
   undo          Put back the files a committed change touched (TXN, default: the newest change
                 not yet undone), as a change of its own. Refused with UNDO_CONFLICT, writing
                 nothing, if any of them has changed since.
@@ -176,7 +202,8 @@ Options:
   --max-patch-bytes N  Refuse a patch over N bytes (default 268435456, 256 MiB).
   --max-file-bytes N   Refuse to read or produce a file over N bytes (default 67108864, 64 MiB).
   --max-files N        Refuse a change to more than N files (default 100000).
-  --durability D       (apply, undo) full (default): fsync the commit, so it survives a power
+  --concurrency N      (batch) Jobs in hand at most (default 8, at most 1024).
+  --durability D       (apply, batch, undo) full (default): fsync the commit, so it survives a power
                        cut whole or not at all. fast: no fsync; still all or nothing if the
                        process is killed, but a power cut may lose or partly lose the last change.
   TXN           (undo) A transaction id as printed by apply and log.
@@ -203,6 +230,7 @@ remains), 64 usage, 70 internal error, 75 retryable (resend unchanged).
 const COMMANDS = new Set([
   'apply',
   'check',
+  'batch',
   'undo',
   'log',
   'recover',
@@ -212,7 +240,7 @@ const COMMANDS = new Set([
   'replay',
 ])
 const COMMAND_LIST =
-  'apply, check, undo, log, recover, diagnostics, replay, mcp, serve, tools, demo or help'
+  'apply, check, batch, undo, log, recover, diagnostics, replay, mcp, serve, tools, demo or help'
 
 function usage(message: string): Result<never> {
   return usageFailure(message)
@@ -236,6 +264,8 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
       if (word === 'diagnostics') return undefined
       if (word === 'undo')
         return index > 1 ? unexpectedArgument(arg, 'give at most one transaction id') : undefined
+      if (word === 'batch')
+        return index > 1 ? unexpectedArgument(arg, 'give at most one FILE of jobs') : undefined
       if (word === 'log' || word === 'recover')
         return unexpectedArgument(arg, `${word} takes no arguments`)
       return index > 1 ? unexpectedArgument(arg, 'give at most one patch FILE') : undefined
@@ -253,8 +283,10 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
   if (command === undefined) return usage(`No command given; use ${COMMAND_LIST}.`)
   if (flags['--limit'] !== undefined && command !== 'log')
     return usage(`Flag ${given.includes('-n') ? '-n' : '--limit'} is only valid with log.`)
-  if (flags['--durability'] !== undefined && command !== 'apply' && command !== 'undo')
-    return usage('--durability is only valid with apply and undo.')
+  if (flags['--durability'] !== undefined && !['apply', 'undo', 'batch'].includes(command))
+    return usage('--durability is only valid with apply, batch and undo.')
+  if (flags['--concurrency'] !== undefined && command !== 'batch')
+    return usage('--concurrency is only valid with batch.')
   const root = flags['--root'] ?? null
   const json = flags['--json']
   if (command === 'demo') return ok({ kind: 'demo' })
@@ -268,6 +300,21 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
     if (stray !== undefined) return usage(notValidWith(stray, command))
   }
   const durability = flags['--durability'] ?? 'full'
+  if (command === 'batch') {
+    const stray = given.find((f) => !BATCH_FLAGS.includes(f))
+    if (stray !== undefined) return usage(notValidWith(stray, command))
+    const file = rest[0] ?? '-'
+    return ok({
+      kind: 'batch',
+      file: file === '-' ? null : file,
+      dryRun: flags['--dry-run'],
+      workers: flags['--workers'] ? 'always' : flags['--no-workers'] ? 'never' : 'auto',
+      deny: flags['--deny'],
+      limits: limitsOf(flags),
+      durability,
+      concurrency: flags['--concurrency'] ?? null,
+    })
+  }
   if (command === 'recover') return ok({ kind: 'recover', root, json })
   if (command === 'undo')
     return ok({ kind: 'undo', transaction: rest[0] ?? null, root, json, durability })
@@ -277,11 +324,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
     return usage('--diagnostics is only valid with apply.')
   if (flags['--parse-only'] && command !== 'check')
     return usage('--parse-only is only valid with check.')
-  const limits: { -readonly [K in keyof LimitOptions]: number } = {}
-  for (const [flag, key] of LIMIT_FLAGS) {
-    const value = flags[flag]
-    if (value !== undefined) limits[key] = value
-  }
+  const limits = limitsOf(flags)
   const kind = command === 'check' ? 'check' : 'apply'
   const file = rest[0] ?? '-'
   return ok({
@@ -298,6 +341,18 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
     limits,
     durability,
   })
+}
+
+/** --max-patch-bytes, --max-file-bytes and --max-files as given; absent ones stay absent. */
+function limitsOf(flags: {
+  readonly [F in (typeof LIMIT_FLAGS)[number][0]]: number | undefined
+}): LimitOptions {
+  const limits: { -readonly [K in keyof LimitOptions]: number } = {}
+  for (const [flag, key] of LIMIT_FLAGS) {
+    const value = flags[flag]
+    if (value !== undefined) limits[key] = value
+  }
+  return limits
 }
 
 const LIMIT_FLAGS = [

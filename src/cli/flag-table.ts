@@ -4,6 +4,7 @@
 // everywhere. Plain data and light imports: it is loaded for every command.
 import { FORMAT_OPTIONS } from '../defaults.js'
 import type { Durability } from '../journal/records.js'
+import { MAX_CONCURRENCY } from '../batch/jobs.js'
 import { RUN_ID } from '../queue/job.js'
 import { MAX_REPLAY_WORKERS, REPLAY_VIAS } from '../replay/commit.js'
 import {
@@ -22,7 +23,7 @@ const DURABILITIES: readonly Durability[] = ['full', 'fast']
 
 const durability = { value: oneOf(DURABILITIES, 'durability') }
 
-/** apply, check, undo, log, recover, diagnostics, demo and help share one table: their flags may
+/** apply, check, batch, undo, log, recover, diagnostics, demo and help share one table: their flags may
  * come before the command word, so they are read before the command is known. */
 export const MAIN_FLAGS = {
   '--help': {},
@@ -45,6 +46,7 @@ export const MAIN_FLAGS = {
   '--max-patch-bytes': { value: positive },
   '--max-file-bytes': { value: positive },
   '--max-files': { value: positive },
+  '--concurrency': { value: between(1, MAX_CONCURRENCY) },
 } as const satisfies FlagTable
 
 /** The journal commands take only these of MAIN_FLAGS, so `undo --dry-run` cannot undo. */
@@ -53,6 +55,20 @@ export const JOURNAL_FLAGS: Readonly<Record<string, readonly string[]>> = {
   log: ['--root', '--json', '-n', '--limit'],
   recover: ['--root', '--json'],
 }
+
+/** batch takes only these of MAIN_FLAGS: each job names its own root and format. */
+export const BATCH_FLAGS: readonly string[] = [
+  '--json',
+  '--dry-run',
+  '--workers',
+  '--no-workers',
+  '--deny',
+  '--max-patch-bytes',
+  '--max-file-bytes',
+  '--max-files',
+  '--durability',
+  '--concurrency',
+]
 
 export const REPLAY_FLAGS = {
   '--help': {},

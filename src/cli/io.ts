@@ -1,7 +1,7 @@
 // Shapes shared by the CLI's composition root (main.ts) and its commands: where the CLI reads
 // and writes, and the seams tests replace. Types only, so commands never import main.ts and
 // the root stays at the top of the import graph.
-import type { InternalEngine } from '../engine/engine.js'
+import type { EngineInternals, InternalEngine } from '../engine/engine.js'
 import type { EngineOptions } from '../engine/api.js'
 
 /** Where the CLI reads and writes; the real process or a test's buffers. */
@@ -18,6 +18,11 @@ export interface CliIo {
   /** Stderr is a terminal: long commands (replay) may draw a progress line there. */
   readonly stderrIsTTY?: boolean
   /**
+   * Resolves when stdout has room for more (at once unless its buffer is full): a command that
+   * writes many lines (batch) waits for it, so a slow reader does not fill memory.
+   */
+  readonly drained?: () => Promise<void>
+  /**
    * Resolves when the command should stop (`patchloom worker`); by default SIGTERM or SIGINT to
    * this process.
    */
@@ -29,5 +34,5 @@ export interface CliIo {
  * engine, whose requests accept `route` (`--workers` forces the worker threads).
  */
 export interface CliDeps {
-  readonly createEngine: (options: EngineOptions) => InternalEngine
+  readonly createEngine: (options: EngineOptions, internals?: EngineInternals) => InternalEngine
 }

@@ -7,6 +7,7 @@ import { createEngineWithInternals } from '../engine/engine.js'
 import { isEditError, type EditErrorData } from '../errors.js'
 import { HELP_TEXT, parseArgs } from './args.js'
 import { runApply } from './commands/apply.js'
+import { runBatch } from './commands/batch.js'
 import { runCheck } from './commands/check.js'
 import { runDemo } from './commands/demo.js'
 import { runDiagnostics } from './commands/diagnostics.js'
@@ -25,7 +26,9 @@ import {
 } from './render.js'
 import type { CliDeps, CliIo } from './io.js'
 
-const DEFAULT_DEPS: CliDeps = { createEngine: (options) => createEngineWithInternals(options) }
+const DEFAULT_DEPS: CliDeps = {
+  createEngine: (options, internals) => createEngineWithInternals(options, internals),
+}
 
 /** The long-running server commands (src/cli/commands/serve.ts). */
 const SERVER_COMMANDS = new Set(['mcp', 'serve', 'tools'])
@@ -110,6 +113,8 @@ export async function main(
         return await runApply(command, io, deps)
       case 'check':
         return await runCheck(command, io, deps)
+      case 'batch':
+        return await runBatch(command, io, deps)
       case 'undo':
         return await runUndo(command, io, deps)
       case 'log':

@@ -167,7 +167,7 @@ describe('parseArgs', () => {
 
   it('rejects an unknown command', () => {
     expect(usageMessage(['aply'])).toBe(
-      "Unknown command 'aply'; use apply, check, undo, log, recover, diagnostics, replay, mcp, serve, tools, demo or help.",
+      "Unknown command 'aply'; use apply, check, batch, undo, log, recover, diagnostics, replay, mcp, serve, tools, demo or help.",
     )
   })
 
@@ -201,7 +201,7 @@ describe('parseArgs', () => {
 
   it('rejects --durability outside apply and undo, and an unknown durability', () => {
     expect(usageMessage(['check', '--durability', 'fast'])).toBe(
-      '--durability is only valid with apply and undo.',
+      '--durability is only valid with apply, batch and undo.',
     )
     expect(usageMessage(['recover', '--durability=full'])).toMatch(/only valid with apply/)
     expect(usageMessage(['apply', '--durability', 'paranoid'])).toBe(
