@@ -29,9 +29,20 @@ function change(from: string, to: string): string {
 const job = (id: string | number, root: string, patch: string, extra: object = {}): string =>
   JSON.stringify({ id, root, patch, ...extra })
 
+/** A result line as read back: the fields these tests look at. */
+interface Line {
+  readonly id?: unknown
+  readonly ok?: boolean
+  readonly line?: number
+  readonly dryRun?: boolean
+  readonly transaction?: string
+  readonly undoCommand?: string
+  readonly [field: string]: unknown
+}
+
 interface Run {
   code: number
-  out: Record<string, unknown>[]
+  out: Line[]
   err: string
   drains: number
 }
@@ -58,7 +69,7 @@ async function batch(argv: string[], stdin: string, opts: Partial<CliIo> = {}): 
     ...opts,
   })
   const lines = out === '' ? [] : out.replace(/\n$/, '').split('\n')
-  return { code, out: lines.map((l) => JSON.parse(l) as Record<string, unknown>), err, drains }
+  return { code, out: lines.map((l) => JSON.parse(l) as Line), err, drains }
 }
 
 describe('patchloom batch', () => {
