@@ -13,6 +13,8 @@ export const WARNING_CODES = {
     'A hunk or edit matched only after ignoring trailing whitespace, indentation or Unicode punctuation (dashes, quotes, odd spaces); the message names the pass and the line, so the placement can be checked.',
   'match.offset':
     'A unified-diff hunk applied at a line other than the one its header states; the message gives the line and the offset.',
+  'file.rebased':
+    "A file changed between this request's verification and its commit (another change to lines far from this one's); the request was verified again on the new content and landed as the merge of both changes. `path` names the file.",
   'journal.pending':
     'A dry run found an unfinished transaction (interrupted, or being committed by another process right now) and saw the files as they are; the next apply, or `patchloom recover`, rolls it back first if it was interrupted.',
   'journal.recovered':

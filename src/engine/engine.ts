@@ -37,6 +37,7 @@ import { commitSteps, summaryOf } from './commit-steps.js'
 import { planRequest, verifyPlanned, type RouteTaken, type VerifiedRequest } from './plan.js'
 import type { RequestedRoute } from './route.js'
 import { INLINE_SYNC_MAX_FILES } from './dispatch.js'
+import { COMMIT_ATTEMPTS, committedRel, mayRebase, rebaseRefusal } from './rebase.js'
 
 /** Internal seams for tests (fault injection); not part of the public options. */
 export interface EngineInternals {
@@ -189,10 +190,56 @@ class EditEngine implements InternalEngine {
     dryRun: boolean,
     trace: RequestTrace,
   ): Promise<ApplyResult> {
+    const first = await this.#verified(input, options, dryRun, trace)
+    if (dryRun) return { format: first.at.request.format, dryRun, ...first.report }
+    let { at, report } = first
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#commit(at, options, report.files, report.warnings)
+      } catch (error) {
+        // A file changed between verification and commit: verified again, and committed if the
+        // change still lands cleanly on the new content (rebase.ts; DECISIONS.md D-116).
+        if (!(error instanceof EditError) || error.code !== 'FILE_CHANGED') throw error
+        if (attempt >= COMMIT_ATTEMPTS) throw error
+        const rootReal = at.ctx.rootReal
+        const changed = first.at.request.verified.find(
+          (v) => committedRel(rootReal, v) === error.path,
+        )
+        if (changed === undefined || !mayRebase(changed)) throw error
+        const again = await this.#verified(input, options, dryRun, trace)
+        const check = rebaseRefusal(rootReal, first.at.request.verified, again.at.request.verified)
+        if (!check.ok) {
+          const rel = check.path ?? committedRel(rootReal, changed)
+          throw new EditError(
+            'FILE_CHANGED',
+            `${rel} changed after it was verified, and ${check.reason}; nothing was changed.`,
+            {
+              path: rel,
+              ...(check.currentHash === undefined ? {} : { currentHash: check.currentHash }),
+            },
+          )
+        }
+        at = again.at
+        // The first verification's notices (transactions it rolled back) still stand.
+        report = {
+          files: again.report.files,
+          warnings: [...first.at.notices, ...again.report.warnings, ...check.warnings],
+        }
+      }
+    }
+  }
+
+  /** The request verified, its sizes and link targets checked, and what it reports. */
+  async #verified(
+    input: string | Uint8Array,
+    options: InternalApplyOptions,
+    dryRun: boolean,
+    trace: RequestTrace,
+  ): Promise<{ at: VerifiedRequestAt; report: { files: FileResult[]; warnings: Warning[] } }> {
     const at = await this.#verify(input, options, dryRun)
     trace.route = at.request.route
-    trace.verifyMs = at.verifyMs
-    const { verified, format } = at.request
+    trace.verifyMs = (trace.verifyMs ?? 0) + at.verifyMs
+    const { verified } = at.request
     checkComputedSizes(verified, this.#config.limits.maxFileBytes)
     await checkLinkTargets(at.ctx, verified)
     // What the request reports (results.ts), for a dry run and a commit alike.
@@ -202,8 +249,7 @@ class EditEngine implements InternalEngine {
       ...at.notices,
       ...verified.flatMap((v) => v.computed.warnings),
     ]
-    if (dryRun) return { format, dryRun, files, warnings }
-    return this.#commit(at, options, files, warnings)
+    return { at, report: { files, warnings } }
   }
 
   /**

@@ -4,14 +4,14 @@
 // journal checks every hash again under the workspace lock, so no update is lost. No base for an
 // existing file (read-before-write on): FILE_STALE_READ. A stale base (FILE_HASH_MISMATCH): an
 // explicit expected_hash without `rebase` is refused with the new hash; otherwise a
-// string-anchored edit is rebased (rebase.ts) and the result says so. FILE_CHANGED (another
-// process committed between verification and commit): verified again.
+// string-anchored edit is rebased (engine/rebase.ts) and the result says so. FILE_CHANGED of a
+// file with a base: verified again here (the engine verifies again the files without one).
 import { computeFile } from '../apply/compute.js'
 import { searchRegex } from '../engine/regex-search.js'
 import type { ApplyResult, EditsOp } from '../types.js'
 import { EditError, isEditError } from '../errors.js'
 import { parseEditsJson } from '../parse/edits.js'
-import { rebaseVerdict } from './rebase.js'
+import { isAnchoredEdit, rebaseVerdict } from '../engine/rebase.js'
 import { decodeText, type Workspace } from './workspace.js'
 
 /** A JSON edit as the core's edit list takes it (snake_case fields, `path` on each). */
@@ -119,7 +119,10 @@ async function transact(
       return { result, rebased }
     } catch (error) {
       if (!isEditError(error) || attempt >= MAX_ATTEMPTS) throw error
-      if (error.code === 'FILE_CHANGED') continue
+      // A file without a base was not pinned: the engine verified it again itself (D-116), and
+      // what it refused stays refused.
+      if (error.code === 'FILE_CHANGED' && error.path !== undefined && bases.has(error.path))
+        continue
       if (error.code !== 'FILE_HASH_MISMATCH') throw error
       const file = files.find((f) => f.rel === error.path)
       const base = file === undefined ? undefined : bases.get(file.rel)
@@ -199,11 +202,11 @@ async function rebaseOnto(
         ...(mismatch.currentHash === undefined ? {} : { currentHash: mismatch.currentHash }),
       },
     )
-  const edits = file.edits.map((i) => withoutHash(request.edits[i] as JsonEdit))
-  const fixed = edits.find((e) => !isStringAnchored(e))
+  const op = editsOp(file.edits.map((i) => withoutHash(request.edits[i] as JsonEdit)))
+  const fixed = op.edits.find((e) => !isAnchoredEdit(e))
   if (fixed !== undefined) {
     throw refuse(
-      `a ${String(fixed['mode'] ?? 'replace')} edit${fixed['replace_all'] === true ? ' with replace_all' : ''} is not anchored to one unique string, so it is not rebased.`,
+      `a ${fixed.mode} edit${fixed.mode === 'replace' && fixed.replaceAll ? ' with replace_all' : ''} is not anchored to one unique string, so it is not rebased.`,
     )
   }
   const baseText = workspace.memory.version(base)
@@ -213,7 +216,6 @@ async function rebaseOnto(
   const current = decodeText(now.bytes)
   if (current === null) throw refuse('it is no longer UTF-8 text.')
   workspace.keepVersion(now)
-  const op = editsOp(edits)
   const edited = computeText(op, ENCODER.encode(baseText))
   if (edited === null) throw refuse('the edit does not apply to the version it was made against.')
   let ours: string | null
@@ -233,16 +235,6 @@ async function rebaseOnto(
     )
   }
   return { hash: now.hash, text: ours }
-}
-
-/** Replace and insert edits that name one place by its text (not line numbers, not every match). */
-function isStringAnchored(edit: Readonly<Record<string, unknown>>): boolean {
-  const mode = edit['mode'] ?? 'replace'
-  if (mode !== 'replace' && mode !== 'insert') return false
-  if (edit['replace_all'] === true || edit['replaceAll'] === true) return false
-  if (edit['occurrence'] !== undefined) return false
-  const expected = edit['expected_matches'] ?? edit['expectedMatches']
-  return expected === undefined || expected === 1
 }
 
 function editsOp(edits: readonly Record<string, unknown>[]): EditsOp {

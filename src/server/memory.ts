@@ -4,7 +4,7 @@
 //   read-before-write check and the base an edit is rebased from;
 // - per agent, its transactions, newest last, for `undo` without a name;
 // - per workspace, the bytes of recently seen versions by hash, so an edit made against a version
-//   another agent has since changed can be rebased (src/server/rebase.ts).
+//   another agent has since changed can be rebased (src/engine/rebase.ts).
 // Hashes, never timestamps: a file touched but not changed is not stale.
 
 /** A Map that forgets its least recently used entries beyond a budget. */

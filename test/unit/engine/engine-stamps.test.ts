@@ -6,6 +6,7 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createEngineWithInternals } from '../../../src/engine/engine.js'
 import type { Engine } from '../../../src/engine/api.js'
+import { hashBytes } from '../../../src/hash.js'
 import { nodeJournalFs, type JournalFs } from '../../../src/journal/fs.js'
 import { RACY_MS } from '../../../src/journal/transaction.js'
 import { rejection } from '../../helpers/edit-error.js'
@@ -40,6 +41,8 @@ function countingEngine(approve?: () => Promise<boolean>): { engine: Engine; rea
   engines.push(engine)
   return { engine, reads }
 }
+
+const hashOf = (text: string) => hashBytes(new TextEncoder().encode(text))
 
 const patch = (from: string, to: string) =>
   `*** Begin Patch\n*** Update File: a.txt\n@@\n-${from}\n+${to}\n*** End Patch\n`
@@ -83,8 +86,18 @@ describe('read stamps', () => {
       await utimes(file, before.atime, before.mtime)
       return true
     })
-    const error = await rejection(engine.apply(patch('one', 'two')))
+    // Pinned to the hash it was verified against, so the engine does not verify it again.
+    const pinned = JSON.stringify({
+      edits: [
+        { path: 'a.txt', old_string: 'one', new_string: 'two', expected_hash: hashOf('one\n') },
+      ],
+    })
+    const error = await rejection(engine.apply(pinned, { format: 'edits' }))
     expect(error.code).toBe('FILE_CHANGED')
+    expect(await readFile(file, 'utf8')).toBe('ONE\n')
+    // A patch is verified again after the refused commit: its line is gone by then.
+    const again = await rejection(engine.apply(patch('one', 'two')))
+    expect(again.code).toBe('MATCH_NOT_FOUND')
     expect(await readFile(file, 'utf8')).toBe('ONE\n')
   })
 })

@@ -302,6 +302,46 @@ describe('concurrent agents on one file', () => {
   })
 })
 
+describe('two servers on one workspace, agents that never read the file', () => {
+  /** A second service on the same root: its own engine and lock, so commits really race. */
+  async function openTwo(): Promise<EditService> {
+    await open({ readBeforeWrite: false })
+    return EditService.open({
+      workspaces: [{ root }],
+      workers: false,
+      durability: 'fast',
+      readBeforeWrite: false,
+    })
+  }
+
+  it('lands both of two edits to different lines at once (the engine verifies again)', async () => {
+    const other = await openTwo()
+    try {
+      for (let round = 0; round < 5; round++) {
+        await writeFile(join(root, 'a.txt'), lines(30))
+        const [a, b] = (await Promise.all([
+          call(
+            'edit_file',
+            { path: 'a.txt', old_string: 'line 2\n', new_string: 'A\n' },
+            { agent: `a${round}` },
+          ),
+          other.call(
+            'edit_file',
+            { path: 'a.txt', old_string: 'line 29\n', new_string: 'B\n' },
+            { agent: `b${round}` },
+          ),
+        ])) as [Out, Out]
+        expect([a.ok, b.ok], `${a.text} ${b.text}`).toEqual([true, true])
+        expect(await disk('a.txt')).toBe(
+          lines(30).replace('line 2\n', 'A\n').replace('line 29\n', 'B\n'),
+        )
+      }
+    } finally {
+      await other.close()
+    }
+  })
+})
+
 describe('edit modes through the server', () => {
   it('takes occurrence, regex with flags, and refuses a no-op and a rewrite', async () => {
     await writeFile(join(root, 'r.txt'), 'x = 1\nx = 2\nx = 3\n')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { rebaseVerdict, splitLines } from '../../../src/server/rebase.js'
+import { rebaseVerdict, splitLines } from '../../../src/engine/rebase.js'
 
 const lines = (n: number): string => Array.from({ length: n }, (_, i) => `line ${i + 1}\n`).join('')
 const replaceLine = (text: string, n: number, by: string): string => text.replace(`line ${n}\n`, by)
