@@ -8,6 +8,7 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createEngine } from '../../../src/engine/engine.js'
 import type { ApplyOptions, Engine } from '../../../src/engine/api.js'
+import { COMMIT_ATTEMPTS } from '../../../src/engine/rebase.js'
 import { hashBytes } from '../../../src/hash.js'
 import type { ApplyResult } from '../../../src/types.js'
 
@@ -98,6 +99,25 @@ describe('a change verified before another one to the same file committed', () =
     ])
     // Two transactions: each undoes its own change.
     expect(await engine.transactions()).toHaveLength(2)
+  })
+
+  it('gives up with FILE_CHANGED on a file that changes before every commit', async () => {
+    let calls = 0
+    const error = await engine
+      .apply(replaceLine(2, 'TWO\n'), {
+        approve: async () => {
+          calls++
+          await writeFile(path.join(root, 'a.txt'), BASE.replace('line 12\n', `L12 ${calls}\n`))
+          return true
+        },
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e as { code?: string },
+      )
+    expect(error?.code).toBe('FILE_CHANGED')
+    expect(calls).toBe(COMMIT_ATTEMPTS)
+    expect(await read()).toBe(BASE.replace('line 12\n', `L12 ${calls}\n`))
   })
 
   it('refuses the second edit with the match error when the first changed its line', async () => {
