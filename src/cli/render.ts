@@ -16,7 +16,7 @@ import type {
 } from '../journal/records.js'
 import type { PatchFileSummary } from '../parse/summary.js'
 import type { DiagnosticsReport, FileDiagnostic } from '../lsp/reports.js'
-import type { ApplyResult, PatchFormat } from '../types.js'
+import type { ApplyResult, PatchFormat, Warning } from '../types.js'
 import { renderFileLine } from '../render/file-line.js'
 
 export {
@@ -51,6 +51,7 @@ export interface ParseOnlyResult {
   readonly format: PatchFormat
   readonly parseOnly: true
   readonly files: readonly PatchFileSummary[]
+  readonly warnings?: readonly Warning[]
 }
 
 /** `patchloom recover --json`: the engine's RecoveryReport, flat. */
@@ -81,8 +82,10 @@ export function renderJsonLine(value: CliJsonResult): string {
 export function parseOnlyResult(
   format: PatchFormat,
   files: readonly PatchFileSummary[],
+  warnings: readonly Warning[] = [],
 ): ParseOnlyResult {
-  return { ok: true, format, parseOnly: true, files }
+  const result = { ok: true, format, parseOnly: true, files } as const
+  return warnings.length === 0 ? result : { ...result, warnings }
 }
 
 /** Human report of an apply or dry run, for stdout. */
@@ -154,6 +157,8 @@ function diagnosticsLines(report: DiagnosticsReport, kind: 'change' | 'files'): 
 export function renderParseOnlyHuman(result: ParseOnlyResult): string {
   const lines = result.files.map((file) => renderFileLine(file))
   if (result.files.length === 0) lines.push('no changes')
+  for (const warning of result.warnings ?? [])
+    lines.push(`warning ${warning.code}: ${warning.message}`)
   lines.push(`parse only (${result.format}): no files read, nothing written`)
   return `${lines.join('\n')}\n`
 }

@@ -11,6 +11,7 @@ import { unwrap } from '../result.js'
 import type { PatchText } from '../text/patch-bytes.js'
 import type { FormatOption } from '../types.js'
 import { patchTextOf } from '../bytes/patch-input.js'
+import { patchWarnings } from './results.js'
 
 /**
  * Parses `input` (any supported format; detected when `format` is 'auto') and reports each file
@@ -34,5 +35,7 @@ export function summarizePatch(patch: PatchText, format: FormatOption): PatchSum
   const plan = unwrap(parsePlan(patch.text, format))
   // A patch that is not UTF-8 keeps its raw bytes in line content only (D-040, D-041).
   unwrap(checkPlanEncoding(plan, patch.firstRawLine))
-  return { format: plan.format, files: summarizePlan(plan) }
+  const summary = { format: plan.format, files: summarizePlan(plan) }
+  const warnings = patchWarnings(patch)
+  return warnings.length === 0 ? summary : { ...summary, warnings }
 }

@@ -3,7 +3,15 @@
 // the workspace (whether an edit creates or updates, how many lines a str_replace touches, what
 // a Codex delete removes) is reported as unknown (null) rather than guessed. Rendering is the
 // CLI's job (src/cli/render.ts).
-import type { EditPlan, FileMode, FileOp, HunkLine, PatchFormat, ResultOp } from '../types.js'
+import type {
+  EditPlan,
+  FileMode,
+  FileOp,
+  HunkLine,
+  PatchFormat,
+  ResultOp,
+  Warning,
+} from '../types.js'
 
 /** What a patch would do, from the patch alone: what the public parsePatch returns. */
 export interface PatchSummary {
@@ -11,6 +19,8 @@ export interface PatchSummary {
   readonly format: PatchFormat
   /** One entry per file operation, in patch order. */
   readonly files: readonly PatchFileSummary[]
+  /** What was done to the text before parsing (stop tokens cut from its end); absent: nothing. */
+  readonly warnings?: readonly Warning[]
 }
 
 /** One file operation of a patch, as the patch states it (no workspace file is read). */

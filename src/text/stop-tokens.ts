@@ -49,7 +49,8 @@ const DIFF_PREFIXES = new Set(['+', '-', ' '])
  * them), or returns null when the text does not end in one. A token that is the whole content of
  * a diff line (`+<|endoftext|>`) is a line of the file, so it stays with what stands before it.
  * @example
- * cutStopTokens('+    return 3<|endoftext|>\n') // { text: '+    return 3', tokens: ['<|endoftext|>'], line: 1 }
+ * cutStopTokens('+    return 3<|endoftext|>\n')
+ * // { text: '+    return 3', tokens: ['<|endoftext|>'], line: 1 }
  */
 export function cutStopTokens(text: string): StopTokenCut | null {
   const tokens: string[] = []

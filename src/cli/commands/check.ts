@@ -16,7 +16,7 @@ export async function runCheck(cmd: RunCommand, io: CliIo, deps: CliDeps): Promi
   const maxPatchBytes = cmd.limits.maxPatchBytes ?? DEFAULT_LIMITS.maxPatchBytes
   const patch = patchTextOf(await readPatchInput(cmd.file, io, maxPatchBytes), maxPatchBytes)
   const summary = summarizePatch(patch, cmd.format)
-  const result = parseOnlyResult(summary.format, summary.files)
+  const result = parseOnlyResult(summary.format, summary.files, summary.warnings)
   io.stdout(cmd.json ? renderJsonLine(result) : renderParseOnlyHuman(result))
   return EXIT.OK
 }

@@ -335,6 +335,19 @@ describe('main check --parse-only', () => {
     })
   })
 
+  it('shows the warning for model stop tokens cut from the end of the patch', async () => {
+    const c = capture(`${PATCH}<|endoftext|>`)
+    expect(await main(['check', '--parse-only'], c.io, NO_ENGINE)).toBe(0)
+    expect(c.out()).toMatch(
+      /^D dead\.txt\nwarning parse\.stop-token: .*<\|endoftext\|> at line 14.*\nparse only \(codex\)/m,
+    )
+    const j = capture(`${PATCH}<|endoftext|>`)
+    expect(await main(['check', '--parse-only', '--json'], j.io, NO_ENGINE)).toBe(0)
+    expect(JSON.parse(j.out()).warnings).toEqual([
+      { code: 'parse.stop-token', message: expect.any(String), patchLine: 14 },
+    ])
+  })
+
   it('exits 1 with the parse error when the patch does not parse', async () => {
     const c = capture('*** Begin Patch\n*** Frobnicate File: x\n*** End Patch\n')
     expect(await main(['check', '--parse-only', '--json'], c.io, NO_ENGINE)).toBe(1)

@@ -27,6 +27,15 @@ function codeOf(run: () => unknown): string {
 }
 
 describe('parsePatch', () => {
+  it('reads the patch as the engine does, model stop tokens cut from its end, and says so', () => {
+    const summary = parsePatch(CODEX.replace('*** End Patch\n', '*** End Patch<|im_end|>'))
+    expect(summary).toEqual({
+      ...parsePatch(CODEX),
+      warnings: [{ code: 'parse.stop-token', message: expect.any(String), patchLine: 8 }],
+    })
+    expect(summary.warnings?.[0]?.message).toContain('<|im_end|>')
+  })
+
   it('reports the detected format and each file as the patch states it', () => {
     expect(parsePatch(CODEX)).toEqual({
       format: 'codex',
