@@ -121,8 +121,10 @@ async function transact(
       if (!isEditError(error) || attempt >= MAX_ATTEMPTS) throw error
       // A file without a base was not pinned: the engine verified it again itself (D-116), and
       // what it refused stays refused.
-      if (error.code === 'FILE_CHANGED' && error.path !== undefined && bases.has(error.path))
+      if (error.code === 'FILE_CHANGED') {
+        if (files.some((f) => f.rel === error.path && !bases.has(f.rel))) throw error
         continue
+      }
       if (error.code !== 'FILE_HASH_MISMATCH') throw error
       const file = files.find((f) => f.rel === error.path)
       const base = file === undefined ? undefined : bases.get(file.rel)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { rebaseVerdict, splitLines } from '../../../src/engine/rebase.js'
+import { isAnchoredEdit, rebaseVerdict, splitLines } from '../../../src/engine/rebase.js'
+import type { StringEdit } from '../../../src/types.js'
 
 const lines = (n: number): string => Array.from({ length: n }, (_, i) => `line ${i + 1}\n`).join('')
 const replaceLine = (text: string, n: number, by: string): string => text.replace(`line ${n}\n`, by)
@@ -63,5 +64,40 @@ describe('rebaseVerdict', () => {
   it('accepts when the other change is nothing at all (same text)', () => {
     const edited = replaceLine(base, 2, 'TOP\n')
     expect(rebaseVerdict(base, edited, base, edited)).toEqual({ ok: true })
+  })
+})
+
+describe('isAnchoredEdit', () => {
+  const replace = {
+    mode: 'replace',
+    index: 0,
+    oldString: 'a',
+    newString: 'b',
+    replaceAll: false,
+  } as const
+
+  it('takes a replace or insert that names one place by its text', () => {
+    expect(isAnchoredEdit(replace)).toBe(true)
+    expect(isAnchoredEdit({ ...replace, expectedMatches: 1, regex: true })).toBe(true)
+    const insert: StringEdit = {
+      mode: 'insert',
+      index: 0,
+      anchor: 'a',
+      position: 'after',
+      newString: 'b',
+    }
+    expect(isAnchoredEdit(insert)).toBe(true)
+    expect(isAnchoredEdit({ ...insert, occurrence: 1 })).toBe(false)
+  })
+
+  it('refuses every match, the nth match, line numbers and whole-file writes', () => {
+    expect(isAnchoredEdit({ ...replace, replaceAll: true })).toBe(false)
+    expect(isAnchoredEdit({ ...replace, expectedMatches: 2 })).toBe(false)
+    expect(isAnchoredEdit({ ...replace, occurrence: -1 })).toBe(false)
+    expect(
+      isAnchoredEdit({ mode: 'replace_range', index: 0, startLine: 1, endLine: 1, newString: '' }),
+    ).toBe(false)
+    expect(isAnchoredEdit({ mode: 'delete_range', index: 0, startLine: 1, endLine: 1 })).toBe(false)
+    expect(isAnchoredEdit({ mode: 'write', index: 0, content: '' })).toBe(false)
   })
 })
