@@ -191,7 +191,9 @@ function canSpliceExact(job: ComputeInput): boolean {
     job.rawBytes !== true &&
     job.format === 'unified' &&
     (job.op.kind === 'update' || job.op.kind === 'copy') &&
-    job.op.locate === 'near-line'
+    job.op.locate === 'near-line' &&
+    // A hunk without numbers states no line to splice at; its lines alone place it.
+    job.op.hunks.every((hunk) => hunk.oldStartLine !== undefined)
   )
 }
 

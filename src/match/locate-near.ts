@@ -37,6 +37,8 @@ export interface Anchors {
 }
 
 export function anchorsOf(hunk: LineHunk): Anchors {
+  // A hunk without numbers (a bare `@@`) states no place: its lines alone place it.
+  if (hunk.oldStartLine === undefined) return { start: false, end: false }
   const lines = hunk.lines
   const first = lines[0]
   const last = lines[lines.length - 1]
@@ -69,6 +71,7 @@ export function locateNearLine(
     if (total > 0) return notAnchoredError(ctx, hunk, anchors, [])
     return ok({ ...located(ctx, hunk, hunk.lines, 0, null), statedStart: Math.max(0, stated) })
   }
+  if (hunk.oldStartLine === undefined) return locateByLines(ctx, hunk, old, minStart, claimed)
   const fits = (s: number): boolean =>
     (!anchors.start || s === 0) && (!anchors.end || s + old.length === total)
   const statedStart = Math.max(0, stated - 1)
@@ -117,6 +120,34 @@ export function locateNearLine(
           },
         ]
   return ok({ ...located(ctx, hunk, hunk.lines, start, found.pass, offsetWarnings), statedStart })
+}
+
+/**
+ * A hunk whose header has no numbers (`@@`, Aider's `@@ ... @@`, a header cut short), placed as
+ * a Codex chunk is: its old side must match in exactly one place after the hunk before it, or it
+ * is refused with the places it matches.
+ */
+function locateByLines(
+  ctx: LocateContext,
+  hunk: LineHunk,
+  old: readonly string[],
+  minStart: number,
+  claimed: readonly Claimed[],
+): Result<Location & { readonly statedStart: number }> {
+  const total = ctx.index.lines.length
+  const found = search(ctx, old, minStart, total)
+  if (found.kind === 'not-text') return notTextError(ctx, hunk, found.pass)
+  let starts = found.kind === 'found' ? found.starts : []
+  if (hunk.oldNoNewlineAtEnd === true) starts = starts.filter((s) => s + old.length === total)
+  if (found.kind === 'none' || starts.length === 0) {
+    return notFoundError(ctx, hunk, old, minStart, total, claimed)
+  }
+  if (starts.length > 1) {
+    const why = 'has no line numbers, and its lines match more than once'
+    return ambiguousError(ctx, hunk, starts, old.length, why)
+  }
+  const start = starts[0] as number
+  return ok({ ...located(ctx, hunk, hunk.lines, start, found.pass), statedStart: start })
 }
 
 /**

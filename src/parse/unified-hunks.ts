@@ -9,6 +9,12 @@ import type { HunkLine, LineHunk } from '../types.js'
 import { clip, DEV_NULL, parseName, stripPlainNames } from './unified-names.js'
 
 const HUNK_HEADER_RE = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(?: (.*))?$/
+// Headers that models write without usable numbers: a bare `@@`, Aider's `@@ ... @@` (text after
+// it is ignored), and a header cut short before its closing `@@` (`@@ -24,6`, `@@ -163,6 +1`).
+// Such a hunk has no counts and no stated line: it is placed by its lines alone, in exactly one
+// place or refused (src/match/locate-near.ts), as a Codex chunk is.
+const NUMBERLESS_HEADER_RE =
+  /^@@(?:[ \t]*|[ \t]+\.\.\.[ \t]+@@.*|[ \t]+@@.*|[ \t]+-\d+(?:,\d*)?(?:[ \t]+\+\d*(?:,\d*)?)?[ \t]*)$/
 
 export const UNIFIED_EMPTY_HINT =
   'Give each file "--- a/path" and "+++ b/path" headers, then @@ hunks with at least one line.'
@@ -80,7 +86,8 @@ function parseHunk(
   const patchLine = start + 1
   const header = lines[start] as string
   const match = HUNK_HEADER_RE.exec(header)
-  if (match === null) {
+  const numberless = match === null && NUMBERLESS_HEADER_RE.test(header)
+  if (match === null && !numberless) {
     return fail(
       errorData(
         'PARSE_BAD_HEADER',
@@ -89,32 +96,12 @@ function parseHunk(
       ),
     )
   }
-  const oldStartLine = Number(match[1])
-  const oldCount = match[2] === undefined ? 1 : Number(match[2])
-  const newCount = match[4] === undefined ? 1 : Number(match[4])
-  const counted = countedEnd(lines, start + 1, oldCount, newCount)
-  if (counted === null) {
-    const corrupt = corruptLine(lines, start + 1, oldCount, newCount)
-    if (corrupt !== null) {
-      const text = lines[corrupt] as string
-      return fail(
-        errorData(
-          'PARSE_BAD_LINE',
-          `Patch line ${corrupt + 1} ("${clip(text)}") in the hunk for ${path} at patch line ${patchLine} starts with none of " ", "-", "+", "\\" while the hunk's counts still run.`,
-          {
-            hint: 'Start every hunk line with " " (context, also for a context line that lost its space), "-" or "+", or fix the @@ counts.',
-            path,
-            patchLine: corrupt + 1,
-          },
-        ),
-      )
-    }
-  }
-  const end = counted ?? recountedEnd(lines, start + 1)
-  if (counted === null && end - 1 === cut) {
-    const truncated = truncation(lines, start, end, oldCount, newCount, path)
-    if (truncated !== null) return fail(truncated)
-  }
+  const read =
+    match === null
+      ? numberlessEnd(lines, start, path, cut)
+      : countedBody(lines, start, path, cut, match)
+  if (!read.ok) return read
+  const end = read.value
 
   const body: HunkLine[] = []
   let oldNoNewlineAtEnd = false
@@ -172,14 +159,80 @@ function parseHunk(
   const hunk: LineHunk = {
     patchLine,
     hints: [],
-    oldStartLine,
+    ...(match === null ? {} : { oldStartLine: Number(match[1]) }),
     endOfFile: false,
     lines: body,
     ...(oldNoNewlineAtEnd ? { oldNoNewlineAtEnd } : {}),
     ...(newNoNewlineAtEnd ? { newNoNewlineAtEnd } : {}),
-    ...(match[5] === undefined || match[5] === '' ? {} : { section: match[5] }),
+    ...(match?.[5] === undefined || match[5] === '' ? {} : { section: match[5] }),
   }
   return ok({ hunk, next: end })
+}
+
+/**
+ * Where a hunk with stated counts ends: at its counts when the body agrees with them, else
+ * recounted; PARSE_BAD_LINE for a corrupt line while the counts run, PARSE_TRUNCATED for a body
+ * cut off short of them.
+ */
+function countedBody(
+  lines: readonly string[],
+  start: number,
+  path: string,
+  cut: number,
+  match: RegExpExecArray,
+): Result<number> {
+  const patchLine = start + 1
+  const oldCount = match[2] === undefined ? 1 : Number(match[2])
+  const newCount = match[4] === undefined ? 1 : Number(match[4])
+  const counted = countedEnd(lines, start + 1, oldCount, newCount)
+  if (counted === null) {
+    const corrupt = corruptLine(lines, start + 1, oldCount, newCount)
+    if (corrupt !== null) {
+      const text = lines[corrupt] as string
+      return fail(
+        errorData(
+          'PARSE_BAD_LINE',
+          `Patch line ${corrupt + 1} ("${clip(text)}") in the hunk for ${path} at patch line ${patchLine} starts with none of " ", "-", "+", "\\" while the hunk's counts still run.`,
+          {
+            hint: 'Start every hunk line with " " (context, also for a context line that lost its space), "-" or "+", or fix the @@ counts.',
+            path,
+            patchLine: corrupt + 1,
+          },
+        ),
+      )
+    }
+  }
+  const end = counted ?? recountedEnd(lines, start + 1)
+  if (counted === null && end - 1 === cut) {
+    const truncated = truncation(lines, start, end, oldCount, newCount, path)
+    if (truncated !== null) return fail(truncated)
+  }
+  return ok(end)
+}
+
+/**
+ * Where a hunk without numbers ends: at the first line that cannot be a hunk line. With no
+ * counts to show it whole, a body that stops mid-line on an added line (nothing in the file can
+ * vouch for it) is PARSE_TRUNCATED; a cut context or removed line is checked against the file.
+ */
+function numberlessEnd(
+  lines: readonly string[],
+  start: number,
+  path: string,
+  cut: number,
+): Result<number> {
+  const end = recountedEnd(lines, start + 1)
+  const last = lines[end - 1] as string
+  if (end - 1 === cut && end - 1 > start && last.startsWith('+')) {
+    return fail(
+      errorData(
+        'PARSE_TRUNCATED',
+        `The patch stops in the middle of patch line ${end} ("${clip(last)}"), an added line of the hunk for ${path} at patch line ${start + 1}, whose header has no counts to show the hunk is whole. The output may have been cut off; nothing was written.`,
+        { path, patchLine: end },
+      ),
+    )
+  }
+  return ok(end)
 }
 
 /**

@@ -891,10 +891,41 @@ describe('parseUnifiedDiff errors', () => {
     const error = parseError('--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,x @@\n-a\n+b\n')
     expect(error).toMatchObject({ code: 'PARSE_BAD_HEADER', path: 'f.txt', patchLine: 3 })
     expect(error.message).toContain('patch line 3')
-    expect(parseError('--- a/f\n+++ b/f\n@@\n-a\n+b\n')).toMatchObject({
+    expect(parseError('--- a/f\n+++ b/f\n@@ one @@ two\n-a\n+b\n')).toMatchObject({
       code: 'PARSE_BAD_HEADER',
       patchLine: 3,
     })
+  })
+
+  it('reads headers without usable numbers as hunks placed by their lines alone', () => {
+    for (const header of [
+      '@@',
+      '@@ ',
+      '@@ ... @@',
+      '@@ ... @@ def f():',
+      '@@ @@',
+      '@@ -24,6',
+      '@@ -163,6 +1',
+      '@@ -2 +2',
+    ]) {
+      const plan = parsed(`--- a/f\n+++ b/f\n${header}\n x\n-a\n+b\n`)
+      const hunk = (plan.ops[0] as Extract<FileOp, { kind: 'update' }>).hunks[0] as LineHunk
+      expect(hunk.oldStartLine, header).toBeUndefined()
+      expect(hunk.section, header).toBeUndefined()
+      expect(
+        hunk.lines.map((l) => l.op + l.text),
+        header,
+      ).toEqual([' x', '-a', '+b'])
+    }
+  })
+
+  it('refuses a hunk without numbers that stops mid-line on an added line', () => {
+    expect(parseError('--- a/f\n+++ b/f\n@@\n x\n-a\n+b')).toMatchObject({
+      code: 'PARSE_TRUNCATED',
+      patchLine: 6,
+    })
+    // A cut context line is checked against the file when the hunk is placed.
+    expect(parsed('--- a/f\n+++ b/f\n@@\n-a\n+b\n x').ops).toHaveLength(1)
   })
 
   it('refuses a hunk header with no file header before it', () => {
