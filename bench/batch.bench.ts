@@ -1,0 +1,214 @@
+// Decides whether `patchloom batch` serves a benchmark harness: N patches of 1-5 files each on N
+// checkouts (generated, committed, each patch real `git diff` output), applied by one `git apply`
+// process per patch, one `patchloom apply` per patch, and one `patchloom batch` for all of them
+// (durability fast and full), in one run. Each round runs every row once, in turn, so a load
+// spike falls on all rows alike; cells are medians over rounds and ratios to `git apply`. After
+// every row each touched file is compared with the change's known result, and the trees reset.
+// Run: npm run build && node dist/bench/batch.bench.js [--n N] [--rounds R] [--quick]
+//      [--scratch DIR]   (tables paste into bench/RESULTS.md)
+import { spawnSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { snapshotCli } from './cli-snapshot.js'
+import {
+  changedTexts,
+  generateRepository,
+  signatureChanges,
+  writeWorkspace,
+  type Workspace,
+} from './generate.js'
+import { loadLine, machineLine, markdownTable, median, ms, ratio } from './report.js'
+
+// dist/bench/batch.bench.js -> repo root
+const REPO = fileURLToPath(new URL('../../', import.meta.url))
+const NODE = process.execPath
+
+interface Args {
+  readonly n: number
+  readonly rounds: number
+  readonly filesPerRepo: number
+  readonly lines: number
+  readonly scratch: string
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  let n = 100
+  let rounds = 3
+  let filesPerRepo = 20
+  let lines = 300
+  let scratch = tmpdir()
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    const value = (): string => {
+      const v = argv[++i]
+      if (v === undefined) throw new Error(`${arg} needs a value`)
+      return v
+    }
+    if (arg === '--n') n = Number(value())
+    else if (arg === '--rounds') rounds = Number(value())
+    else if (arg === '--scratch') scratch = value()
+    else if (arg === '--quick') {
+      n = 8
+      rounds = 1
+      filesPerRepo = 6
+      lines = 60
+    } else throw new Error(`unknown argument ${arg}`)
+  }
+  if (!(n >= 1 && rounds >= 1)) throw new Error('--n and --rounds need positive numbers')
+  return { n, rounds, filesPerRepo, lines, scratch }
+}
+
+/** Runs a command to completion; a non-zero exit fails the row (a broken row must not look fast). */
+function run(command: string, args: readonly string[], cwd: string, stdin?: string): string {
+  const child = spawnSync(command, args, {
+    cwd,
+    input: stdin,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    maxBuffer: 1024 * 1024 * 1024,
+  })
+  if (child.status !== 0) {
+    const reason = (child.stderr?.toString() ?? '').split('\n').find((l) => l.trim() !== '') ?? ''
+    throw new Error(`${path.basename(command)} ${args.join(' ')} exited ${child.status}: ${reason}`)
+  }
+  return child.stdout.toString()
+}
+
+interface Checkout {
+  readonly root: string
+  readonly patchFile: string
+  readonly patch: string
+  /** Each touched file's path, its text before and after the change. */
+  readonly files: readonly { path: string; before: string; after: string }[]
+}
+
+/** Checkout `index`: its own files, committed; 1-5 of them changed, as `git diff` prints it. */
+async function prepare(scratch: string, index: number, args: Args): Promise<Checkout> {
+  const root = path.join(scratch, `repo${index}`)
+  const ws: Workspace = generateRepository(args.filesPerRepo, args.lines, index + 1)
+  await writeWorkspace(root, ws)
+  const git = (...a: string[]): string =>
+    run('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', ...a], root)
+  git('init', '-q')
+  git('add', '-A')
+  git('commit', '-q', '-m', 'base')
+  const changes = signatureChanges(ws, 1 + (index % 5), 2)
+  const after = changedTexts(ws, changes)
+  const files = [...after].map(([file, text]) => {
+    const before = readFileSync(path.join(root, file), 'utf8')
+    writeFileSync(path.join(root, file), text)
+    return { path: file, before, after: text }
+  })
+  const patch = git('diff', '--no-color')
+  for (const f of files) writeFileSync(path.join(root, f.path), f.before)
+  const patchFile = path.join(scratch, `repo${index}.diff`)
+  await writeFile(patchFile, patch)
+  return { root, patchFile, patch, files }
+}
+
+/** Every touched file holds the change's result (or, with `before`, its starting text). */
+function mismatches(checkouts: readonly Checkout[], state: 'before' | 'after'): number {
+  let wrong = 0
+  for (const c of checkouts)
+    for (const f of c.files)
+      if (readFileSync(path.join(c.root, f.path), 'utf8') !== f[state]) wrong++
+  return wrong
+}
+
+function reset(checkouts: readonly Checkout[]): void {
+  for (const c of checkouts)
+    for (const f of c.files) writeFileSync(path.join(c.root, f.path), f.before)
+}
+
+interface Row {
+  readonly name: string
+  /** Applies every patch once; throws if any run failed. */
+  readonly apply: () => void
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2))
+  const scratch = await mkdtemp(path.join(args.scratch, 'patchloom-batch-bench-'))
+  try {
+    const cli = await snapshotCli(REPO, path.join(scratch, 'cli'))
+    const checkouts: Checkout[] = []
+    for (let i = 0; i < args.n; i++) checkouts.push(await prepare(scratch, i, args))
+    const patchFiles = checkouts.reduce((sum, c) => sum + c.files.length, 0)
+    const jobsFile = path.join(scratch, 'jobs.jsonl')
+    await writeFile(
+      jobsFile,
+      checkouts
+        .map((c, i) => JSON.stringify({ id: i, root: c.root, patch: c.patch, format: 'unified' }))
+        .join('\n') + '\n',
+    )
+    const batch = (durability: string): void => {
+      const out = run(NODE, [cli, 'batch', jobsFile, '--durability', durability], scratch)
+      const lines = out.trimEnd().split('\n')
+      const applied = lines.filter((l) => (JSON.parse(l) as { ok: boolean }).ok).length
+      if (applied !== checkouts.length)
+        throw new Error(`batch applied ${applied} of ${checkouts.length}`)
+    }
+    const rows: Row[] = [
+      {
+        name: 'git apply, once per patch',
+        apply: () => {
+          for (const c of checkouts) run('git', ['apply', c.patchFile], c.root)
+        },
+      },
+      {
+        name: 'patchloom apply --durability fast, once per patch',
+        apply: () => {
+          for (const c of checkouts)
+            run(NODE, [cli, 'apply', c.patchFile, '--durability', 'fast'], c.root)
+        },
+      },
+      { name: 'patchloom batch --durability fast', apply: () => batch('fast') },
+      { name: 'patchloom batch --durability full', apply: () => batch('full') },
+    ]
+    const times = new Map<string, number[]>(rows.map((r) => [r.name, []]))
+    const failures = new Map<string, string>()
+    for (let round = 0; round < args.rounds; round++) {
+      for (const row of rows) {
+        if (failures.has(row.name)) continue
+        reset(checkouts)
+        const started = performance.now()
+        try {
+          row.apply()
+        } catch (error) {
+          failures.set(row.name, error instanceof Error ? error.message : String(error))
+          continue
+        }
+        const elapsed = performance.now() - started
+        const wrong = mismatches(checkouts, 'after')
+        if (wrong > 0) failures.set(row.name, `${wrong} files differ from the change's result`)
+        else times.get(row.name)?.push(elapsed)
+      }
+    }
+    reset(checkouts)
+    if (mismatches(checkouts, 'before') > 0) console.log('> the trees did not reset')
+
+    console.log(`## batch.bench\n\n${machineLine()}\n`)
+    console.log(
+      `${args.n} checkouts of ${args.filesPerRepo} files x ${args.lines} lines; ${patchFiles} files changed in all (1-5 a patch, 2 hunks a file); ${args.rounds} rounds\n`,
+    )
+    const base = median(times.get(rows[0]?.name ?? '') ?? [])
+    console.log(
+      markdownTable(
+        ['route', 'all patches (ms)', 'per patch (ms)', 'x git apply'],
+        rows.map((r) => {
+          const t = failures.has(r.name) ? Number.NaN : median(times.get(r.name) ?? [])
+          return [r.name, ms(t), ms(t / args.n), ratio(t, base)]
+        }),
+      ),
+    )
+    for (const [name, message] of failures) console.log(`\n> row "${name}" failed: ${message}`)
+    console.log(`\n${loadLine()}`)
+    if (failures.size > 0) process.exitCode = 1
+  } finally {
+    await rm(scratch, { recursive: true, force: true })
+  }
+}
+
+await main()
