@@ -73,6 +73,11 @@ export function applyHunks(input: ApplyHunksInput): Result<ApplyHunksOutput> {
   const claimed: Claimed[] = []
   let cursor = 0
   let offset = 0
+  // Hunks without numbers (Aider's `@@ ... @@`) may come in any order, as Aider's format allows:
+  // when no hunk states a line, each must match exactly once in the whole file, apart from the
+  // others (splice sorts them). One numbered hunk keeps the patch's order for all.
+  const unordered =
+    input.mode === 'near-line' && input.hunks.every((h) => h.oldStartLine === undefined)
   for (let order = 0; order < input.hunks.length; order++) {
     const hunk = input.hunks[order] as LineHunk
     let loc: Location
@@ -81,19 +86,19 @@ export function applyHunks(input: ApplyHunksInput): Result<ApplyHunksOutput> {
       if (!found.ok) return found
       loc = found.value
     } else {
-      const found = locateNearLine(ctx, hunk, cursor, offset, claimed)
+      const found = locateNearLine(ctx, hunk, unordered ? 0 : cursor, offset, claimed)
       if (!found.ok) return found
       loc = found.value
       offset = loc.start - found.value.statedStart
     }
     const end = loc.start + loc.oldLength
     // Locators search after `cursor`, so this only trips on a locator bug, never on input.
-    if (loc.start < cursor) {
+    if (!unordered && loc.start < cursor) {
       throw new Error(
         `applyHunks: cannot place a hunk at ${loc.start} after the cursor moved to ${cursor}`,
       )
     }
-    cursor = end
+    cursor = unordered ? 0 : end
     if (loc.oldLength > 0) claimed.push({ start: loc.start, end })
     warnings.push(...loc.warnings)
     placed.push({ location: loc, order, hunk })

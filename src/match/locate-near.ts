@@ -124,8 +124,8 @@ export function locateNearLine(
 
 /**
  * A hunk whose header has no numbers (`@@`, Aider's `@@ ... @@`, a header cut short), placed as
- * a Codex chunk is: its old side must match in exactly one place after the hunk before it, or it
- * is refused with the places it matches.
+ * a Codex chunk is: its old side must match in exactly one place in [minStart, end), or it is
+ * refused with the places it matches; a place on lines another hunk claimed is MATCH_OVERLAP.
  */
 function locateByLines(
   ctx: LocateContext,
@@ -147,6 +147,17 @@ function locateByLines(
     return ambiguousError(ctx, hunk, starts, old.length, why)
   }
   const start = starts[0] as number
+  const end = start + old.length
+  const hit = claimed.find((c) => start < c.end && end > c.start)
+  if (hit !== undefined) {
+    return fail(
+      errorData(
+        'MATCH_OVERLAP',
+        `${capitalise(hunkName(hunk))} matches ${ctx.path} only at lines ${start + 1}-${end}, which overlap lines ${hit.start + 1}-${hit.end} claimed by another hunk.`,
+        { path: ctx.path, patchLine: hunk.patchLine },
+      ),
+    )
+  }
   return ok({ ...located(ctx, hunk, hunk.lines, start, found.pass), statedStart: start })
 }
 

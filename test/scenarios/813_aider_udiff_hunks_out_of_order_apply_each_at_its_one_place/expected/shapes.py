@@ -1,0 +1,7 @@
+def area(w: float, h: float) -> float:
+    """Area of a rectangle."""
+    return w * h
+
+
+def perimeter(w, h):
+    return (w + h) * 2
