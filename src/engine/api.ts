@@ -94,7 +94,10 @@ export interface EngineOptions {
    * @default false
    */
   readonly blockingReads?: boolean
-  /** Called with every file's diff before a non-dry-run commit. */
+  /**
+   * Called with every file's diff before a non-dry-run commit, and again before a commit that
+   * was verified again because a file changed under it (the diff that will land).
+   */
   readonly approve?: ApproveFn
   /**
    * Receives events: engine.request.verified, engine.request.committed, engine.request.rejected
