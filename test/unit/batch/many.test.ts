@@ -4,6 +4,7 @@
 // never holds more than `concurrency` jobs however many come (counted, not timed).
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { applyMany, runMany, type ManyInternals } from '../../../src/batch/many.js'
 import { checkJob, type BatchJob, type BatchResult } from '../../../src/batch/jobs.js'
@@ -13,6 +14,7 @@ import {
 } from '../../../src/engine/engine.js'
 import { EditError } from '../../../src/errors.js'
 import type { ApplyResult } from '../../../src/types.js'
+import { fuzzRuns } from '../../helpers/test-mode.js'
 import { makeTempDir } from '../../helpers/tree.js'
 
 const dirs: string[] = []
@@ -408,6 +410,72 @@ describe('runMany scheduling (fake engines)', () => {
     expect(state.maxInFlight).toBeLessThanOrEqual(concurrency)
     expect(state.maxOpen).toBeLessThanOrEqual(2 * concurrency)
     expect(state.closed).toBe(state.created)
+  })
+
+  it('keeps input order, one job a root at a time and the window, for any mix of roots, delays, failures and windows', async () => {
+    const job = fc.record({
+      root: fc.integer({ min: 0, max: 5 }),
+      delay: fc.integer({ min: 0, max: 6 }),
+      fails: fc.boolean(),
+    })
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(job, { maxLength: 60 }),
+        fc.integer({ min: 1, max: 10 }),
+        async (spec, concurrency) => {
+          const { state, internals } = fakes({
+            delay: (_root, text) => spec[Number(text.slice(1))]?.delay ?? 0,
+            failOn: 'never',
+          })
+          const failing: ManyInternals = {
+            ...internals,
+            createEngine: (options, more) => {
+              const engine = internals.createEngine(options, more)
+              return {
+                ...engine,
+                apply: async (input, o) => {
+                  const result = await engine.apply(input, o)
+                  if (spec[Number(String(input).slice(1))]?.fails === true)
+                    throw new EditError('MATCH_NOT_FOUND', `refused ${String(input)}`)
+                  return result
+                },
+              }
+            },
+          }
+          let pulled = 0
+          let received = 0
+          let maxHeld = 0
+          async function* source() {
+            for (const [i, s] of spec.entries()) {
+              pulled++
+              maxHeld = Math.max(maxHeld, pulled - received)
+              yield {
+                checked: checkJob({ id: i, root: `/r${s.root}`, patch: `p${i}` }, 'library'),
+                meta: i,
+              }
+            }
+          }
+          const out: number[] = []
+          for await (const o of runMany(source(), { workers: false, concurrency }, failing)) {
+            expect(o.result.ok).toBe(spec[o.meta]?.fails !== true)
+            out.push(o.meta)
+            received++
+          }
+          expect(out).toEqual(spec.map((_s, i) => i))
+          expect(maxHeld).toBeLessThanOrEqual(concurrency + 1)
+          expect(state.maxPerRoot).toBeLessThanOrEqual(1)
+          expect(state.maxInFlight).toBeLessThanOrEqual(concurrency)
+          expect(state.maxOpen).toBeLessThanOrEqual(2 * concurrency)
+          expect(state.closed).toBe(state.created)
+          // Each root saw its jobs in input order.
+          for (let r = 0; r <= 5; r++) {
+            const mine = spec.flatMap((s, i) => (s.root === r ? [`r${r}:p${i}`] : []))
+            expect(state.calls.filter((c) => c.startsWith(`r${r}:`))).toEqual(mine)
+          }
+        },
+      ),
+      { numRuns: fuzzRuns(200) },
+    )
   })
 
   it('passes a finished result on while the next job has not arrived', async () => {
