@@ -23,7 +23,19 @@ export function patchTextOf(
   if (options.keepStopTokens === true) return decoded
   const cut = cutStopTokens(decoded.text)
   if (cut === null) return decoded
-  return { ...decoded, text: cut.text, stopTokens: { tokens: cut.tokens, line: cut.line } }
+  const text = endLine(cut.text)
+  return { ...decoded, text, stopTokens: { tokens: cut.tokens, line: cut.line } }
+}
+
+/**
+ * The text with its last line ended as the lines before it end. A stop token says the model
+ * finished that line, so the parsers must not read it as cut off by a length limit.
+ */
+function endLine(text: string): string {
+  if (text === '' || text.endsWith('\n')) return text
+  const previous = text.lastIndexOf('\n')
+  const crlf = previous > 0 && text[previous - 1] === '\r' && !text.endsWith('\r')
+  return text + (crlf ? '\r\n' : '\n')
 }
 
 function decodedPatchText(input: unknown, maxPatchBytes: number): PatchText {

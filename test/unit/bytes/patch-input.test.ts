@@ -42,12 +42,13 @@ describe('patchTextOf', () => {
 
   it('cuts model stop tokens from the end of a string or of bytes, and says which', () => {
     const bytes = (text: string) => new TextEncoder().encode(text)
-    const want = { text: '-a\n+b', stopTokens: { tokens: ['<|endoftext|>'], line: 2 } }
+    // The line the token was glued to is ended: the model finished it.
+    const want = { text: '-a\n+b\n', stopTokens: { tokens: ['<|endoftext|>'], line: 2 } }
     expect(patchTextOf('-a\n+b<|endoftext|>\n', 100)).toEqual(want)
     expect(patchTextOf(bytes('-a\n+b<|endoftext|>\n'), 100)).toEqual({ ...want, plain: true })
     // Bytes that are not UTF-8 before it stay raw bytes, on the line they were.
     expect(patchTextOf(Uint8Array.from([0xe9, 0x0a, ...bytes('+b<|im_end|>')]), 100)).toEqual({
-      text: '\udce9\n+b',
+      text: '\udce9\n+b\n',
       firstRawLine: 1,
       stopTokens: { tokens: ['<|im_end|>'], line: 2 },
     })
@@ -55,6 +56,12 @@ describe('patchTextOf', () => {
     expect(patchTextOf('+b<|endoftext|>', 100, { keepStopTokens: true })).toEqual({
       text: '+b<|endoftext|>',
     })
+  })
+
+  it('ends the glued line as the lines before it end', () => {
+    expect(patchTextOf('-a\r\n+b<|im_end|>', 100).text).toBe('-a\r\n+b\r\n')
+    expect(patchTextOf('-a\r\n+b\r<|im_end|>', 100).text).toBe('-a\r\n+b\r\n')
+    expect(patchTextOf('+b\n<|im_end|>', 100).text).toBe('+b\n')
   })
 
   it('refuses anything but a string or bytes', () => {
