@@ -198,7 +198,7 @@ class EditEngine implements InternalEngine {
         return await this.#commit(at, options, report.files, report.warnings)
       } catch (error) {
         // A file changed between verification and commit: verified again, and committed if the
-        // change still lands cleanly on the new content (rebase.ts; DECISIONS.md D-116).
+        // change still lands cleanly on the new content (rebase.ts; DECISIONS.md D-116, D-139).
         if (!(error instanceof EditError) || error.code !== 'FILE_CHANGED') throw error
         if (attempt >= COMMIT_ATTEMPTS) throw error
         const rootReal = at.ctx.rootReal

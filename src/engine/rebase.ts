@@ -5,7 +5,7 @@
 // engine's own result on C must be exactly that merge. Anything else (overlapping or adjacent
 // changes, a different result) is a refusal, never a guess. The engine's commit uses it for a
 // file changed between verification and commit (rebaseRefusal), the server for an agent's stale
-// read (src/server/json-edits.ts). DECISIONS.md D-116.
+// read (src/server/json-edits.ts). DECISIONS.md D-116, D-139.
 import path from 'node:path'
 import { diffArrays } from 'diff'
 import type { StringEdit, Warning } from '../types.js'

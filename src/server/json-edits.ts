@@ -119,7 +119,7 @@ async function transact(
       return { result, rebased }
     } catch (error) {
       if (!isEditError(error) || attempt >= MAX_ATTEMPTS) throw error
-      // A file without a base was not pinned: the engine verified it again itself (D-116), and
+      // A file without a base was not pinned: the engine verified it again itself (D-139), and
       // what it refused stays refused.
       if (error.code === 'FILE_CHANGED') {
         if (files.some((f) => f.rel === error.path && !bases.has(f.rel))) throw error

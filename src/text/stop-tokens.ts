@@ -4,7 +4,7 @@
 // the first, byte for byte, as a stack that hides them would have returned it; src/bytes/patch-
 // input.ts calls it once for every patch, before detection and parsing. A token anywhere else is
 // content. Only the tokens listed here are cut, each a stop or end-of-turn token of a widely used
-// model family; the reasons for the ones left out are in DECISIONS.md.
+// model family; the reasons for the ones left out are DECISIONS.md D-138.
 
 /** The stop tokens cut from the end of a patch, with the models that end their output with each. */
 export const STOP_TOKENS: readonly string[] = [
