@@ -4,14 +4,16 @@
 // (durability fast and full), in one run. Each round runs every row once, in turn, so a load
 // spike falls on all rows alike; cells are medians over rounds and ratios to `git apply`. After
 // every row each touched file is compared with the change's known result, and the trees reset.
+// Then memory: `batch --dry-run` fed 1,000 to 100,000 jobs on stdin, peak RSS per count.
 // Run: npm run build && node dist/bench/batch.bench.js [--n N] [--rounds R] [--quick]
 //      [--scratch DIR]   (tables paste into bench/RESULTS.md)
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import { once } from 'node:events'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { snapshotCli } from './cli-snapshot.js'
 import {
   changedTexts,
@@ -20,7 +22,7 @@ import {
   writeWorkspace,
   type Workspace,
 } from './generate.js'
-import { loadLine, machineLine, markdownTable, median, ms, ratio } from './report.js'
+import { loadLine, machineLine, markdownTable, median, mib, ms, ratio } from './report.js'
 
 // dist/bench/batch.bench.js -> repo root
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
@@ -32,6 +34,8 @@ interface Args {
   readonly filesPerRepo: number
   readonly lines: number
   readonly scratch: string
+  /** Job counts of the memory table. */
+  readonly counts: readonly number[]
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -40,6 +44,7 @@ function parseArgs(argv: readonly string[]): Args {
   let filesPerRepo = 20
   let lines = 300
   let scratch = tmpdir()
+  let counts = [1_000, 10_000, 100_000]
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const value = (): string => {
@@ -55,10 +60,11 @@ function parseArgs(argv: readonly string[]): Args {
       rounds = 1
       filesPerRepo = 6
       lines = 60
+      counts = [100, 1_000]
     } else throw new Error(`unknown argument ${arg}`)
   }
   if (!(n >= 1 && rounds >= 1)) throw new Error('--n and --rounds need positive numbers')
-  return { n, rounds, filesPerRepo, lines, scratch }
+  return { n, rounds, filesPerRepo, lines, scratch, counts }
 }
 
 /** Runs a command to completion; a non-zero exit fails the row (a broken row must not look fast). */
@@ -122,6 +128,60 @@ function reset(checkouts: readonly Checkout[]): void {
     for (const f of c.files) writeFileSync(path.join(c.root, f.path), f.before)
 }
 
+interface MemoryRun {
+  readonly peakRss: number
+  readonly ms: number
+  readonly ok: number
+  readonly lines: number
+}
+
+/**
+ * `patchloom batch --dry-run` fed `count` check jobs (the checkouts' patches in turn) on stdin,
+ * written as the child takes them; returns its peak RSS (from the preload), time and results.
+ */
+async function memoryRun(
+  cli: string,
+  preload: string,
+  checkouts: readonly Checkout[],
+  count: number,
+  rssFile: string,
+): Promise<MemoryRun> {
+  const child = spawn(NODE, ['--import', preload, cli, 'batch', '--dry-run'], {
+    env: { ...process.env, PATCHLOOM_BENCH_RSS_FILE: rssFile },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  })
+  let ok = 0
+  let lines = 0
+  let rest = ''
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', (chunk: string) => {
+    const parts = (rest + chunk).split('\n')
+    rest = parts.pop() ?? ''
+    for (const line of parts) {
+      lines++
+      if ((JSON.parse(line) as { ok: boolean }).ok) ok++
+    }
+  })
+  const closed = once(child, 'close')
+  const started = performance.now()
+  for (let i = 0; i < count; i++) {
+    const c = checkouts[i % checkouts.length] as Checkout
+    const job = {
+      id: i,
+      root: c.root,
+      patch: c.patch,
+      format: 'unified',
+      options: { dryRun: true },
+    }
+    if (!child.stdin.write(`${JSON.stringify(job)}\n`)) await once(child.stdin, 'drain')
+  }
+  child.stdin.end()
+  const [code] = (await closed) as [number | null]
+  const elapsed = performance.now() - started
+  if (code !== 0) throw new Error(`batch --dry-run of ${count} jobs exited ${String(code)}`)
+  return { peakRss: Number(readFileSync(rssFile, 'utf8')), ms: elapsed, ok, lines }
+}
+
 interface Row {
   readonly name: string
   /** Applies every patch once; throws if any run failed. */
@@ -132,7 +192,8 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2))
   const scratch = await mkdtemp(path.join(args.scratch, 'patchloom-batch-bench-'))
   try {
-    const cli = await snapshotCli(REPO, path.join(scratch, 'cli'))
+    const cli = await snapshotCli(REPO, path.join(scratch, 'cli'), ['dist/bench/peak-rss.js'])
+    const preload = pathToFileURL(path.join(scratch, 'cli', 'dist', 'bench', 'peak-rss.js')).href
     const checkouts: Checkout[] = []
     for (let i = 0; i < args.n; i++) checkouts.push(await prepare(scratch, i, args))
     const patchFiles = checkouts.reduce((sum, c) => sum + c.files.length, 0)
@@ -204,6 +265,33 @@ async function main(): Promise<void> {
       ),
     )
     for (const [name, message] of failures) console.log(`\n> row "${name}" failed: ${message}`)
+    console.log(`\n${loadLine()}`)
+
+    // Memory: checks write nothing, so one patch can be checked again and again.
+    console.log('\n### memory: batch --dry-run, jobs streamed on stdin\n')
+    const memoryRows: string[][] = []
+    for (const count of args.counts) {
+      try {
+        const m = await memoryRun(
+          cli,
+          preload,
+          checkouts,
+          count,
+          path.join(scratch, `rss-${count}`),
+        )
+        if (m.lines !== count || m.ok !== count)
+          failures.set(`memory ${count}`, `${m.ok} of ${m.lines} lines ok, for ${count} jobs`)
+        memoryRows.push([String(count), mib(m.peakRss), ms(m.ms), ms(m.ms / count)])
+      } catch (error) {
+        failures.set(`memory ${count}`, error instanceof Error ? error.message : String(error))
+        memoryRows.push([String(count), 'error', 'error', 'error'])
+      }
+    }
+    console.log(
+      markdownTable(['jobs', 'peak RSS (MiB)', 'all jobs (ms)', 'per job (ms)'], memoryRows),
+    )
+    for (const [name, message] of failures)
+      if (name.startsWith('memory')) console.log(`\n> row "${name}" failed: ${message}`)
     console.log(`\n${loadLine()}`)
     if (failures.size > 0) process.exitCode = 1
   } finally {

@@ -36,6 +36,8 @@ describe.skipIf(!BUILT)(
         '| patchloom apply --durability fast, once per patch |',
         '| patchloom batch --durability fast |',
         '| patchloom batch --durability full |',
+        '### memory: batch --dry-run, jobs streamed on stdin',
+        '| 1000 |',
       ])
         expect(stdout).toContain(row)
       expect(stdout).not.toMatch(/error|NaN/)
