@@ -68,13 +68,12 @@ loadBundle()
       closed.has(process.stdout) || !process.stdout.writableNeedDrain
         ? Promise.resolve()
         : new Promise((resolve) => {
+            const events = ['drain', 'error', 'close']
             const done = () => {
-              process.stdout.off('drain', done)
-              process.stdout.off('error', done)
+              for (const event of events) process.stdout.off(event, done)
               resolve()
             }
-            process.stdout.on('drain', done)
-            process.stdout.on('error', done)
+            for (const event of events) process.stdout.on(event, done)
           }),
     cwd: process.cwd(),
   })
