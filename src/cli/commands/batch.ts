@@ -104,12 +104,16 @@ function count(tally: Tally, result: BatchResult): void {
 
 function summaryLine(tally: Tally, elapsedMs: number): string {
   const lines = tally.malformed === 1 ? 'line' : 'lines'
-  return `batch: ${tally.jobs} jobs: ${tally.applied} applied, ${tally.checked} checked, ${tally.refused} refused, ${tally.malformed} malformed ${lines} (${(elapsedMs / 1000).toFixed(1)} s)`
+  return `batch: ${jobs(tally.jobs)}: ${tally.applied} applied, ${tally.checked} checked, ${tally.refused} refused, ${tally.malformed} malformed ${lines} (${(elapsedMs / 1000).toFixed(1)} s)`
+}
+
+function jobs(n: number): string {
+  return n === 1 ? '1 job' : `${n} jobs`
 }
 
 function progressLine(tally: Tally, elapsedMs: number): string {
   const rate = tally.jobs / Math.max(elapsedMs / 1000, 1e-3)
-  return `batch: ${tally.jobs} jobs done, ${tally.refused + tally.malformed} not applied, ${rate.toFixed(0)}/s`
+  return `batch: ${jobs(tally.jobs)} done, ${tally.refused + tally.malformed} not applied, ${rate.toFixed(0)}/s`
 }
 
 /** FILE's bytes as a stream of chunks; a file that cannot be opened is a usage error. */

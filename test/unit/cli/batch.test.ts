@@ -203,7 +203,7 @@ describe('patchloom batch', () => {
       stderrIsTTY: true,
     })
     expect(tty.err).toMatch(
-      /^\r\x1b\[Kbatch: 1 jobs done, 0 not applied, \d+\/s\r\x1b\[Kbatch: 1 jobs:/,
+      /^\r\x1b\[Kbatch: 1 job done, 0 not applied, \d+\/s\r\x1b\[Kbatch: 1 job:/,
     )
     expect(tty.out).toHaveLength(1)
   })
