@@ -9,6 +9,8 @@ import type { ErrorCode } from './errors.js'
 export const WARNING_CODES = {
   'parse.stop-token':
     'The patch ended in model stop tokens (`<|endoftext|>`, `<|im_end|>`, `<|eot_id|>` and others of a fixed list), glued to its last line or after it; they were cut before parsing, and the message names them and the line, so the last line can be checked.',
+  'parse.binary-skipped':
+    "A unified diff's `Binary files A and B differ` entry carried no binary data and was skipped, as the request's binaryWithoutData 'skip' asks; the rest of the patch was applied. `path` names the file left as it was.",
   'match.lenient':
     'A hunk or edit matched only after ignoring trailing whitespace, indentation or Unicode punctuation (dashes, quotes, odd spaces); the message names the pass and the line, so the placement can be checked.',
   'match.offset':

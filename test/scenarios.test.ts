@@ -74,7 +74,7 @@ async function runScenario(
   if (scenario.inputDir !== null) await copyTree(scenario.inputDir, root)
   const before = readableTree(await snapshot(root))
   const journalBefore = await journalEntries(root)
-  const applyOptions = { format: scenario.format, route }
+  const applyOptions = { format: scenario.format, route, ...scenario.options.request }
 
   // A dry run must reach the same verdict and write nothing.
   const checked = await attempt(() => engine.check(scenario.patchBytes, applyOptions))

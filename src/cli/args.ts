@@ -47,6 +47,8 @@ export interface RunCommand {
   readonly limits: LimitOptions
   /** --durability: whether the commit fsyncs (full, the default) or not (fast). */
   readonly durability: Durability
+  /** --binary-without-data, when given: refuse (the default) or skip binary entries without data. */
+  readonly binaryWithoutData?: 'refuse' | 'skip'
 }
 
 /** `patchloom batch [FILE|-]`: one job a JSON line, one result line a job. */
@@ -118,9 +120,10 @@ export const HELP_TEXT = `patchloom: verify and apply a patch to a workspace, al
 Usage:
   patchloom apply [FILE|-] [--root DIR] [--format FORMAT] [--dry-run] [--json] [--[no-]workers]
                   [--deny GLOB]... [--max-patch-bytes N] [--max-file-bytes N] [--max-files N]
-                  [--durability full|fast]
+                  [--durability full|fast] [--binary-without-data refuse|skip]
   patchloom check [FILE|-] [--root DIR] [--format FORMAT] [--parse-only] [--json] [--[no-]workers]
                   [--deny GLOB]... [--max-patch-bytes N] [--max-file-bytes N] [--max-files N]
+                  [--binary-without-data refuse|skip]
   patchloom batch [FILE|-] [--dry-run] [--concurrency N] [--[no-]workers] [--deny GLOB]...
                   [--max-patch-bytes N] [--max-file-bytes N] [--max-files N]
                   [--durability full|fast]
@@ -206,6 +209,9 @@ Options:
   --durability D       (apply, batch, undo) full (default): fsync the commit, so it survives a power
                        cut whole or not at all. fast: no fsync; still all or nothing if the
                        process is killed, but a power cut may lose or partly lose the last change.
+  --binary-without-data B  (apply, check) refuse (default): a diff's "Binary files A and B
+                       differ" entry without data is PARSE_BAD_BINARY. skip: skip such entries,
+                       apply the rest and warn (parse.binary-skipped) for each.
   TXN           (undo) A transaction id as printed by apply and log.
   -n, --limit N (log) Show at most N transactions (default 20).
   --max-commits N      (replay) Stop after the first N commits of the range.
@@ -324,6 +330,8 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
     return usage('--diagnostics is only valid with apply.')
   if (flags['--parse-only'] && command !== 'check')
     return usage('--parse-only is only valid with check.')
+  if (flags['--binary-without-data'] !== undefined && command !== 'apply' && command !== 'check')
+    return usage('--binary-without-data is only valid with apply and check.')
   const limits = limitsOf(flags)
   const kind = command === 'check' ? 'check' : 'apply'
   const file = rest[0] ?? '-'
@@ -340,6 +348,9 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand> {
     diagnostics: flags['--diagnostics'],
     limits,
     durability,
+    ...(flags['--binary-without-data'] === undefined
+      ? {}
+      : { binaryWithoutData: flags['--binary-without-data'] }),
   })
 }
 

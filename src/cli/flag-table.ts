@@ -23,6 +23,9 @@ const DURABILITIES: readonly Durability[] = ['full', 'fast']
 
 const durability = { value: oneOf(DURABILITIES, 'durability') }
 
+/** What apply and check do with a diff's binary entries that carry no data. */
+const BINARY_WITHOUT_DATA: readonly ('refuse' | 'skip')[] = ['refuse', 'skip']
+
 /** apply, check, batch, undo, log, recover, diagnostics, demo and help share one table: their flags may
  * come before the command word, so they are read before the command is known. */
 export const MAIN_FLAGS = {
@@ -34,6 +37,7 @@ export const MAIN_FLAGS = {
     value: oneOf(FORMAT_OPTIONS, 'format', `one of ${FORMAT_OPTIONS.join(', ')}`),
   },
   '--durability': durability,
+  '--binary-without-data': { value: oneOf(BINARY_WITHOUT_DATA, '--binary-without-data value') },
   '--deny': { value: text('a glob'), list: true },
   '--dry-run': {},
   '--diagnostics': {},

@@ -144,6 +144,13 @@ export interface CheckOptions {
    * large change. @default true
    */
   readonly diffs?: boolean
+  /**
+   * What to do with a unified diff's `Binary files A and B differ` entries that carry no data
+   * (junk an agent left behind: coverage databases, build output): 'refuse' them
+   * (PARSE_BAD_BINARY), or 'skip' them, apply the rest and report each skipped path as a
+   * `parse.binary-skipped` warning. @default 'refuse'
+   */
+  readonly binaryWithoutData?: 'refuse' | 'skip'
 }
 
 export interface ApplyOptions extends CheckOptions {

@@ -38,6 +38,7 @@ import { planRequest, verifyPlanned, type RouteTaken, type VerifiedRequest } fro
 import type { RequestedRoute } from './route.js'
 import { INLINE_SYNC_MAX_FILES } from './dispatch.js'
 import { COMMIT_ATTEMPTS, committedRel, mayRebase, rebaseRefusal } from './rebase.js'
+import type { SkippedEntry } from '../parse/unified.js'
 
 /** Internal seams for tests (fault injection); not part of the public options. */
 export interface EngineInternals {
@@ -245,7 +246,7 @@ class EditEngine implements InternalEngine {
     // What the request reports (results.ts), for a dry run and a commit alike.
     const files = fileResults(verified)
     const warnings: Warning[] = [
-      ...patchWarnings(at.patch),
+      ...patchWarnings(at.patch, at.skipped),
       ...at.notices,
       ...verified.flatMap((v) => v.computed.warnings),
     ]
@@ -279,6 +280,13 @@ class EditEngine implements InternalEngine {
         `Invalid option: timeoutMs must be a positive integer; got ${String(timeoutMs)}.`,
       )
     }
+    const binary = options.binaryWithoutData
+    if (binary !== undefined && binary !== 'refuse' && binary !== 'skip') {
+      throw new EditError(
+        'CONFIG_INVALID',
+        `Invalid option: binaryWithoutData must be refuse or skip; got ${JSON.stringify(binary)}.`,
+      )
+    }
     const signal = combineSignals(options.signal, timeoutMs)
     throwIfAborted(signal)
     const { limits } = this.#config
@@ -287,7 +295,7 @@ class EditEngine implements InternalEngine {
     const diffs = options.diffs ?? true
     const engine = { config: this.#config, pool: this.#pool }
     // Parsed here, or split for the workers to parse (plan.ts); before the journal.
-    const planned = planRequest(engine, patch, format, route, diffs)
+    const planned = planRequest(engine, patch, format, route, diffs, binary === 'skip')
     const rootReal = await this.#root()
     // Interrupted transactions are rolled back before any file is read; a dry run only reports
     // them and writes nothing. Transactions not acted on come back as warnings.
@@ -323,7 +331,8 @@ class EditEngine implements InternalEngine {
       signal,
     )
     const verifyMs = performance.now() - verifyStarted
-    return { request, patch, notices, ctx, wantDiagnostics, signal, verifyMs }
+    const skipped = planned.skipped ?? []
+    return { request, patch, skipped, notices, ctx, wantDiagnostics, signal, verifyMs }
   }
 
   /**
@@ -506,6 +515,8 @@ interface VerifiedRequestAt {
   readonly request: VerifiedRequest
   /** The patch as the parsers read it, with what was cut from its end. */
   readonly patch: PatchText
+  /** Entries skipped on request (binaryWithoutData 'skip'). */
+  readonly skipped: readonly SkippedEntry[]
   readonly notices: readonly Warning[]
   readonly ctx: PathContext
   readonly wantDiagnostics: boolean

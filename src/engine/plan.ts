@@ -8,6 +8,7 @@ import type { ResolvedConfig } from './config.js'
 import { detectFormat, parsePlan } from '../parse/index.js'
 import { checkPlanEncoding } from '../parse/raw-bytes.js'
 import { splitUnifiedSections, type PatchSegment } from '../parse/segments.js'
+import type { SkippedEntry } from '../parse/unified.js'
 import { unwrap } from '../result.js'
 import type { PatchText } from '../text/patch-bytes.js'
 import type { EditPlan, FormatOption, PatchFormat } from '../types.js'
@@ -29,6 +30,8 @@ export interface PlannedRequest {
   /** Where the runs go: the workers, or (blockingReads, inline) this thread, in turn. */
   readonly runsOn?: 'pool' | 'this-thread'
   readonly plan?: EditPlan
+  /** Skip binary entries without data (ApplyOptions.binaryWithoutData 'skip'), listed here. */
+  readonly skipped?: SkippedEntry[]
 }
 
 /**
@@ -54,10 +57,13 @@ export function planRequest(
   format: FormatOption,
   requested: RequestedRoute,
   diffs: boolean,
+  skipBinaryWithoutData = false,
 ): PlannedRequest {
   const detected: FormatOption = format === 'auto' ? (detectFormat(patch.text) ?? 'auto') : format
-  const base = { patch, format: detected, requested, diffs }
-  const segments = segmentsOf(engine, patch, detected, requested)
+  const skipped: SkippedEntry[] | undefined = skipBinaryWithoutData ? [] : undefined
+  const base = { patch, format: detected, requested, diffs, ...(skipped ? { skipped } : {}) }
+  // Entries skipped on request are listed by the one parse of the whole text.
+  const segments = skipped ? null : segmentsOf(engine, patch, detected, requested)
   if (segments !== null) {
     const files = segments.reduce((sum, s) => sum + s.sections, 0)
     const route = chooseRoute(routeInput(engine, base, files))
@@ -69,7 +75,7 @@ export function planRequest(
         return { ...base, segments, runsOn: 'this-thread' }
     }
   }
-  return { ...base, plan: parseWhole(engine, patch, detected) }
+  return { ...base, plan: parseWhole(engine, patch, detected, skipped) }
 }
 
 export async function verifyPlanned(
@@ -79,7 +85,8 @@ export async function verifyPlanned(
   signal?: AbortSignal,
 ): Promise<VerifiedRequest> {
   let plan = planned.plan
-  const whole = (): EditPlan => (plan ??= parseWhole(engine, planned.patch, planned.format))
+  const whole = (): EditPlan =>
+    (plan ??= parseWhole(engine, planned.patch, planned.format, planned.skipped))
   const runner =
     planned.runsOn === 'pool' && engine.pool !== undefined
       ? poolRunner(engine.pool)
@@ -121,9 +128,15 @@ function routeInput(
   }
 }
 
-function parseWhole(engine: Engineish, patch: PatchText, format: FormatOption): EditPlan {
+function parseWhole(
+  engine: Engineish,
+  patch: PatchText,
+  format: FormatOption,
+  skipped?: SkippedEntry[],
+): EditPlan {
   const { limits } = engine.config
-  const plan = unwrap(parsePlan(patch.text, format))
+  const options = skipped ? { onBinaryWithoutData: (e: SkippedEntry) => skipped.push(e) } : {}
+  const plan = unwrap(parsePlan(patch.text, format, options))
   // A patch that is not UTF-8 keeps its raw bytes in line content only (D-040, D-041).
   unwrap(checkPlanEncoding(plan, patch.firstRawLine))
   checkFileCount(plan, limits.maxFiles)

@@ -3,6 +3,7 @@
 // root. Plain functions of the verified data; the only filesystem access is checkLinkTargets'
 // resolution of link targets. What the journal writes is commit-steps.ts's.
 import type { PatchText } from '../text/patch-bytes.js'
+import type { SkippedEntry } from '../parse/unified.js'
 import type { FileMode, FileResult, Warning } from '../types.js'
 import { checkSymlinkTarget, type PathContext } from '../workspace/paths.js'
 import { writesLink, type PreparedOp } from './prepare.js'
@@ -142,12 +143,22 @@ export async function checkLinkTargets(
   }
 }
 
-/** The warning for model stop tokens cut from the end of the patch (src/bytes/patch-input.ts). */
-export function patchWarnings(patch: PatchText): Warning[] {
+/**
+ * The warnings about the patch itself: model stop tokens cut from its end (src/bytes/
+ * patch-input.ts), and entries skipped on request (binary files without data).
+ */
+export function patchWarnings(patch: PatchText, skipped: readonly SkippedEntry[] = []): Warning[] {
+  const warnings: Warning[] = skipped.map((entry) => ({
+    code: 'parse.binary-skipped',
+    message: `Skipped ${entry.path ?? 'a binary file'} at patch line ${entry.patchLine}: the patch says it differs but carries no binary data, and binaryWithoutData is skip.`,
+    ...(entry.path === undefined ? {} : { path: entry.path }),
+    patchLine: entry.patchLine,
+  }))
   const cut = patch.stopTokens
-  if (cut === undefined) return []
+  if (cut === undefined) return warnings
   const which = cut.tokens.length === 1 ? 'stop token' : 'stop tokens'
   return [
+    ...warnings,
     {
       code: 'parse.stop-token',
       message:

@@ -88,6 +88,14 @@ export function isBinaryWithoutData(line: string): boolean {
   return BINARY_DIFFER_RE.test(line)
 }
 
+/** The path a `Binary files A and B differ` line names: B's, or A's when B is /dev/null. */
+export function binaryWithoutDataPath(line: string): string | null {
+  const match = BINARY_DIFFER_RE.exec(line)
+  if (match === null) return null
+  const name = match[2] === '/dev/null' ? (match[1] as string) : (match[2] as string)
+  return name.replace(/^[ab]\//, '')
+}
+
 export function binaryWithoutData(line: string, index: number, path?: string): EditErrorData {
   return errorData(
     'PARSE_BAD_BINARY',

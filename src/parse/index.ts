@@ -9,7 +9,7 @@ import type { EditPlan, FormatOption, PatchFormat } from '../types.js'
 import { parseCodexPatch } from './codex.js'
 import { parseEditsJson } from './edits.js'
 import { parseSearchReplace } from './search-replace.js'
-import { parseUnifiedDiff } from './unified.js'
+import { parseUnifiedDiff, type UnifiedOptions } from './unified.js'
 
 const SEARCH_MARKER_RE = /^\s*<{5,9}\s*SEARCH\s*$/m
 const BEGIN_PATCH_RE = /^\s*\*\*\* Begin Patch\s*$/m
@@ -61,7 +61,11 @@ function lineStartingWith(text: string, prefix: string, from: number): number {
  * for internal callers; the public parsePatch (src/engine/parse-patch.ts) throws instead and
  * returns a summary, not the plan.
  */
-export function parsePlan(text: string, format: FormatOption = 'auto'): Result<EditPlan> {
+export function parsePlan(
+  text: string,
+  format: FormatOption = 'auto',
+  options: UnifiedOptions = {},
+): Result<EditPlan> {
   const chosen = format === 'auto' ? detectFormat(text) : format
   switch (chosen) {
     case null:
@@ -74,7 +78,7 @@ export function parsePlan(text: string, format: FormatOption = 'auto'): Result<E
     case 'codex':
       return parseCodexPatch(text)
     case 'unified':
-      return parseUnifiedDiff(text)
+      return parseUnifiedDiff(text, options)
     case 'search-replace':
       return parseSearchReplace(text)
     case 'edits':

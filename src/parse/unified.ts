@@ -20,6 +20,7 @@ import type {
 } from '../types.js'
 import {
   binaryWithoutData,
+  binaryWithoutDataPath,
   isBinaryWithoutData,
   parseGitBinarySection,
 } from './git-binary-section.js'
@@ -69,14 +70,41 @@ import {
 //   i/ and w/); traditional names that differ only in their first component (orig/src/x.c vs
 //   new/src/x.c) lose it (unified-names.ts stripPlainNames); other names are kept as written,
 //   where git would strip one component (-p1).
+/** How parseUnifiedDiff treats what it would otherwise refuse. */
+export interface UnifiedOptions {
+  /**
+   * Called for each `Binary files ... differ` entry that carries no data (junk an agent left, a
+   * coverage database): given, the entry is skipped and the rest is read; absent, such an entry
+   * is PARSE_BAD_BINARY.
+   */
+  readonly onBinaryWithoutData?: (entry: SkippedEntry) => void
+}
+
+/** A patch entry skipped on request: the path it names (when known) and its patch line. */
+export interface SkippedEntry {
+  readonly path?: string
+  readonly patchLine: number
+}
+
 /**
  * Parses a unified diff (git or traditional) into an EditPlan. Never throws for bad input.
  *
  * @example
  * const plan = parseUnifiedDiff(execFileSync('git', ['diff', '--binary'], { encoding: 'utf8' }))
  */
-export function parseUnifiedDiff(text: string): Result<EditPlan> {
+export function parseUnifiedDiff(text: string, options: UnifiedOptions = {}): Result<EditPlan> {
   const { lines, crEnded } = splitPatchLinesWithCr(text)
+  let skipped = 0
+  const report = options.onBinaryWithoutData
+  const counting: UnifiedOptions =
+    report === undefined
+      ? {}
+      : {
+          onBinaryWithoutData: (entry) => {
+            skipped++
+            report(entry)
+          },
+        }
   // The index of a last line that no newline ends, where a cut-off output stops (-1: none).
   const cut = text.endsWith('\n') ? -1 : lines.length - 1
   const ops: FileOp[] = []
@@ -85,7 +113,7 @@ export function parseUnifiedDiff(text: string): Result<EditPlan> {
     const line = lines[index] as string
     let section: Result<Section> | null = null
     if (line.startsWith('diff --git ')) {
-      section = parseGitSection(lines, crEnded, index, cut)
+      section = parseGitSection(lines, crEnded, index, cut, counting)
     } else if (line.startsWith('--- ')) {
       const following = lines[index + 1] ?? ''
       // A lone `--- ` line is prose (commit messages have them) unless a hunk follows it.
@@ -98,7 +126,14 @@ export function parseUnifiedDiff(text: string): Result<EditPlan> {
       }
       section = parsePlainSection(lines, crEnded, index, cut)
     } else if (isBinaryWithoutData(line)) {
-      return fail(binaryWithoutData(line, index))
+      if (counting.onBinaryWithoutData === undefined) return fail(binaryWithoutData(line, index))
+      const named = binaryWithoutDataPath(line)
+      counting.onBinaryWithoutData({
+        ...(named === null ? {} : { path: named }),
+        patchLine: index + 1,
+      })
+      index++
+      continue
     } else if (line === 'GIT binary patch' || line.startsWith('@@ -')) {
       return fail(
         errorData(
@@ -114,8 +149,17 @@ export function parseUnifiedDiff(text: string): Result<EditPlan> {
       continue
     }
     if (!section.ok) return section
-    ops.push(section.value.op)
+    if (section.value.op !== null) ops.push(section.value.op)
     index = section.value.next
+  }
+  if (ops.length === 0 && skipped > 0) {
+    return fail(
+      errorData(
+        'PATCH_NO_OP',
+        `Every entry of the patch is a binary file without data, skipped as asked (${skipped}); nothing is left to apply.`,
+        { patchLine: 1 },
+      ),
+    )
   }
   if (ops.length === 0) {
     return fail(
@@ -130,7 +174,8 @@ export function parseUnifiedDiff(text: string): Result<EditPlan> {
 }
 
 interface Section {
-  readonly op: FileOp
+  /** null for an entry skipped on request (UnifiedOptions). */
+  readonly op: FileOp | null
   /** 0-based index of the first line after the section. */
   readonly next: number
 }
@@ -151,6 +196,7 @@ function parseGitSection(
   crEnded: readonly boolean[],
   start: number,
   cut: number,
+  options: UnifiedOptions,
 ): Result<Section> {
   const patchLine = start + 1
   const read = readGitHeader(lines, start)
@@ -174,7 +220,12 @@ function parseGitSection(
     // A deletion needs no data when the index line names the whole blob it removes: git deletes
     // the file if it is that blob. Anything else without data cannot be applied.
     const removes = header.kind === 'delete' ? fullOldId(header.index) : undefined
-    if (removes === undefined) return fail(binaryWithoutData(line, index, label))
+    if (removes === undefined) {
+      if (options.onBinaryWithoutData === undefined)
+        return fail(binaryWithoutData(line, index, label))
+      options.onBinaryWithoutData({ path: label, patchLine: index + 1 })
+      return ok({ op: null, next: index + 1 })
+    }
     gitBlobId = removes
     index++
   } else {

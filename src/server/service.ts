@@ -6,7 +6,7 @@ import { WorkerPool } from '../threads/worker-pool.js'
 import { EditError, errorData, isEditError } from '../errors.js'
 import type { Durability, RecoveryReport } from '../journal/records.js'
 import { parsePlan } from '../parse/index.js'
-import { cutStopTokens } from '../text/stop-tokens.js'
+import { patchTextOf } from '../bytes/patch-input.js'
 import type { FormatOption } from '../types.js'
 import {
   diagnosticsOutcome,
@@ -212,9 +212,11 @@ export class EditService {
   async #patch(workspace: Workspace, agent: string, args: Args): Promise<ToolOutcome> {
     const patch = args['patch'] as string
     const format = (args['format'] as FormatOption | undefined) ?? 'auto'
+    const skip = args['binary_without_data'] === 'skip'
     if (this.#readBeforeWrite) {
       // The text the engine will parse: model stop tokens cut from its end (bytes/patch-input.ts).
-      const plan = parsePlan(cutStopTokens(patch)?.text ?? patch, format)
+      const text = patchTextOf(patch, Number.MAX_SAFE_INTEGER).text
+      const plan = parsePlan(text, format, skip ? { onBinaryWithoutData: () => undefined } : {})
       if (!plan.ok) return errorOutcome(plan.error)
       for (const op of plan.value.ops) {
         const whole =
@@ -235,6 +237,7 @@ export class EditService {
     }
     const result = await workspace.engine.apply(patch, {
       format,
+      ...(skip ? { binaryWithoutData: 'skip' as const } : {}),
       dryRun: args['dry_run'] === true,
       ...(typeof args['diagnostics'] === 'boolean' ? { diagnostics: args['diagnostics'] } : {}),
     })

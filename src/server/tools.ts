@@ -244,6 +244,12 @@ export const TOOLS = [
       workspace,
       patch: z.string().min(1).describe('The patch text.'),
       format: z.enum(['auto', 'codex', 'unified', 'search-replace']).optional(),
+      binary_without_data: z
+        .enum(['refuse', 'skip'])
+        .optional()
+        .describe(
+          'A unified diff\'s "Binary files A and B differ" entries without data: refuse (default), or skip them and apply the rest, with a warning per skipped path.',
+        ),
       dry_run: dryRun,
       diagnostics,
     }),

@@ -46,6 +46,9 @@ async function runScenario(scenario: Scenario): Promise<void> {
     scenario.format,
     ...deny,
     ...limits,
+    ...Object.entries(scenario.options.request ?? {}).map(
+      ([key, value]) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}=${String(value)}`,
+    ),
   ]
   const run = await runCli(args, { stdin: scenario.patchBytes })
   const result = jsonLine(run)

@@ -44,6 +44,13 @@ export interface ScenarioOptions {
   readonly engine: ScenarioEngineOptions
   /** A subset of the ApplyResult, compared with toMatchObject (arrays must match in length). */
   readonly expectResult?: Readonly<Record<string, unknown>>
+  /** Request options for check and apply (the CLI runner passes them as flags). */
+  readonly request?: ScenarioRequestOptions
+}
+
+/** The request options a scenario may set: scenario.json "request". */
+export interface ScenarioRequestOptions {
+  readonly binaryWithoutData?: 'refuse' | 'skip'
 }
 
 export interface Scenario {
@@ -82,7 +89,7 @@ const KNOWN_ENTRIES = new Set([
   'scenario.json',
   ...Object.keys(PATCH_FILES),
 ])
-const SCENARIO_JSON_KEYS = new Set(['format', 'engine', 'expectResult', 'git'])
+const SCENARIO_JSON_KEYS = new Set(['format', 'engine', 'request', 'expectResult', 'git'])
 const EXPECTED_ERROR_KEYS = new Set([
   'code',
   'path',
@@ -136,6 +143,7 @@ export function loadScenario(dir: string, name: string): Scenario {
     options: {
       engine: settings.engine ?? {},
       ...(settings.expectResult === undefined ? {} : { expectResult: settings.expectResult }),
+      ...(settings.request === undefined ? {} : { request: settings.request }),
     },
     ...(settings.git === undefined ? {} : { git: settings.git }),
   }
@@ -145,6 +153,7 @@ interface ScenarioJson {
   // Not validated against FormatOption on purpose: a bad value is how CONFIG_INVALID is tested.
   readonly format?: FormatOption
   readonly engine?: ScenarioEngineOptions
+  readonly request?: ScenarioRequestOptions
   readonly expectResult?: Record<string, unknown>
   readonly git?: string
 }

@@ -154,9 +154,18 @@ describe('public API', () => {
 
   it('gives check its own options and keeps route internal', () => {
     expectTypeOf<Parameters<Engine['check']>[1]>().toEqualTypeOf<CheckOptions | undefined>()
-    expectTypeOf<keyof CheckOptions>().toEqualTypeOf<'format' | 'signal' | 'timeoutMs' | 'diffs'>()
+    expectTypeOf<keyof CheckOptions>().toEqualTypeOf<
+      'format' | 'signal' | 'timeoutMs' | 'diffs' | 'binaryWithoutData'
+    >()
     expectTypeOf<keyof ApplyOptions>().toEqualTypeOf<
-      'format' | 'signal' | 'timeoutMs' | 'diffs' | 'dryRun' | 'approve' | 'diagnostics'
+      | 'format'
+      | 'signal'
+      | 'timeoutMs'
+      | 'diffs'
+      | 'binaryWithoutData'
+      | 'dryRun'
+      | 'approve'
+      | 'diagnostics'
     >()
   })
 

@@ -26,6 +26,7 @@ export async function runApply(cmd: RunCommand, io: CliIo, deps: CliDeps): Promi
     const options = {
       format: cmd.format,
       diffs: cmd.json,
+      ...(cmd.binaryWithoutData === undefined ? {} : { binaryWithoutData: cmd.binaryWithoutData }),
       ...(cmd.workers === 'always' ? { route: 'pool' as const } : {}),
     }
     const result = cmd.dryRun

@@ -48,6 +48,17 @@ describe('parseArgs', () => {
     )
   })
 
+  it('reads --binary-without-data for apply and check, and refuses it elsewhere', () => {
+    const apply = parseArgs(['apply', '--binary-without-data', 'skip'])
+    expect(apply.ok && apply.value.kind === 'apply' && apply.value.binaryWithoutData).toBe('skip')
+    const check = parseArgs(['check', '--binary-without-data=refuse'])
+    expect(check.ok && check.value.kind === 'check' && check.value.binaryWithoutData).toBe('refuse')
+    const undo = parseArgs(['undo', '--binary-without-data', 'skip'])
+    expect(undo.ok ? undefined : undo.error.code).toBe('USAGE_INVALID')
+    const bad = parseArgs(['apply', '--binary-without-data', 'drop'])
+    expect(bad.ok ? '' : bad.error.message).toMatch(/--binary-without-data/)
+  })
+
   it('defaults to stdin, the cwd root, auto format and workers on', () => {
     expect(parseArgs(['apply'])).toEqual({
       ok: true,
