@@ -51,6 +51,7 @@ const OPTION_CHECKS: Readonly<Record<string, (v: unknown, from: JobSource) => bo
   diffs: (v) => typeof v === 'boolean',
   diagnostics: (v) => typeof v === 'boolean',
   timeoutMs: (v) => typeof v === 'number' && Number.isFinite(v) && v > 0,
+  binaryWithoutData: (v) => v === 'refuse' || v === 'skip',
   approve: (v, from) => from === 'library' && typeof v === 'function',
   signal: (v, from) => from === 'library' && v instanceof AbortSignal,
 }
@@ -60,6 +61,7 @@ const OPTION_WORDS: Readonly<Record<string, string>> = {
   diffs: 'true or false',
   diagnostics: 'true or false',
   timeoutMs: 'a positive number of milliseconds',
+  binaryWithoutData: 'refuse or skip',
   approve: 'a function (in the library only)',
   signal: 'an AbortSignal (in the library only)',
 }

@@ -122,6 +122,32 @@ describe('applyMany on real workspaces', () => {
     expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('three\n')
   })
 
+  it('passes binaryWithoutData to its job: skipped with a warning there, refused elsewhere', async () => {
+    const root = await workspace()
+    const junk = 'Binary files /dev/null and b/.coverage differ\n'
+    const [skipped, refused] = await collect(
+      applyMany(
+        [
+          {
+            id: 's',
+            root,
+            patch: change('a.txt', 'one', 'two') + junk,
+            options: { binaryWithoutData: 'skip' },
+          },
+          { id: 'r', root, patch: change('a.txt', 'two', 'three') + junk },
+        ],
+        FAST,
+      ),
+    )
+    expect(skipped).toMatchObject({
+      id: 's',
+      ok: true,
+      warnings: [{ code: 'parse.binary-skipped', path: '.coverage' }],
+    })
+    expect(refused).toMatchObject({ id: 'r', ok: false, error: { code: 'PARSE_BAD_BINARY' } })
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('two\n')
+  })
+
   it('treats two spellings of one root (a symlink, a relative path) as one workspace', async () => {
     const root = await workspace()
     const parent = await makeTempDir('patchloom-many-link-')
@@ -186,8 +212,8 @@ describe('applyMany on real workspaces', () => {
       'Job "r" needs a root directory; got nothing.',
       'Job "p" needs a patch, a string or bytes; got 42.',
       'Job "f" has an unknown format "git"; use auto, codex, unified, search-replace, edits.',
-      'Job "o" has an unknown option \'dry_run\'; the options are dryRun, diffs, diagnostics, timeoutMs, approve, signal.',
-      'Job "of" has an unknown option \'format\' (give format beside root and patch, not in options); the options are dryRun, diffs, diagnostics, timeoutMs, approve, signal.',
+      'Job "o" has an unknown option \'dry_run\'; the options are dryRun, diffs, diagnostics, timeoutMs, binaryWithoutData, approve, signal.',
+      'Job "of" has an unknown option \'format\' (give format beside root and patch, not in options); the options are dryRun, diffs, diagnostics, timeoutMs, binaryWithoutData, approve, signal.',
       'Job "ot" has option dryRun "yes"; it takes true or false.',
       "Unknown field 'extra' in a batch job; its fields are id, root, patch, format, options.",
     ])
