@@ -210,7 +210,7 @@ type Damage = (
   source: Source,
   sections: FileSection[],
   seed: string,
-) => Omit<Case, 'id' | 'kind' | 'source'> | null
+) => (Omit<Case, 'id' | 'kind' | 'source'> & { readonly source?: Source }) | null
 
 interface HunkRef {
   readonly section: FileSection
@@ -366,7 +366,87 @@ function reindent(h: Hunk, prefixes: string, f: (text: string) => string): boole
   return changed
 }
 
+/**
+ * The source with one hunk's old lines copied to the end of its file, so that the hunk's text is
+ * in two places; the post-image is the clean diff applied at its stated lines to that file.
+ */
+function withRepeat(
+  source: Source,
+  sections: readonly FileSection[],
+  seed: string,
+): { source: Source; ref: HunkRef } | null {
+  const ref = chooseHunk(sections, seed, (h) => oldLines(h).some((l) => l.trim().length > 3))
+  // A hunk without trailing context must end the file (git's rule, and patchloom's): a copy
+  // after it would move the end.
+  if (ref === null || ref.section.hunks.some((h) => h.body.at(-1)?.[0] !== ' ')) return null
+  const files = source.files.map((f) =>
+    f.path === ref.section.path
+      ? { ...f, pre: `${f.pre}\n// a repeated block\n${oldLines(ref.hunk).join('\n')}\n` }
+      : f,
+  )
+  const repeated: Source = { ...source, files }
+  const post = applyAtStatedLines(repeated, parseGitDiff(source.diff))
+  return {
+    source: {
+      ...repeated,
+      files: files.map((f) => ({ ...f, postSha256: sha256(post[f.path] ?? f.pre) })),
+    },
+    ref,
+  }
+}
+
+function repeat(change: (ref: HunkRef) => boolean, answer: Answer): Damage {
+  return (source, sections, seed) => {
+    const made = withRepeat(source, sections, seed)
+    if (made === null || !change(made.ref)) return null
+    recountUnlessNumberless(made.ref.hunk)
+    return { source: made.source, patch: diffOf(sections), answer }
+  }
+}
+
+function recountUnlessNumberless(h: Hunk): void {
+  if (h.header === undefined) recount(h)
+}
+
 export const DAMAGES: Readonly<Record<string, Damage>> = {
+  // The hunk's text is also at the end of the file: the stated line decides.
+  'repeat-clean': repeat(() => true, POST),
+  'repeat-numbers-near': repeat((r) => {
+    const d = r.hunk.oldStart > 8 ? -7 : 9
+    r.hunk.oldStart = Math.max(1, r.hunk.oldStart + d)
+    r.hunk.newStart = Math.max(1, r.hunk.newStart + d)
+    return true
+  }, EITHER),
+  // No stated line: two places fit, so nothing may be written.
+  'repeat-bare': repeat((r) => {
+    r.hunk.header = '@@'
+    return true
+  }, refused('MATCH_AMBIGUOUS')),
+  'repeat-aider': (source, sections, seed) => {
+    const made = withRepeat(source, sections, seed)
+    if (made === null) return null
+    for (const s of sections) {
+      s.head = [`--- ${s.path}`, `+++ ${s.path}`]
+      for (const h of s.hunks) h.header = '@@ ... @@'
+    }
+    return { source: made.source, patch: diffOf(sections), answer: refused('MATCH_AMBIGUOUS') }
+  },
+  // Context damage at an edge, where a bounded fuzz would drop the line: the rest fits twice.
+  'repeat-context-foreign': repeat((r) => {
+    const spots = linesWith(r.hunk, ' ', (t) => t.trim() !== '')
+    const i = spots[0]
+    if (i === undefined) return false
+    r.hunk.body[i] = r.hunk.body[i] + ' // changed'
+    return true
+  }, EITHER),
+  'repeat-context-missing': repeat((r) => {
+    const spots = linesWith(r.hunk, ' ')
+    const i = spots[spots.length - 1]
+    if (i === undefined || spots.length < 2) return false
+    r.hunk.body.splice(i, 1)
+    return true
+  }, EITHER),
+
   'counts-high': (_s, sections, seed) => {
     const r = chooseHunk(sections, seed)
     if (r === null) return null
@@ -544,6 +624,28 @@ export const DAMAGES: Readonly<Record<string, Damage>> = {
       answer: blank ? EITHER : POST,
     }
   },
+  // Several of the above at once, as one model's output carries them.
+  'combo-counts-numbers-stop': (source, sections) => {
+    for (const { hunk } of allHunks(sections)) {
+      hunk.oldStart += 4
+      hunk.newStart += 4
+      hunk.oldCount += 1
+      hunk.newCount = Math.max(1, hunk.newCount - 2)
+    }
+    const unique = sections.every((s) => uniqueIn(source, s, s.hunks))
+    const patch = diffOf(sections).replace(/\n$/, '<|im_end|>\n')
+    return { patch, answer: unique ? POST : EITHER }
+  },
+  'combo-aider-binary': (_s, sections) => {
+    for (const s of sections) {
+      s.head = [`--- ${s.path}`, `+++ ${s.path}`]
+      for (const h of s.hunks) h.header = '@@ ... @@'
+    }
+    const patch =
+      diffOf(sections) +
+      'diff --git a/out.bin b/out.bin\nBinary files a/out.bin and b/out.bin differ\n'
+    return { patch, answer: refused('PARSE_BAD_BINARY') }
+  },
   'binary-no-data': (_s, sections) => ({
     patch:
       diffOf(sections) +
@@ -563,7 +665,7 @@ export function buildCases(sources: readonly Source[]): Case[] {
     for (const [kind, damage] of Object.entries(DAMAGES)) {
       const made = damage(source, clone(parseGitDiff(source.diff)), `${source.id}/${kind}`)
       if (made === null) continue
-      cases.push({ id: `${source.id}/${kind}`, kind, source, ...made })
+      cases.push({ id: `${source.id}/${kind}`, kind, ...made, source: made.source ?? source })
     }
   }
   return cases
