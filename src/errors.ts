@@ -194,6 +194,12 @@ export const ERROR_CODES = {
     hint: 'Use 1-based inclusive line numbers within the file; the message gives its line count.',
     retryable: false,
   },
+  MATCH_INDENT_AMBIGUOUS: {
+    meaning:
+      "A hunk matched only after ignoring indentation, and its lines at one indentation match file lines at several (the patch's indentation was flattened), so an added line's depth cannot be told: it replaces no line whose indentation it could take.",
+    hint: "Resend the hunk with the file's own indentation on its context and added lines.",
+    retryable: false,
+  },
   MATCH_NOT_EXACT: {
     meaning:
       "The patch's lines for a file hold bytes that are not UTF-8, so only a byte-exact match is allowed, and the change needs more (a lenient match).",

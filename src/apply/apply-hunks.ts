@@ -6,7 +6,7 @@
 // `git apply` writes them. The final-newline rule depends on the format (finishLastLine).
 // Decoding, BOMs and patch-text conversion are the caller's (src/apply/compute.ts); this module
 // sees lines only.
-import { ok, type Result } from '../result.js'
+import { fail, ok, type Result } from '../result.js'
 import { dominantEol, endsWithNewline, type Eol, type Line } from '../text/lines.js'
 import type { HunkLine, LineHunk, LocateMode, PatchFormat, Warning } from '../types.js'
 import { findTableMatches, indexLines } from '../match/ladder.js'
@@ -91,6 +91,7 @@ export function applyHunks(input: ApplyHunksInput): Result<ApplyHunksOutput> {
       loc = found.value
       offset = loc.start - found.value.statedStart
     }
+    if (loc.refusal !== undefined) return fail(loc.refusal)
     const end = loc.start + loc.oldLength
     // Locators search after `cursor`, so this only trips on a locator bug, never on input.
     if (!unordered && loc.start < cursor) {
@@ -146,6 +147,7 @@ function applySequential(
     const found = locateSequentialIn(text, hunk)
     if (!found.ok) return found
     const loc = found.value
+    if (loc.refusal !== undefined) return fail(loc.refusal)
     placements.push(loc.start)
     warnings.push(...loc.warnings)
     if (loc.start + loc.oldLength === table.length) endHunk = hunk
@@ -163,6 +165,12 @@ function applySequential(
   return ok({ lines: table.toLines(), warnings, regions, placements })
 }
 
+/** An added line as written: restyled, and re-indented unless it took a replaced line's. */
+function addedText(location: Location, i: number, line: HunkLine): string {
+  const fixed = location.fileIndented?.includes(i) === true
+  return restyleLine(line.text, fixed ? { ...location.restyle, indent: null } : location.restyle)
+}
+
 /**
  * splice() for one located hunk, in place: context lines are the file's, removed lines go, added
  * lines are restyled. A line left unterminated by an earlier end of file gets `eol` once lines
@@ -178,9 +186,9 @@ function spliceOne(
   const end = start + location.oldLength
   const fresh: Line[] = []
   let fileIndex = start
-  for (const line of location.lines) {
+  for (const [i, line] of location.lines.entries()) {
     if (line.op === '+') {
-      fresh.push({ text: restyleLine(line.text, location.restyle), eol: added(line) })
+      fresh.push({ text: addedText(location, i, line), eol: added(line) })
     } else {
       if (fileIndex >= table.length) {
         throw new Error('applyHunks: cannot splice a hunk past the end of the file')
@@ -257,11 +265,11 @@ function splice(
       if (run !== null) regions?.push({ ...run, oldEnd: fileIndex, newEnd: out.length })
       run = null
     }
-    for (const line of location.lines) {
+    for (const [i, line] of location.lines.entries()) {
       if (line.op === ' ') closeRun()
       else run ??= { oldStart: fileIndex, newStart: out.length }
       if (line.op === '+') {
-        out.push({ text: restyleLine(line.text, location.restyle), eol: added(line) })
+        out.push({ text: addedText(location, i, line), eol: added(line) })
       } else {
         const own = lines[fileIndex++]
         if (own === undefined) {

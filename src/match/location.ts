@@ -3,6 +3,7 @@
 // Location they return, built with the restyle a lenient match learns and its warning. Every
 // mode climbs the ladder (exact -> trim-end -> trim -> fold) and refuses rather than guesses.
 // They compute positions only; splicing the lines is src/apply/apply-hunks.ts's job.
+import { errorData, type EditErrorData } from '../errors.js'
 import type { MatchPass } from '../text/normalize.js'
 import type { HunkLine, LineHunk, Warning } from '../types.js'
 import type { LineIndex } from './ladder.js'
@@ -20,6 +21,13 @@ export interface Location {
   readonly pass: MatchPass | null
   readonly restyle: Restyle
   readonly warnings: readonly Warning[]
+  /**
+   * Indices into `lines` of added lines that already carry the file's indentation (they took the
+   * line they replace's, as the patch's was flattened): restyled, but not re-indented.
+   */
+  readonly fileIndented?: readonly number[]
+  /** Set when the hunk cannot be placed after all (flattened indentation): the caller refuses. */
+  readonly refusal?: EditErrorData
 }
 
 export interface LocateContext {
@@ -111,15 +119,96 @@ export function locatedIn(
       surrounding,
     })
   }
+  let fixed: Flattened | null = null
+  if (pass === 'trim' || pass === 'fold') fixed = flattened(slice(start, start + old.length), lines)
   const warnings = pass === null ? [] : lenientWarning({ path }, hunk, pass, start)
+  const refusal =
+    fixed?.unplaced === undefined
+      ? undefined
+      : errorData(
+          'MATCH_INDENT_AMBIGUOUS',
+          `${capitalise(hunkName(hunk))} matched ${path} at line ${start + 1} only ${passWords(pass as MatchPass)}, and its lines at one indentation match lines of the file at several, so the depth of its added line "${fixed.unplaced.trim()}" cannot be told.`,
+          { path, patchLine: hunk.patchLine },
+        )
   return {
     start,
     oldLength: old.length,
-    lines,
+    lines: fixed?.lines ?? lines,
     pass,
     restyle,
     warnings: [...warnings, ...extraWarnings],
+    ...(fixed === null || fixed.indices.length === 0 ? {} : { fileIndented: fixed.indices }),
+    ...(refusal === undefined ? {} : { refusal }),
   }
+}
+
+interface Flattened {
+  readonly lines: readonly HunkLine[]
+  readonly indices: readonly number[]
+  /** The first added line that replaces no line and whose depth cannot be told. */
+  readonly unplaced?: string
+}
+
+const leading = (text: string): string => /^[ \t]*/.exec(text)?.[0] ?? ''
+
+/**
+ * When a hunk's old lines at one indentation matched file lines at several (the patch flattened
+ * the nesting: `if x:` and `a()` both at column 0), the offset reindent.ts learns is wrong for
+ * some lines. An added line at such an indentation then takes the indentation of the line it
+ * replaces: the k-th added line of a run of changes the k-th removed line's (the last one's, past
+ * the end). One that replaces nothing cannot be placed, and is named in `unplaced`. Null when
+ * the patch's indentation maps onto the file's one way.
+ */
+function flattened(fileOld: readonly string[], lines: readonly HunkLine[]): Flattened | null {
+  const seen = new Map<string, Set<string>>()
+  let k = 0
+  for (const line of lines) {
+    if (line.op === '+') continue
+    const file = fileOld[k++]
+    if (file === undefined || file.trim() === '' || line.text.trim() === '') continue
+    const patchWs = leading(line.text)
+    const set = seen.get(patchWs) ?? new Set<string>()
+    set.add(leading(file))
+    seen.set(patchWs, set)
+  }
+  const ambiguous = new Set([...seen].filter(([, files]) => files.size > 1).map(([ws]) => ws))
+  if (ambiguous.size === 0) return null
+  const out: HunkLine[] = []
+  const indices: number[] = []
+  let unplaced: string | undefined
+  let removed: string[] = []
+  let added = 0
+  k = 0
+  lines.forEach((line, i) => {
+    if (line.op === ' ') {
+      removed = []
+      added = 0
+      k++
+      out.push(line)
+      return
+    }
+    if (line.op === '-') {
+      removed.push(leading(fileOld[k++] ?? ''))
+      out.push(line)
+      return
+    }
+    const ws = leading(line.text)
+    if (line.text.trim() === '' || !ambiguous.has(ws)) {
+      out.push(line)
+      added++
+      return
+    }
+    const replaced = removed[Math.min(added, removed.length - 1)]
+    added++
+    if (replaced === undefined) {
+      unplaced ??= line.text
+      out.push(line)
+      return
+    }
+    indices.push(i)
+    out.push({ ...line, text: replaced + line.text.slice(ws.length) })
+  })
+  return { lines: out, indices, ...(unplaced === undefined ? {} : { unplaced }) }
 }
 
 /** How a message names a hunk. */
