@@ -408,6 +408,14 @@ function recountUnlessNumberless(h: Hunk): void {
   if (h.header === undefined) recount(h)
 }
 
+// The patch with a stop token glued to its last line. A token glued to a blank context line
+// reads as a context line holding the token (a token that is a diff line's whole content is
+// content, DECISIONS.md D-138), which the file does not have: a refusal is right too.
+function glue(sections: readonly FileSection[], token: string): { patch: string; answer: Answer } {
+  const blank = allHunks(sections).at(-1)?.hunk.body.at(-1) === ' '
+  return { patch: diffOf(sections).replace(/\n$/, token), answer: blank ? EITHER : POST }
+}
+
 export const DAMAGES: Readonly<Record<string, Damage>> = {
   // The hunk's text is also at the end of the file: the stated line decides.
   'repeat-clean': repeat(() => true, POST),
@@ -598,10 +606,7 @@ export const DAMAGES: Readonly<Record<string, Damage>> = {
     s.hunks.reverse()
     return { patch: diffOf(sections), answer: EITHER }
   },
-  'stop-glued': (_s, sections) => ({
-    patch: diffOf(sections).replace(/\n$/, '<|endoftext|>'),
-    answer: POST,
-  }),
+  'stop-glued': (_s, sections) => glue(sections, '<|endoftext|>'),
   'stop-after-newline': (_s, sections) => ({
     patch: diffOf(sections) + '<|im_end|>\n',
     answer: POST,
@@ -615,14 +620,7 @@ export const DAMAGES: Readonly<Record<string, Damage>> = {
     if (last === undefined) return null
     last.hunk.oldCount += 2
     last.hunk.newCount += 2
-    // A token glued to a blank context line reads as a context line holding the token (a
-    // token that is a diff line's whole content is content, DECISIONS.md D-138): then the
-    // short counts make it cut off, and a refusal is right too.
-    const blank = last.hunk.body.at(-1) === ' '
-    return {
-      patch: diffOf(sections).replace(/\n$/, '<|endoftext|>'),
-      answer: blank ? EITHER : POST,
-    }
+    return glue(sections, '<|endoftext|>')
   },
   // Several of the above at once, as one model's output carries them.
   'combo-counts-numbers-stop': (source, sections) => {
@@ -633,8 +631,8 @@ export const DAMAGES: Readonly<Record<string, Damage>> = {
       hunk.newCount = Math.max(1, hunk.newCount - 2)
     }
     const unique = sections.every((s) => uniqueIn(source, s, s.hunks))
-    const patch = diffOf(sections).replace(/\n$/, '<|im_end|>\n')
-    return { patch, answer: unique ? POST : EITHER }
+    const glued = glue(sections, '<|im_end|>')
+    return { patch: glued.patch + '\n', answer: unique ? glued.answer : EITHER }
   },
   'combo-aider-binary': (_s, sections) => {
     for (const s of sections) {
