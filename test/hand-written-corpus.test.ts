@@ -74,8 +74,9 @@ async function runCase(root: string, c: Case): Promise<Row> {
   let checked: Outcome
   let applied: Outcome
   try {
-    checked = await attempt(() => engine.check(patch, { format: 'unified' }))
-    applied = await attempt(() => engine.apply(patch, { format: 'unified' }))
+    const options = { format: 'unified', ...c.options } as const
+    checked = await attempt(() => engine.check(patch, options))
+    applied = await attempt(() => engine.apply(patch, options))
   } finally {
     await engine.close()
   }
@@ -108,6 +109,10 @@ async function runCase(root: string, c: Case): Promise<Row> {
       `${c.id}: ${file.path} reported as applied with +0 -0`,
     ).toBe(true)
   }
+  const skipped = result.warnings.flatMap((w) =>
+    w.code === 'parse.binary-skipped' && w.path !== undefined ? [w.path] : [],
+  )
+  expect(skipped.sort(), `${c.id}: the skipped entries`).toEqual([...(c.skipped ?? [])].sort())
   const got = await treeOf(root)
   expect(Object.keys(got).sort(), `${c.id}: files came or went`).toEqual(Object.keys(before).sort())
   if (c.cutLine !== undefined) {

@@ -61,6 +61,10 @@ export interface Case {
   readonly answer: Answer
   /** The text of a line the damage cut short: it must not be written into any file. */
   readonly cutLine?: string
+  /** Options for check and apply beyond the format. */
+  readonly options?: { readonly binaryWithoutData?: 'refuse' | 'skip' }
+  /** Paths that a success must name in `parse.binary-skipped` warnings. */
+  readonly skipped?: readonly string[]
 }
 
 const POST: Answer = { post: true, refuse: false }
@@ -644,6 +648,40 @@ export const DAMAGES: Readonly<Record<string, Damage>> = {
       'diff --git a/out.bin b/out.bin\nBinary files a/out.bin and b/out.bin differ\n'
     return { patch, answer: refused('PARSE_BAD_BINARY') }
   },
+  // The same entries skipped, as a harness may ask: the rest applies, each skipped path is named.
+  'binary-skip': (_s, sections) => ({
+    patch:
+      diffOf(sections) +
+      'diff --git a/.coverage b/.coverage\nnew file mode 100644\nindex 0000000..3b18e51\n' +
+      'Binary files /dev/null and b/.coverage differ\n',
+    answer: POST,
+    options: { binaryWithoutData: 'skip' },
+    skipped: ['.coverage'],
+  }),
+  'binary-skip-aider': (source, sections) => {
+    for (const s of sections) {
+      s.head = [`--- ${s.path}`, `+++ ${s.path}`]
+      for (const h of s.hunks) h.header = '@@ ... @@'
+    }
+    const unique = sections.every((s) => uniqueIn(source, s, s.hunks))
+    const patch =
+      'diff --git a/build/out.bin b/build/out.bin\nBinary files a/build/out.bin and b/build/out.bin differ\n' +
+      diffOf(sections)
+    return {
+      patch,
+      answer: unique ? POST : EITHER,
+      options: { binaryWithoutData: 'skip' },
+      skipped: ['build/out.bin'],
+    }
+  },
+  // Nothing left once the entries are skipped: a change that changes nothing.
+  'binary-skip-only': () => ({
+    patch:
+      'diff --git a/.coverage b/.coverage\nnew file mode 100644\nindex 0000000..3b18e51\n' +
+      'Binary files /dev/null and b/.coverage differ\n',
+    answer: refused('PATCH_NO_OP'),
+    options: { binaryWithoutData: 'skip' },
+  }),
   'binary-no-data': (_s, sections) => ({
     patch:
       diffOf(sections) +
