@@ -196,7 +196,7 @@ export const ERROR_CODES = {
   },
   MATCH_INDENT_AMBIGUOUS: {
     meaning:
-      "A hunk matched only after ignoring indentation, and its lines at one indentation match file lines at several (the patch's indentation was flattened), so an added line's depth cannot be told: it replaces no line whose indentation it could take.",
+      "A hunk matched only after ignoring indentation, and its old lines sit at indentation offsets from the file's that disagree (the patch flattened or scrambled the nesting), so an added line's depth cannot be told: it replaces no line and has no neighbour's indentation.",
     hint: "Resend the hunk with the file's own indentation on its context and added lines.",
     retryable: false,
   },

@@ -221,9 +221,9 @@ describe('the hand-written-diff corpus', () => {
     expect(missed.map((r) => `${r.id}: ${r.detail}`)).toEqual([])
   })
 
-  // Fails while the known bug stands: when it is fixed, vitest reports this test as passing
-  // unexpectedly, and it becomes a plain `it` asserting no known-wrong row.
-  it.fails('indents added lines right after a whitespace-lenient match (known bug)', () => {
+  // Added lines after a whitespace-lenient match take a depth the file vouches for, or the hunk
+  // is refused (DECISIONS.md D-142): no case may be wrong in its indentation alone either.
+  it('indents added lines right after a whitespace-lenient match, or refuses', () => {
     expect(rows.length).toBe(CASES.length)
     const known = rows.filter((r) => r.verdict === 'known-wrong')
     expect(known.map((r) => r.id)).toEqual([])

@@ -10,7 +10,7 @@
 // `git apply` writes them. The final-newline rule depends on the patch format (finishLastLine).
 // Decoding, BOMs and patch-text conversion are the caller's (src/apply/compute.ts); this module
 // sees lines only.
-import { ok, type Result } from '../../src/result.js'
+import { fail, ok, type Result } from '../../src/result.js'
 import { dominantEol, endsWithNewline, type Eol, type Line } from '../../src/text/lines.js'
 import type { HunkLine, LineHunk, LocateMode, PatchFormat, Warning } from '../../src/types.js'
 import { indexLines } from '../../src/match/ladder.js'
@@ -72,6 +72,7 @@ export function applyHunksOracle(input: ApplyHunksInput): Result<ApplyHunksOutpu
       const found = locateSequential(ctx, hunk)
       if (!found.ok) return found
       const loc = found.value
+      if (loc.refusal !== undefined) return fail(loc.refusal)
       warnings.push(...loc.warnings)
       if (loc.start + loc.oldLength === current.length) endHunk = hunk
       current = splice(current, [{ location: loc, order: 0, hunk }], eol, added)
@@ -99,6 +100,7 @@ export function applyHunksOracle(input: ApplyHunksInput): Result<ApplyHunksOutpu
       loc = found.value
       offset = loc.start - found.value.statedStart
     }
+    if (loc.refusal !== undefined) return fail(loc.refusal)
     const end = loc.start + loc.oldLength
     // Locators search after `cursor`, so this only trips on a locator bug, never on input.
     if (loc.start < cursor) {
@@ -166,9 +168,13 @@ function splice(
     while (next < location.start) out.push(lines[next++] as Line)
     const newStart = out.length
     let fileIndex = location.start
-    for (const line of location.lines) {
+    for (const [i, line] of location.lines.entries()) {
       if (line.op === '+') {
-        out.push({ text: restyleLine(line.text, location.restyle), eol: added(line) })
+        // A line that took a replaced line's indentation is not re-indented (location.ts).
+        const restyle = location.fileIndented?.includes(i)
+          ? { ...location.restyle, indent: null }
+          : location.restyle
+        out.push({ text: restyleLine(line.text, restyle), eol: added(line) })
       } else {
         const own = lines[fileIndex++]
         if (own === undefined) {
