@@ -15,6 +15,8 @@ export const WARNING_CODES = {
     'A hunk or edit matched only after ignoring trailing whitespace, indentation or Unicode punctuation (dashes, quotes, odd spaces); the message names the pass and the line, so the placement can be checked.',
   'match.offset':
     'A unified-diff hunk applied at a line other than the one its header states; the message gives the line and the offset.',
+  'match.fuzz':
+    "A unified or Codex hunk whose lines matched nowhere together was placed after dropping up to two of its outer context lines on each side (never a removed or added line), because what remained matched in exactly one place of the whole file (inside the hint's scope, where there is one); the message names the dropped lines by patch line and text, and the file line where the hunk landed. The dropped lines were not written: the file keeps its own lines there.",
   'file.rebased':
     "A file changed between this request's verification and its commit (another change to lines far from this one's); the request was verified again on the new content and landed as the merge of both changes. `path` names the file.",
   'journal.pending':

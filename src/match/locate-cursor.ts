@@ -5,7 +5,7 @@
 // nothing past the scope's end (trailing context may run on). Two fits, in one scope
 // (DECISIONS.md D-079) or in two readings, are ambiguous; none at all is MATCH_NOT_FOUND naming
 // where the lines are outside.
-import { errorData } from '../errors.js'
+import { errorData, type EditErrorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import { MATCH_PASSES, type MatchPass } from '../text/normalize.js'
 import type { HunkLine, LineHunk } from '../types.js'
@@ -22,6 +22,7 @@ import {
   type LocateContext,
   type Location,
 } from './location.js'
+import { locateFuzzed } from './locate-fuzz.js'
 import { search } from './locate-search.js'
 import {
   ambiguousError,
@@ -312,5 +313,40 @@ export function locateCursor(
     if (retry.ok || retry.error.code !== 'MATCH_NOT_FOUND') return retry.ok ? retry : first
     trimmed = withoutTrailingEmpty(trimmed)
   }
-  return first
+  return fuzzCursor(ctx, hunk, cursor, claimed, first.error)
+}
+
+/**
+ * The last resort for a chunk whose lines match nowhere (src/match/locate-fuzz.ts): after the
+ * cursor, at the end for End of File, inside its hints' scopes; the chunk as written first,
+ * then without the trailing empty lines as above. `notFound` stands when fuzz finds nothing.
+ */
+function fuzzCursor(
+  ctx: LocateContext,
+  hunk: LineHunk,
+  cursor: number,
+  claimed: readonly Claimed[],
+  notFound: EditErrorData,
+): Result<Location> {
+  let scopes: readonly Reading[] | undefined
+  if (hunk.hints.length > 0) {
+    const hints = resolveHints(ctx, hunk, cursor)
+    if (!hints.ok) return fail(notFound)
+    scopes = hints.value
+  }
+  const bounds = {
+    from: cursor,
+    claimed,
+    mustStart: false,
+    mustEnd: hunk.endOfFile,
+    ...(scopes === undefined ? {} : { scopes }),
+  }
+  let lines: readonly HunkLine[] | null = hunk.lines
+  while (lines !== null && oldSide(lines).length > 0) {
+    const found = locateFuzzed(ctx, hunk, lines, bounds, notFound)
+    if (found.ok) return ok(found.value.location)
+    if (found.error !== notFound) return found
+    lines = withoutTrailingEmpty(lines)
+  }
+  return fail(notFound)
 }

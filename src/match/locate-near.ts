@@ -14,6 +14,7 @@ import {
   type LocateContext,
   type Location,
 } from './location.js'
+import { locateFuzzed } from './locate-fuzz.js'
 import { search } from './locate-search.js'
 import {
   ambiguousError,
@@ -89,7 +90,8 @@ export function locateNearLine(
   let starts = found.kind === 'found' ? found.starts : []
   if (hunk.oldNoNewlineAtEnd === true) starts = starts.filter((s) => s + old.length === total)
   if (found.kind === 'none' || starts.length === 0) {
-    return notFoundError(ctx, hunk, old, minStart, total, claimed)
+    const refused = notFoundError<never>(ctx, hunk, old, minStart, total, claimed)
+    return fuzzed(ctx, hunk, refused, minStart, claimed, anchors, statedStart)
   }
   // The first pass with any match decides (D-002); its places must also satisfy the anchors.
   const allowed = starts.filter(fits)
@@ -140,7 +142,8 @@ function locateByLines(
   let starts = found.kind === 'found' ? found.starts : []
   if (hunk.oldNoNewlineAtEnd === true) starts = starts.filter((s) => s + old.length === total)
   if (found.kind === 'none' || starts.length === 0) {
-    return notFoundError(ctx, hunk, old, minStart, total, claimed)
+    const refused = notFoundError<never>(ctx, hunk, old, minStart, total, claimed)
+    return fuzzed(ctx, hunk, refused, minStart, claimed, anchorsOf(hunk), null)
   }
   if (starts.length > 1) {
     const why = 'has no line numbers, and its lines match more than once'
@@ -159,6 +162,35 @@ function locateByLines(
     )
   }
   return ok({ ...located(ctx, hunk, hunk.lines, start, found.pass), statedStart: start })
+}
+
+/**
+ * The last resort for a hunk whose lines match nowhere (src/match/locate-fuzz.ts), under the
+ * hunk's own anchors; `refused` stands when fuzz finds nothing. A numbered hunk's stated start
+ * moves by the leading lines it lost, so the next hunk's offset stays right.
+ */
+function fuzzed(
+  ctx: LocateContext,
+  hunk: LineHunk,
+  refused: Result<never>,
+  minStart: number,
+  claimed: readonly Claimed[],
+  anchors: Anchors,
+  statedStart: number | null,
+): Result<Location & { readonly statedStart: number }> {
+  if (refused.ok || refused.error.code !== 'MATCH_NOT_FOUND') return refused
+  const bounds = {
+    from: minStart,
+    claimed,
+    mustStart: anchors.start,
+    mustEnd: anchors.end || hunk.oldNoNewlineAtEnd === true,
+    bodyOffset: 1,
+  }
+  const found = locateFuzzed(ctx, hunk, hunk.lines, bounds, refused.error)
+  if (!found.ok) return found
+  const { location, droppedLeading } = found.value
+  const stated = statedStart === null ? location.start : statedStart + droppedLeading
+  return ok({ ...location, statedStart: stated })
 }
 
 /**

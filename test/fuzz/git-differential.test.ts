@@ -9,7 +9,10 @@
 //   (MATCH_AMBIGUOUS, git takes one), or sections whose order git's result would not follow
 //   (PATH_DUPLICATE "no single reading", D-132);
 // - patchloom applies, git refuses: a hunk with leading context that states line 1, placed by
-//   that context away from the first line (D-129; git pins it there).
+//   that context away from the first line (D-129; git pins it there);
+// - patchloom applies, git refuses: a hunk whose outer context drifted, placed by bounded fuzz
+//   (match.fuzz), and then the tree is git's three-way merge of the patch (or, where the drift
+//   sits next to the change and the merge conflicts, agrees with it around each conflict).
 // Some patches are then damaged as model output is (trailing spaces on a context line, which git
 // refuses): wherever patchloom still applies one, the tree must be the one git made of the
 // undamaged patch.
@@ -40,6 +43,8 @@ function generator(seed: number): { next: () => number; pick: <T>(items: readonl
 
 type Outcome =
   | 'same'
+  | 'fuzz, as merged'
+  | 'fuzz, next to the drift'
   | 'damaged, same'
   | 'damaged, refused'
   | 'tie'
@@ -193,9 +198,52 @@ async function trial(seed: number, scratch: string, home: string): Promise<Outco
       (w) => w.code === 'match.offset' && w.patchLine !== undefined && atLineOne.has(w.patchLine),
     )
     if (moved) return keep('start-anchor')
+    if (result.warnings.some((w) => w.code === 'match.fuzz')) {
+      // Fuzz placed a hunk whose outer context drifted: the tree must be git's three-way merge of
+      // the patch into the drifted files (the blobs the patch names are in the repository).
+      const viaMerge = path.join(dir, 'merge')
+      await cp(work, viaMerge, { recursive: true })
+      const inMerge = (args: string[], input?: string) =>
+        spawnSync('git', args, { cwd: viaMerge, env: gitEnv(home), input, encoding: 'utf8' })
+      inMerge(['add', '-A'])
+      const merged = inMerge(['apply', '-3', '-'], patch)
+      const mergedTree = await treeOf(viaMerge)
+      const engineTree = await treeOf(viaEngine)
+      if (merged.status === 0 && JSON.stringify(mergedTree) === JSON.stringify(engineTree))
+        return keep('fuzz, as merged')
+      // Where the drift sits right next to the change, the merge conflicts (git will not order
+      // two insertions at one place); the hunk must still be where the conflict is.
+      if (merged.status !== 0 && agreesAround(mergedTree, engineTree))
+        return keep('fuzz, next to the drift')
+      return keep({
+        wrong: `patchloom applies by fuzz, and git's three-way merge ${merged.status === 0 ? 'gives another tree' : `refuses (${merged.stderr.trim()})`}, ${where}`,
+      })
+    }
     return keep({ wrong: `patchloom applies, git refuses (${gitApplied.stderr.trim()}), ${where}` })
   }
   return keep('both refused')
+}
+
+/**
+ * Whether every file of `engine` equals `merged`'s, or, for a file with merge conflicts, holds
+ * the merged text outside each conflict in the same order, starting and ending as it does.
+ */
+function agreesAround(merged: Record<string, string>, engine: Record<string, string>): boolean {
+  const paths = Object.keys(merged)
+  if (paths.join('\n') !== Object.keys(engine).join('\n')) return false
+  return paths.every((p) => {
+    const ours = merged[p] as string
+    const text = engine[p] as string
+    if (!ours.includes('<<<<<<< ')) return ours === text
+    const outside = ours.split(/^<<<<<<< [^\n]*\n[\s\S]*?^>>>>>>> [^\n]*\n/m)
+    let at = 0
+    for (const [i, part] of outside.entries()) {
+      const found = i === 0 ? (text.startsWith(part) ? 0 : -1) : text.indexOf(part, at)
+      if (found < 0) return false
+      at = found + part.length
+    }
+    return text.endsWith(outside[outside.length - 1] as string)
+  })
 }
 
 /** The patch with trailing spaces on one of its context lines, or null (half the time, or none). */
