@@ -318,8 +318,8 @@ export function locateCursor(
 
 /**
  * The last resort for a chunk whose lines match nowhere (src/match/locate-fuzz.ts): after the
- * cursor, at the end for End of File, inside its hints' scopes; the chunk as written first,
- * then without the trailing empty lines as above. `notFound` stands when fuzz finds nothing.
+ * cursor, at the end for End of File, inside its hints' scopes. `notFound` stands when fuzz
+ * finds nothing.
  */
 function fuzzCursor(
   ctx: LocateContext,
@@ -341,12 +341,7 @@ function fuzzCursor(
     mustEnd: hunk.endOfFile,
     ...(scopes === undefined ? {} : { scopes }),
   }
-  let lines: readonly HunkLine[] | null = hunk.lines
-  while (lines !== null && oldSide(lines).length > 0) {
-    const found = locateFuzzed(ctx, hunk, lines, bounds, notFound)
-    if (found.ok) return ok(found.value.location)
-    if (found.error !== notFound) return found
-    lines = withoutTrailingEmpty(lines)
-  }
-  return fail(notFound)
+  // Only the chunk as written: dropping its trailing empty lines as well would be a second guess.
+  const found = locateFuzzed(ctx, hunk, hunk.lines, bounds, notFound)
+  return found.ok ? ok(found.value.location) : found
 }

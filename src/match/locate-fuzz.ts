@@ -76,6 +76,8 @@ export function locateFuzzed(
   const a = Math.min(MAX_FUZZ, Math.max(0, lead - 1))
   const b = bounds.mustEnd ? 0 : Math.min(MAX_FUZZ, Math.max(0, trail - 1))
   if (a + b === 0) return fail(notFound)
+  // A side without context pins nothing unless the hunk must sit at that end of the file.
+  if ((lead === 0 && !bounds.mustStart) || (trail === 0 && !bounds.mustEnd)) return fail(notFound)
   const core = lines.slice(a, n - b)
   const coreOld = oldSide(core)
   const found = search(ctx, coreOld, 0, total)

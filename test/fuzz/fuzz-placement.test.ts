@@ -1,10 +1,10 @@
 // Bounded fuzz never misplaces a hunk: random files of repeated blocks (so a hunk's lines can fit
-// elsewhere), a real change and its diff (jsdiff, 3 lines of context), then context damage at
-// the hunks' edges as models write it: a context line changed, dropped, duplicated, two swapped,
-// and sometimes the innermost context line changed too (which fuzz may not drop). Each patch goes
-// through the unified and the Codex locators. The result is the file as the change made it, or a
-// refusal; never another text. Cases where the damaged hunk still matches as written somewhere
-// are left out: the matcher, not fuzz, places those. Seeds are fixed; the fast loop runs a tenth.
+// elsewhere), a real change and its diff (jsdiff, 3 lines of context), then context damage as
+// models write it: at the hunks' edges a context line changed, dropped, duplicated or two
+// swapped; next to the change a context line changed or lines missing (which fuzz may not drop).
+// Each patch goes through the unified and the Codex locators: the file as the change made it,
+// or a refusal, never another text. A damaged hunk that still matches as written somewhere is
+// the matcher's to place, not fuzz's, and is left out. Seeds are fixed; the fast loop runs less.
 import { structuredPatch } from 'diff'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -54,6 +54,7 @@ const damageArb = fc.record({
     'duplicated',
     'swapped',
     'inner',
+    'inner-dropped',
   ),
   side: fc.constantFrom<'lead' | 'trail'>('lead', 'trail'),
   at: fc.nat({ max: 1 }),

@@ -286,6 +286,21 @@ describe('bounded fuzz (Codex)', () => {
     expect(refused(text, [h], 'cursor').code).toBe('MATCH_NOT_FOUND')
   })
 
+  it('does not fuzz a chunk with context on one side only', () => {
+    // Without trailing context (and no End of File) nothing pins where the change ends.
+    const h = hunk([
+      ' def a(x):',
+      '     one = 1',
+      '     two = 2',
+      '-    three = 3',
+      '+    three = 33',
+    ])
+    expect(refused(TEXT, [h], 'cursor').code).toBe('MATCH_NOT_FOUND')
+    // Nor does it drop the chunk's trailing empty lines as well as its drifted context.
+    const blank = hunk([' def a(x):', '     one = 1', '-    two = 2', '     three = 3', ' ', '+'])
+    expect(refused(TEXT, [blank], 'cursor').code).toBe('MATCH_NOT_FOUND')
+  })
+
   it('keeps the order of the chunks', () => {
     const text = ['a', 'b', 'c', 'd', 'e', 'f', ''].join('\n')
     const later = hunk([' d', '-e', '+E', ' f'])
