@@ -1,11 +1,11 @@
 // Bounded fuzz, the last resort of the unified and Codex locators for a hunk whose lines match
-// nowhere together: up to two outer context lines on each side may be dropped (never a removed or
-// added line, and a side that had context keeps one), and the hunk without them must match in
-// exactly one place in the whole file, under the first ladder pass with any match. That place
-// must also obey what the hunk as written says: after the hunk before it, apart from claimed
-// lines, at the end (or start) of the file where it must be, inside its @@ hint's scope. There
-// it applies with the context lines that do match there; a match.fuzz warning names the dropped
-// ones, which are not written (the file keeps its own lines). Anything else is refused.
+// nowhere together: up to two outer context lines a side may go (never a '-' or '+' line; a side
+// keeps one), and what is left must match in exactly one place of the whole file (first ladder
+// pass with any match), as must the change with either side's context alone (a drift next to
+// the change reads two ways). The place must obey the hunk as written: after the hunk before it,
+// off claimed lines, at a file end it is anchored to, in its @@ hint's scope; a side without
+// context pins nothing unless anchored. There it applies with the context lines that match; a
+// match.fuzz warning names the dropped ones, which the file keeps as they are. Else: refused.
 import { errorData, type Candidate, type EditErrorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import { normalizeLine, type MatchPass } from '../text/normalize.js'
