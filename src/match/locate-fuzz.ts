@@ -58,6 +58,7 @@ export interface Fuzzed {
  * `notFound` is the locator's own refusal; it is returned unchanged when fuzz has nothing to try
  * or its lines match nowhere either, and extended with what fuzz found otherwise.
  */
+// The rules and their reasons: DECISIONS.md D-143.
 export function locateFuzzed(
   ctx: LocateContext,
   hunk: LineHunk,
@@ -181,6 +182,7 @@ export function locateFuzzed(
  * drifted wholly: the change with the other side's context, less its droppable lines, matching
  * somewhere other than `at`. Ascending.
  */
+// A drift next to the change reads two ways (DECISIONS.md D-143): both are refused.
 function rivalPlaces(
   ctx: LocateContext,
   lines: readonly HunkLine[],
