@@ -180,10 +180,11 @@ function indentLike(like: string, cols: number): string | null {
  * When the hunk's old lines sit at offsets from the file's that disagree (the patch flattened or
  * scrambled the nesting: `if x:` and `a()` both at column 0 where the file has 4 and 8), no one
  * offset re-indents its added lines right, and reindent.ts would guess. Then an added line's
- * depth comes only from what the file says at its place: in a run that replaces lines, the run's
- * first added line takes the first replaced line's indentation and the others keep their depth
- * relative to it; in a run that only inserts, a line keeps its own indentation where a file line
- * next to the run has it. Any other added line cannot be placed and is named in `unplaced`. Null
+ * depth comes only from what the file says at its place: in a run that replaces lines, the n-th
+ * added line written at the n-th removed line's indentation takes that line's depth, and the
+ * others keep their depth relative to the run's first added line, which sits where the first
+ * replaced line did; in a run that only inserts, a line keeps its own indentation where a file
+ * line next to the run has it. Any other added line cannot be placed and is named in `unplaced`. Null
  * when the offsets agree (reindent.ts then re-indents as it learned).
  */
 function flattened(
@@ -232,11 +233,15 @@ function flattened(
       const firstWs = leading((lines[first] as HunkLine).text)
       const replaced = removed.length > 0 ? (fileWs[removed[0] as number] as string) : undefined
       const around = [contextWs(i - 1, -1, before), contextWs(j, 1, after)]
-      for (const r of added) {
+      for (const [n, r] of added.entries()) {
         const line = lines[r] as HunkLine
         const ws = leading(line.text)
+        // The n-th added line written as the n-th removed one is: it takes that line's depth.
+        const twin = removed[n]
         let want: string | null
-        if (replaced !== undefined) {
+        if (twin !== undefined && leading((lines[twin] as HunkLine).text) === ws) {
+          want = fileWs[twin] as string
+        } else if (replaced !== undefined) {
           want = indentLike(replaced, width(replaced) + width(ws) - width(firstWs))
         } else want = around.includes(ws) ? ws : null
         if (want === null) {
