@@ -37,16 +37,16 @@ const PATCH_TAB_COLUMNS = 4
 const MAX_UNIT = 8
 const DEFAULT_UNIT = 4
 
-function leadingWhitespace(text: string): string {
+export function leadingWhitespace(text: string): string {
   const match = /^[ \t]*/.exec(text)
   return match === null ? '' : match[0]
 }
 
-function isBlank(text: string): boolean {
+export function isBlank(text: string): boolean {
   return text.trim() === ''
 }
 
-function columns(ws: string, tab: number): number {
+export function columns(ws: string, tab: number): number {
   let cols = 0
   for (const ch of ws) cols = ch === '\t' ? cols - (cols % tab) + tab : cols + 1
   return cols

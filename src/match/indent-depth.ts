@@ -1,0 +1,170 @@
+// The depth of added lines when a hunk's indentation cannot be trusted (DECISIONS.md D-142): the
+// patch flattened or scrambled the nesting, so the one offset reindent.ts learns would guess.
+// Added lines then take a depth the file vouches for, or the hunk is refused; location.ts calls
+// it for the matches that ignored indentation. Pure, plain data.
+import type { HunkLine } from '../types.js'
+import {
+  columns,
+  isBlank,
+  leadingWhitespace as leading,
+  reindentLine,
+  type Reindent,
+} from './reindent.js'
+
+/** Added lines given the file's depth, or the first one whose depth cannot be told. */
+export interface FileDepths {
+  readonly lines: readonly HunkLine[]
+  /** Indices into `lines` of added lines that now carry the file's indentation. */
+  readonly indices: readonly number[]
+  /** The first added line whose depth cannot be told, and why. */
+  readonly unplaced?: { readonly text: string; readonly why: string }
+}
+
+/** One run of changed lines and the file's indentation just outside it. */
+interface Run {
+  readonly removed: readonly number[]
+  readonly added: readonly number[]
+  /** The file's indentation of the nearest non-blank context line before and after the run. */
+  readonly around: readonly (string | undefined)[]
+}
+
+const TAB = 4
+
+/** `cols` columns written in the style of `like` (all spaces or all tabs), or null. */
+function indentLike(like: string, cols: number): string | null {
+  if (cols < 0) return null
+  if (!like.includes('\t')) return ' '.repeat(cols)
+  if (/^\t*$/.test(like) && cols % TAB === 0) return '\t'.repeat(cols / TAB)
+  return null
+}
+
+/**
+ * The hunk's runs of changes, with the file's indentation of each old line (`fileWs`, by index
+ * into `lines`). `before` and `after` are the file lines just outside the match.
+ */
+function runsOf(
+  fileOld: readonly string[],
+  lines: readonly HunkLine[],
+  before: string | undefined,
+  after: string | undefined,
+): { runs: Run[]; fileWs: (string | undefined)[] } {
+  const fileWs: (string | undefined)[] = []
+  let k = 0
+  for (const line of lines) fileWs.push(line.op === '+' ? undefined : leading(fileOld[k++] ?? ''))
+  const contextWs = (from: number, step: number, edge: string | undefined): string | undefined => {
+    for (let i = from; i >= 0 && i < lines.length; i += step) {
+      const line = lines[i] as HunkLine
+      if (line.op === ' ' && !isBlank(line.text)) return fileWs[i]
+    }
+    return edge === undefined ? undefined : leading(edge)
+  }
+  const runs: Run[] = []
+  for (let i = 0; i < lines.length;) {
+    if ((lines[i] as HunkLine).op === ' ') {
+      i++
+      continue
+    }
+    let j = i
+    const removed: number[] = []
+    const added: number[] = []
+    for (; j < lines.length && (lines[j] as HunkLine).op !== ' '; j++) {
+      const line = lines[j] as HunkLine
+      if (line.op === '-') removed.push(j)
+      else if (!isBlank(line.text)) added.push(j)
+    }
+    runs.push({ removed, added, around: [contextWs(i - 1, -1, before), contextWs(j, 1, after)] })
+    i = j
+  }
+  return { runs, fileWs }
+}
+
+/**
+ * Added lines' depth where the hunk's indentation cannot be trusted, or null where it can (then
+ * reindent.ts re-indents as it learned). Two cases:
+ * - The old lines sit at offsets from the file's that disagree (`if x:` and `a()` both at
+ *   column 0 where the file has 4 and 8): in a run that replaces lines, the n-th added line
+ *   written at the n-th removed line's indentation takes that line's depth, the others keep
+ *   their depth relative to the run's first added line, which sits where the first replaced
+ *   line did; in a run that only inserts, a line keeps its own indentation where a file line
+ *   next to the run has it. Any other added line cannot be placed.
+ * - The offsets agree, but an added line at an indentation no old line of the hunk has reads two
+ *   ways: shifted by that offset, or as written, where the file line next to its run has the
+ *   written indentation (the model wrote it in the file's columns and lost the context's).
+ */
+export function fileDepths(
+  fileOld: readonly string[],
+  lines: readonly HunkLine[],
+  reindent: Reindent | null,
+  before: string | undefined,
+  after: string | undefined,
+): FileDepths | null {
+  const width = (ws: string): number => columns(ws, TAB)
+  const offsets = new Set<number>()
+  let k = 0
+  for (const line of lines) {
+    if (line.op === '+') continue
+    const file = fileOld[k++]
+    if (file === undefined || isBlank(file) || isBlank(line.text)) continue
+    offsets.add(width(leading(file)) - width(leading(line.text)))
+  }
+  if (offsets.size <= 1 && reindent === null) return null
+  const { runs, fileWs } = runsOf(fileOld, lines, before, after)
+  if (offsets.size <= 1) return twoReadings(lines, runs, reindent as Reindent)
+  const out = lines.slice()
+  const indices: number[] = []
+  let unplaced: FileDepths['unplaced']
+  for (const run of runs) {
+    const first = run.added[0]
+    if (first === undefined) continue
+    const firstWs = leading((lines[first] as HunkLine).text)
+    const replaced =
+      run.removed.length > 0 ? (fileWs[run.removed[0] as number] as string) : undefined
+    for (const [n, r] of run.added.entries()) {
+      const line = lines[r] as HunkLine
+      const ws = leading(line.text)
+      // The n-th added line written as the n-th removed one is: it takes that line's depth.
+      const twin = run.removed[n]
+      let want: string | null
+      if (twin !== undefined && leading((lines[twin] as HunkLine).text) === ws) {
+        want = fileWs[twin] as string
+      } else if (replaced !== undefined) {
+        want = indentLike(replaced, width(replaced) + width(ws) - width(firstWs))
+      } else want = run.around.includes(ws) ? ws : null
+      if (want === null) {
+        unplaced ??= {
+          text: line.text,
+          why: "its old lines sit at indentation offsets from the file's that disagree",
+        }
+        continue
+      }
+      indices.push(r)
+      out[r] = { ...line, text: want + line.text.slice(ws.length) }
+    }
+  }
+  return { lines: out, indices, ...(unplaced === undefined ? {} : { unplaced }) }
+}
+
+/** The second case of fileDepths: the first added line that reads two ways, if any. */
+function twoReadings(
+  lines: readonly HunkLine[],
+  runs: readonly Run[],
+  reindent: Reindent,
+): FileDepths | null {
+  const oldWs = new Set(
+    lines.filter((l) => l.op !== '+' && !isBlank(l.text)).map((l) => leading(l.text)),
+  )
+  for (const run of runs) {
+    for (const r of run.added) {
+      const text = (lines[r] as HunkLine).text
+      const own = leading(text)
+      // At an indentation an old line of the hunk has, the offset learned there is evidence.
+      if (oldWs.has(own) || leading(reindentLine(text, reindent)) === own) continue
+      if (run.around.includes(own)) {
+        const why =
+          'its added line reads two ways, shifted by the offset its context shows or as written, as the file line next to it is indented'
+        return { lines, indices: [], unplaced: { text, why } }
+      }
+    }
+  }
+  return null
+}
