@@ -6,12 +6,12 @@
 // off claimed lines, at a file end it is anchored to, in its @@ hint's scope; a side without
 // context pins nothing unless anchored. There it applies with the context lines that match; a
 // match.fuzz warning names the dropped ones, which the file keeps as they are. Else: refused.
-import { errorData, type Candidate, type EditErrorData } from '../errors.js'
+import type { Candidate, EditErrorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import { normalizeLine, type MatchPass } from '../text/normalize.js'
 import type { HunkLine, LineHunk } from '../types.js'
 import { lineSimilarity, MAX_CANDIDATES, previewOf } from './candidates.js'
-import { listedLines, quote } from './locate-messages.js'
+import { listedLines, overlapError, quote } from './locate-messages.js'
 import { search } from './locate-search.js'
 import {
   capitalise,
@@ -155,16 +155,9 @@ export function locateFuzzed(
     )
     if (!inside) return refuse('outside the scope of its @@ hint')
   }
-  const hit = bounds.claimed.find((c) => start < c.end && end > c.start)
-  if (hit !== undefined) {
-    return fail(
-      errorData(
-        'MATCH_OVERLAP',
-        `${capitalise(hunkName(hunk))} matches ${ctx.path} nowhere as written, and without ${describeLines(hunk, lines, dropped, bounds)} only at lines ${start + 1}-${end}, which overlap lines ${hit.start + 1}-${hit.end} claimed by another hunk.`,
-        { path: ctx.path, patchLine: hunk.patchLine },
-      ),
-    )
-  }
+  const how = `nowhere as written, and without ${describeLines(hunk, lines, dropped, bounds)} `
+  const overlap = overlapError<never>(ctx, hunk, start, end, bounds.claimed, 'another hunk', how)
+  if (overlap !== null) return overlap
   const warning = {
     code: 'match.fuzz',
     message: `${capitalise(hunkName(hunk))} matched ${ctx.path} nowhere as written; it was applied at line ${start + 1} without ${describeLines(hunk, lines, dropped, bounds)}, which the file does not have there (the file keeps its own lines).`,

@@ -95,6 +95,30 @@ export function ambiguousError<T>(
 }
 
 /**
+ * MATCH_OVERLAP when lines [start, end) overlap lines a hunk claimed, else null. `how` is what
+ * the message says before "only at lines" (how the hunk matches there), `by` who claimed them.
+ */
+export function overlapError<T>(
+  ctx: LocateContext,
+  hunk: LineHunk,
+  start: number,
+  end: number,
+  claimed: readonly Claimed[],
+  by: string,
+  how = '',
+): Result<T> | null {
+  const hit = claimed.find((c) => start < c.end && end > c.start)
+  if (hit === undefined) return null
+  return fail(
+    errorData(
+      'MATCH_OVERLAP',
+      `${capitalise(hunkName(hunk))} matches ${ctx.path} ${how}only at lines ${start + 1}-${end}, which overlap lines ${hit.start + 1}-${hit.end} claimed by ${by}.`,
+      { path: ctx.path, patchLine: hunk.patchLine },
+    ),
+  )
+}
+
+/**
  * The failure for a block that is not in [from, to): MATCH_OVERLAP when it would match on lines
  * an earlier hunk already claimed, otherwise MATCH_NOT_FOUND with candidates from the region.
  */
@@ -111,17 +135,8 @@ export function notFoundError<T>(
     const anywhere = search(ctx, wanted, 0, ctx.index.lines.length)
     if (anywhere.kind === 'found') {
       for (const s of anywhere.starts) {
-        const e = s + wanted.length
-        const hit = claimed.find((c) => s < c.end && e > c.start)
-        if (hit !== undefined) {
-          return fail(
-            errorData(
-              'MATCH_OVERLAP',
-              `${capitalise(hunkName(hunk))} matches ${ctx.path} only at lines ${s + 1}-${e}, which overlap lines ${hit.start + 1}-${hit.end} claimed by an earlier hunk.`,
-              { path: ctx.path, patchLine: hunk.patchLine },
-            ),
-          )
-        }
+        const overlap = overlapError<T>(ctx, hunk, s, s + wanted.length, claimed, 'an earlier hunk')
+        if (overlap !== null) return overlap
       }
     }
   }

@@ -22,6 +22,7 @@ import {
   listedLines,
   notFoundError,
   notTextError,
+  overlapError,
 } from './locate-messages.js'
 
 // Anchors as git apply reads them: DECISIONS.md D-129.
@@ -150,17 +151,8 @@ function locateByLines(
     return ambiguousError(ctx, hunk, starts, old.length, why)
   }
   const start = starts[0] as number
-  const end = start + old.length
-  const hit = claimed.find((c) => start < c.end && end > c.start)
-  if (hit !== undefined) {
-    return fail(
-      errorData(
-        'MATCH_OVERLAP',
-        `${capitalise(hunkName(hunk))} matches ${ctx.path} only at lines ${start + 1}-${end}, which overlap lines ${hit.start + 1}-${hit.end} claimed by another hunk.`,
-        { path: ctx.path, patchLine: hunk.patchLine },
-      ),
-    )
-  }
+  const overlap = overlapError<never>(ctx, hunk, start, start + old.length, claimed, 'another hunk')
+  if (overlap !== null) return overlap
   return ok({ ...located(ctx, hunk, hunk.lines, start, found.pass), statedStart: start })
 }
 
