@@ -30,6 +30,8 @@ export interface ApplyHunksInput {
   readonly exactOnly: boolean
   /** false: refusals carry no near-miss candidates (LocateContext.candidates). */
   readonly candidates?: boolean
+  /** The ending added lines take; the file's dominant one when absent (Codex's model sets it). */
+  readonly newLineEol?: Exclude<Eol, ''>
 }
 
 export interface ApplyHunksOutput {
@@ -60,7 +62,7 @@ interface Placed {
  * applyHunks({ lines, hunks, mode: 'cursor', format: 'codex', path: 'f', exactOnly: false })
  */
 export function applyHunks(input: ApplyHunksInput): Result<ApplyHunksOutput> {
-  const eol = dominantEol(input.lines)
+  const eol = input.newLineEol ?? dominantEol(input.lines)
   const added = addedEol(input.hunks, eol)
   const hadFinalNewline = endsWithNewline(input.lines)
   const warnings: Warning[] = []

@@ -19,6 +19,7 @@ import { rawTextToByteChars, rawTextToBytes } from '../text/patch-bytes.js'
 import { joinLines, splitLines, type Line } from '../text/lines.js'
 import type { ComputedFile, ComputeInput, FileOp, LineHunk, Warning } from '../types.js'
 import { applyHunks } from './apply-hunks.js'
+import { codexLineModel } from './codex-line-model.js'
 import { applyBinaryPatch, checkPreimage } from './git-binary.js'
 import { renderDiff, type DiffHeader, type LineRegion, type RenderedDiff } from './render-diff.js'
 import { spliceExact, splicePacked, type SplicedFile } from './exact-splice.js'
@@ -218,28 +219,40 @@ function applyLineHunks(
     : decoded.mode === 'utf8'
       ? hunks
       : hunks.map((h) => hunkToMode(h, decoded.mode))
-  const lines = splitLines(decoded.text)
+  const codex = format === 'codex' ? codexLineModel(decoded.text, modeHunks) : null
+  const lines = codex?.lines ?? splitLines(decoded.text)
   const applied = applyHunks({
     lines,
-    hunks: modeHunks,
+    hunks: codex?.hunks ?? modeHunks,
     mode: locate,
     format,
     path,
     exactOnly: decoded.mode === 'bytes',
     ...(job.noCandidates === true ? { candidates: false } : {}),
+    ...(codex === null ? {} : { newLineEol: codex.newLineEol }),
   })
   if (!applied.ok) return raw ? fail(rawBytesError(applied.error, fileDecoded)) : applied
+  const text = joinLines(applied.value.lines)
+  const bytes = encodeText(text, decoded.mode, decoded.bom)
+  const binary = decoded.reason === 'nul'
+  const { warnings, placements } = applied.value
+  // The result's diff is git's, whose lines end at LF only: Codex's lines and regions (which
+  // index them) do not fit it, so both sides are split again and diffed whole.
+  if (codex !== null) {
+    const before = splitLines(decoded.text)
+    return ok({
+      bytes,
+      warnings,
+      lines: { before, after: splitLines(text), binary, bom: decoded.bom },
+      placements,
+    })
+  }
   return ok({
-    bytes: encodeText(joinLines(applied.value.lines), decoded.mode, decoded.bom),
-    warnings: applied.value.warnings,
-    lines: {
-      before: lines,
-      after: applied.value.lines,
-      binary: decoded.reason === 'nul',
-      bom: decoded.bom,
-    },
+    bytes,
+    warnings,
+    lines: { before: lines, after: applied.value.lines, binary, bom: decoded.bom },
     ...(applied.value.regions === undefined ? {} : { regions: applied.value.regions }),
-    placements: applied.value.placements,
+    placements,
   })
 }
 

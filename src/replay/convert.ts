@@ -7,6 +7,7 @@
 import { changesWithin, hintScopeEnd } from '../match/scope.js'
 import { nameFromLine } from '../parse/search-replace.js'
 import { decodeText } from '../text/decode.js'
+import { hasLoneCr } from '../text/codex-lines.js'
 import { dominantEol, splitLines } from '../text/lines.js'
 import { hasLoneSurrogate, hasRawBytes } from '../text/patch-bytes.js'
 import type { FileOp, HunkLine, LineHunk } from '../types.js'
@@ -16,9 +17,9 @@ export type ContextFormat = 'codex' | 'search-replace'
 // The fallbacks: a binary patch, a mode change or a new executable, a symlink, a copy, a
 // deletion or rename in SEARCH/REPLACE (no syntax for them), a file that is not plain UTF-8
 // (a BOM, invalid bytes), line endings the engine would not write (an added line whose ending is
-// not the file's dominant one, a line ending in a lone CR), a final-newline change the format's
-// rule does not give, a line the format's parser reads as its own syntax, and a path the format
-// cannot spell.
+// not the file's dominant one, a line ending in a lone CR, in Codex any file holding a lone CR),
+// a final-newline change the format's rule does not give, a line the format's parser reads as its
+// own syntax, and a path the format cannot spell.
 /** Why a change went the unified way instead (the report counts each). */
 export type FallbackReason =
   | 'binary'
@@ -124,6 +125,9 @@ function convertUpdate(
   if (source === null) return fallback('encoding')
   const decoded = decodeText(source)
   if (decoded.mode !== 'utf8' || decoded.bom) return fallback('encoding')
+  // A Codex patch on a file holding a lone CR applies in Codex's line model (D-144), where CRs end
+  // lines and new lines take the first ending: git's result is not what it would state.
+  if (format === 'codex' && hasLoneCr(decoded.text)) return fallback('line-endings')
   const fileLines = splitLines(decoded.text)
   const eol = dominantEol(fileLines)
   const hunks = op.hunks

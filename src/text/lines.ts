@@ -1,13 +1,14 @@
 // Line splitting that keeps each line's own terminator, so a file can be rebuilt byte for byte.
-// LF and CRLF end a line; a lone CR is content, part of the line's text, as git and Codex see it
-// (D-032: a generated file with CRs mid-line must match its own `git diff`). A classic-Mac file
-// whose lines end in CR alone is therefore one long line. The last line's `eol` is '' when the
-// file has no final newline, and a CR just before the end of the file is that line's text.
-// Patch text is split differently (splitPatchLines): only '\n' ends a patch line, and a trailing
-// '\r' is dropped so CRLF patches read like LF ones. Unified diffs can state a line's CRLF ending
-// with that '\r', so they split with splitPatchLinesWithCr, which reports it.
+// LF and CRLF end a line; a lone CR is content, part of the line's text, as git sees it (D-032: a
+// generated file with CRs mid-line must match its own `git diff`; Codex patches on such a file use
+// Codex's model, src/text/codex-lines.ts). So a classic-Mac file is one long line, and a CR just
+// before the end of the file is its last line's text; that line's `eol` is '' without a final
+// newline. Patch text is split differently (splitPatchLines): only '\n' ends a patch line, and a
+// trailing '\r' is dropped so CRLF patches read like LF ones. Unified diffs can state a line's
+// CRLF ending with that '\r', so they split with splitPatchLinesWithCr, which reports it.
 
-export type Eol = '\n' | '\r\n' | ''
+/** '\r' only in Codex's line model (src/text/codex-lines.ts); splitLines never gives it. */
+export type Eol = '\n' | '\r\n' | '\r' | ''
 
 export interface Line {
   readonly text: string
@@ -59,7 +60,7 @@ export function joinLines(lines: readonly Line[]): string {
  * CR-only file has none and new lines in it end in '\n', as git would write them). Ties prefer
  * '\n'.
  */
-export function dominantEol(lines: readonly Line[]): Exclude<Eol, ''> {
+export function dominantEol(lines: readonly Line[]): '\n' | '\r\n' {
   let lf = 0
   let crlf = 0
   for (const line of lines) {

@@ -2,7 +2,8 @@
 // (CRLF, lone CR, BOMs, invalid UTF-8, Latin-1 and NUL bytes) around three known ASCII lines; a
 // patch in each format changes the middle one with byte-exact context, so it applies in 'utf8'
 // and in 'bytes' mode alike. Every byte before and after the changed line must be kept. Only LF
-// and CRLF end lines; a lone CR in a segment is content of the line it is in.
+// and CRLF end lines, and a lone CR is content, except under a Codex patch, whose line model also
+// ends lines at a lone CR and gives a new line the file's first ending.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import fc from 'fast-check'
@@ -112,6 +113,25 @@ function countLines(bytes: Uint8Array): number {
   return n
 }
 
+/**
+ * The ending a Codex patch gives a new line in a file holding a lone CR: the first one the file
+ * uses ('\r' among them); null for a file without a lone CR (the dominant ending, LF or CRLF).
+ */
+function codexNewLineEnding(bytes: Uint8Array): string | null {
+  let first: string | null = null
+  let lone = false
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === 0x0a) first ??= '\n'
+    else if (bytes[i] === 0x0d) {
+      const crlf = bytes[i + 1] === 0x0a
+      first ??= crlf ? '\r\n' : '\r'
+      if (crlf) i++
+      else lone = true
+    }
+  }
+  return lone ? first : null
+}
+
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i])
 }
@@ -161,16 +181,18 @@ describe('untouched bytes under random file contents', () => {
             // the last line; Codex then ends the file with one, and a unified hunk without
             // `\ No newline` says its last line has one. Either way only that newline may appear.
             // That newline takes the file's dominant ending, like any inserted line.
+            const first = format === 'codex' ? codexNewLineEnding(original) : null
+            const endings = first === null ? ['\n', '\r\n'] : [first]
             const grown =
               c.eolAfter === '' && (format === 'codex' || format === 'unified')
-                ? ['\n', '\r\n'].map((eol) => concat([tail, enc.encode(eol)]))
+                ? endings.map((eol) => concat([tail, enc.encode(eol)]))
                 : []
             const end = grown.find((g) => sameBytes(out.subarray(out.length - g.length), g)) ?? tail
             expect(sameBytes(out.subarray(out.length - end.length), end), 'bytes after').toBe(true)
             const middle = new TextDecoder().decode(
               out.subarray(head.length, out.length - end.length),
             )
-            expect([`${NEW_LINE}\n`, `${NEW_LINE}\r\n`]).toContain(middle)
+            expect(endings.map((eol) => NEW_LINE + eol)).toContain(middle)
           }),
           { seed: 0xb17e5 + n, numRuns: RUNS_PER_FORMAT },
         )

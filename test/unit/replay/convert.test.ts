@@ -252,6 +252,14 @@ describe('convertOp', () => {
       'line-endings',
     ],
     [
+      // Codex's line model (D-144) would end lines at the CR and give new lines its ending.
+      'an edit far from a lone CR in a Codex patch',
+      '--- a/t.txt\n+++ b/t.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n',
+      'one\ntwo\nthree\nx\ry\n',
+      'codex',
+      'line-endings',
+    ],
+    [
       'a file with a BOM',
       '--- a/t.txt\n+++ b/t.txt\n@@ -1,2 +1,2 @@\n \ufeffone\n-two\n+TWO\n',
       '\ufeffone\ntwo\n',
