@@ -86,6 +86,7 @@ describe('public API', () => {
       'LimitOptions',
       'LogFields',
       'Logger',
+      'ParsePatchOptions',
       'PatchFileSummary',
       'PatchFormat',
       'PatchSummary',
@@ -182,6 +183,9 @@ describe('public API', () => {
       files: [{ path: 'a.txt', op: 'add', additions: 1, deletions: 0 }],
     })
     expect(() => api.parsePatch('please change the greeting\n')).toThrow(api.EditError)
+    expectTypeOf<keyof api.ParsePatchOptions>().toEqualTypeOf<'binaryWithoutData'>()
+    const bad = { binaryWithoutData: 'drop' } as unknown as api.ParsePatchOptions
+    expect(() => api.parsePatch(patch, 'auto', bad)).toThrow(/binaryWithoutData must be/)
   })
 
   it('types Warning.code as the union of its codes', () => {

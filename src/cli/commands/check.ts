@@ -15,7 +15,11 @@ export async function runCheck(cmd: RunCommand, io: CliIo, deps: CliDeps): Promi
   if (!cmd.parseOnly) return runApply({ ...cmd, dryRun: true }, io, deps)
   const maxPatchBytes = cmd.limits.maxPatchBytes ?? DEFAULT_LIMITS.maxPatchBytes
   const patch = patchTextOf(await readPatchInput(cmd.file, io, maxPatchBytes), maxPatchBytes)
-  const summary = summarizePatch(patch, cmd.format)
+  const summary = summarizePatch(
+    patch,
+    cmd.format,
+    cmd.binaryWithoutData === undefined ? {} : { binaryWithoutData: cmd.binaryWithoutData },
+  )
   const result = parseOnlyResult(summary.format, summary.files, summary.warnings)
   io.stdout(cmd.json ? renderJsonLine(result) : renderParseOnlyHuman(result))
   return EXIT.OK

@@ -348,6 +348,38 @@ describe('main check --parse-only', () => {
     ])
   })
 
+  it('skips binary entries without data with --binary-without-data skip, as apply does', async () => {
+    const diff = [
+      'diff --git a/.coverage b/.coverage',
+      'new file mode 100644',
+      'index 0000000..1b2c3d4',
+      'Binary files /dev/null and b/.coverage differ',
+      'diff --git a/x.txt b/x.txt',
+      '--- a/x.txt',
+      '+++ b/x.txt',
+      '@@ -1 +1 @@',
+      '-old',
+      '+new',
+      '',
+    ].join('\n')
+    const refused = capture(diff)
+    expect(await main(['check', '--parse-only', '--json'], refused.io, NO_ENGINE)).toBe(1)
+    expect(JSON.parse(refused.out()).error.code).toBe('PARSE_BAD_BINARY')
+    const c = capture(diff)
+    const args = ['check', '--parse-only', '--json', '--binary-without-data', 'skip']
+    expect(await main(args, c.io, NO_ENGINE)).toBe(0)
+    const out = JSON.parse(c.out())
+    expect(out.files).toEqual([{ path: 'x.txt', op: 'update', additions: 1, deletions: 1 }])
+    expect(out.warnings).toEqual([
+      {
+        code: 'parse.binary-skipped',
+        message: expect.any(String),
+        path: '.coverage',
+        patchLine: 4,
+      },
+    ])
+  })
+
   it('exits 1 with the parse error when the patch does not parse', async () => {
     const c = capture('*** Begin Patch\n*** Frobnicate File: x\n*** End Patch\n')
     expect(await main(['check', '--parse-only', '--json'], c.io, NO_ENGINE)).toBe(1)
