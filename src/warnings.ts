@@ -17,6 +17,8 @@ export const WARNING_CODES = {
     'A unified-diff hunk applied at a line other than the one its header states; the message gives the line and the offset.',
   'match.fuzz':
     "A unified or Codex hunk whose lines matched nowhere together was placed after dropping up to two of its outer context lines on each side (never a removed or added line), because what remained matched in exactly one place of the whole file (inside the hint's scope, where there is one); the message names the dropped lines by patch line and text, and the file line where the hunk landed. The dropped lines were not written: the file keeps its own lines there.",
+  'match.reordered':
+    "A unified diff's numbered hunks for one file were not in the order of their stated lines; they were placed in that order, each near its own line, as `git apply` places them (every other rule holds: each matches once near its line, none overlaps another). The message lists the hunks by patch line and stated line.",
   'file.rebased':
     "A file changed between this request's verification and its commit (another change to lines far from this one's); the request was verified again on the new content and landed as the merge of both changes. `path` names the file.",
   'journal.pending':

@@ -71,7 +71,45 @@ export function applyHunks(input: ApplyHunksInput): Result<ApplyHunksOutput> {
 
   const ctx = contextFor(input.lines, input)
   const total = input.lines.length
+  let placing = placeAll(ctx, input, null)
+  // Numbered hunks written out of order (a later hunk first) fail in patch order, where each is
+  // searched after the one before. They are placed again in the order of their stated lines, as
+  // git applies them (each near its own line), with a warning; the patch order's error stands if
+  // that fails too. Wrong numbers alone keep the patch's order, which places them as before.
+  if (!placing.ok && input.mode === 'near-line') {
+    const sequence = byStatedLine(input.hunks)
+    const again = sequence === null ? null : placeAll(ctx, input, sequence)
+    if (again?.ok === true) {
+      placing = again
+      warnings.push(reorderedWarning(input.hunks, input.path))
+    }
+  }
+  if (!placing.ok) return placing
+  const { placed, placements } = placing.value
+  for (const p of placed) warnings.push(...p.location.warnings)
+
+  let endHunk: LineHunk | null = null
+  for (const p of placed) {
+    if (p.location.start + p.location.oldLength === total) endHunk = p.hunk
+  }
+  const regions: LineRegion[] = []
+  const spliced = splice(input.lines, placed, eol, added, regions)
+  const finished = finishLastLine(spliced, endHunk, input.format, hadFinalNewline, eol)
+  return ok({ lines: finished, warnings, regions, placements })
+}
+
+/**
+ * Locates every hunk, one after another in patch order or in `sequence` (hunk indexes), each
+ * searched after the one placed before it (anywhere, for hunks without numbers); the first
+ * failure is returned. Placements are in patch order.
+ */
+function placeAll(
+  ctx: LocateContext,
+  input: ApplyHunksInput,
+  sequence: readonly number[] | null,
+): Result<{ placed: Placed[]; placements: number[] }> {
   const placed: Placed[] = []
+  const placements: number[] = []
   const claimed: Claimed[] = []
   let cursor = 0
   let offset = 0
@@ -80,7 +118,8 @@ export function applyHunks(input: ApplyHunksInput): Result<ApplyHunksOutput> {
   // others (splice sorts them). One numbered hunk keeps the patch's order for all.
   const unordered =
     input.mode === 'near-line' && input.hunks.every((h) => h.oldStartLine === undefined)
-  for (let order = 0; order < input.hunks.length; order++) {
+  for (let step = 0; step < input.hunks.length; step++) {
+    const order = sequence === null ? step : (sequence[step] as number)
     const hunk = input.hunks[order] as LineHunk
     let loc: Location
     if (input.mode === 'cursor') {
@@ -103,19 +142,36 @@ export function applyHunks(input: ApplyHunksInput): Result<ApplyHunksOutput> {
     }
     cursor = unordered ? 0 : end
     if (loc.oldLength > 0) claimed.push({ start: loc.start, end })
-    warnings.push(...loc.warnings)
     placed.push({ location: loc, order, hunk })
+    placements[order] = loc.start
   }
+  return ok({ placed, placements })
+}
 
-  let endHunk: LineHunk | null = null
-  for (const p of placed) {
-    if (p.location.start + p.location.oldLength === total) endHunk = p.hunk
+/**
+ * The hunk indexes in the order of their stated lines (stable), when every hunk states one and
+ * the patch does not already list them so; null otherwise.
+ */
+function byStatedLine(hunks: readonly LineHunk[]): number[] | null {
+  let sorted = true
+  for (let i = 0; i < hunks.length; i++) {
+    const start = (hunks[i] as LineHunk).oldStartLine
+    if (start === undefined) return null
+    if (i > 0 && start < ((hunks[i - 1] as LineHunk).oldStartLine as number)) sorted = false
   }
-  const regions: LineRegion[] = []
-  const spliced = splice(input.lines, placed, eol, added, regions)
-  const finished = finishLastLine(spliced, endHunk, input.format, hadFinalNewline, eol)
-  const placements = placed.map((p) => p.location.start)
-  return ok({ lines: finished, warnings, regions, placements })
+  if (sorted) return null
+  const line = (i: number) => (hunks[i] as LineHunk).oldStartLine as number
+  return hunks.map((_, i) => i).sort((a, b) => line(a) - line(b) || a - b)
+}
+
+function reorderedWarning(hunks: readonly LineHunk[], path: string): Warning {
+  const at = hunks.map((h) => `${h.patchLine} (line ${h.oldStartLine ?? '?'})`).join(', ')
+  return {
+    code: 'match.reordered',
+    message: `${path}: the hunks are not in the order of their stated lines (patch lines ${at}); each was placed near its stated line, in that order, as git apply does.`,
+    path,
+    patchLine: (hunks[0] as LineHunk).patchLine,
+  }
 }
 
 // One table for all hunks, so a hunk costs its own lines, not the file's (DECISIONS.md D-070).

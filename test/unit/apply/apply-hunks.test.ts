@@ -744,3 +744,37 @@ describe('applyHunks @@ hint scopes', () => {
     )
   })
 })
+
+describe('applyHunks with numbered hunks out of order', () => {
+  const text = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n') + '\n'
+  const at = (n: number, patchLine: number) =>
+    hunk([` line ${n - 1}`, `-line ${n}`, `+LINE ${n}`, ` line ${n + 1}`], {
+      oldStartLine: n - 1,
+      patchLine,
+    })
+
+  it('places a later hunk written first by the stated lines, reporting patch order', () => {
+    const result = applyHunks({
+      lines: splitLines(text),
+      hunks: [at(20, 3), at(5, 9)],
+      mode: 'near-line',
+      format: 'unified',
+      path: 'f',
+      exactOnly: false,
+    })
+    if (!result.ok) throw new Error(result.error.message)
+    expect(joinLines(result.value.lines)).toBe(
+      text.replace('line 20\n', 'LINE 20\n').replace('line 5\n', 'LINE 5\n'),
+    )
+    expect(result.value.placements).toEqual([18, 3])
+    expect(result.value.warnings.map((w) => w.code)).toEqual(['match.reordered'])
+  })
+
+  it('keeps the patch order when it places every hunk (wrong numbers, not order)', () => {
+    // The second hunk's number is wrong (0): in patch order both still land near their lines.
+    const wrong = { ...at(20, 9), oldStartLine: 0 }
+    const out = run(text, [at(5, 3), wrong], { mode: 'near-line', format: 'unified' })
+    expect(out.text).toBe(text.replace('line 20\n', 'LINE 20\n').replace('line 5\n', 'LINE 5\n'))
+    expect(out.warnings.map((w) => w.code)).not.toContain('match.reordered')
+  })
+})

@@ -169,9 +169,11 @@ describe('bounded fuzz (unified)', () => {
 
   it('refuses a fuzzed place before the hunk ahead of it', () => {
     const text = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', ''].join('\n')
-    const later = unified(6, [' e', '-f', '+F', ' g'])
-    const earlier = unified(2, [' X', ' a', '-b', '+B', ' c'])
-    const error = refused(text, [later, earlier], 'near-line')
+    // In the order of their stated lines, so nothing is reordered: the second hunk's fuzzed lines
+    // fit only above the first.
+    const first = unified(5, [' e', '-f', '+F', ' g'])
+    const second = unified(7, [' X', ' a', '-b', '+B', ' c'])
+    const error = refused(text, [first, second], 'near-line')
     expect(error.code).toBe('MATCH_NOT_FOUND')
     expect(error.message).toContain('before the end of the hunk ahead of it')
   })
