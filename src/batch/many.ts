@@ -10,6 +10,7 @@ import { EditError, isEditError, type EditErrorData } from '../errors.js'
 import type { EngineOptions } from '../engine/api.js'
 import {
   createEngineWithInternals,
+  createJournalKeyRing,
   type EngineInternals,
   type InternalEngine,
 } from '../engine/engine.js'
@@ -112,6 +113,8 @@ export async function* runMany<M>(
           ...(workers?.minThreads === undefined ? {} : { minThreads: workers.minThreads }),
           ...(workers?.maxThreads === undefined ? {} : { maxThreads: workers.maxThreads }),
         })
+  // The journal key is read once for the run, not once per workspace root.
+  const keys = createJournalKeyRing()
   const roots = new Map<string, RootEntry>()
   // Roots with no job in hand, least recently used first (a Set keeps insertion order).
   const idle = new Set<string>()
@@ -134,7 +137,7 @@ export async function* runMany<M>(
     }
     const engine = create(
       { ...engineOptions, root: absRoot },
-      pool === undefined ? {} : { sharedPool: pool },
+      { journalKeyRing: keys, ...(pool === undefined ? {} : { sharedPool: pool }) },
     )
     const entry: RootEntry = { engine, tail: Promise.resolve(), jobs: 0 }
     roots.set(absRoot, entry)

@@ -6,12 +6,14 @@
 // -> the journal commit of commit-steps.ts's steps (all-or-nothing, even across a crash) ->
 // diagnose.ts's after-state. Requests verify concurrently; commits to one workspace never
 // interleave (the journal's lock, across engines and processes).
+import { realpathSync, statSync } from 'node:fs'
 import { realpath, stat } from 'node:fs/promises'
 import { DEFAULT_DENY_GLOBS } from '../defaults.js'
 import { resolveConfig, checkFormat, type ResolvedConfig } from './config.js'
 import { EditError } from '../errors.js'
 import type { JournalFs } from '../journal/fs.js'
 import { Journal } from '../journal/journal.js'
+import { keyRing, type KeyRing } from '../journal/trust.js'
 import type {
   JournalHooks,
   RecoveryReport,
@@ -30,7 +32,7 @@ import { WorkerPool } from '../threads/worker-pool.js'
 import { checkComputedSizes } from './limits.js'
 import { patchTextOf } from '../bytes/patch-input.js'
 import type { PatchText } from '../text/patch-bytes.js'
-import { detectCaseInsensitive } from '../workspace/case-fold.js'
+import { detectCaseInsensitive, syncCaseProbeFs } from '../workspace/case-fold.js'
 import { resolveWorkspacePath, type PathContext } from '../workspace/paths.js'
 import { checkLinkTargets, fileResults, patchWarnings } from './results.js'
 import { commitSteps, summaryOf } from './commit-steps.js'
@@ -49,6 +51,8 @@ export interface EngineInternals {
   readonly lspClientFactory?: LspClientFactory
   /** Where the per-user journal key lives (default: $PATCHLOOM_STATE_DIR or the user's state dir). */
   readonly journalStateDir?: string
+  /** The journal key shared with other engines (a batch's): read once, not once per root. */
+  readonly journalKeyRing?: KeyRing
   /**
    * A worker pool shared with other engines (the server's workspaces): used instead of one of
    * the engine's own, and left running by close(). Ignored when the workers option is false.
@@ -88,6 +92,11 @@ const isAlwaysDenied = compileGlobs(DEFAULT_DENY_GLOBS)
  */
 export function createEngine(options: EngineOptions): Engine {
   return createEngineWithInternals(options, {})
+}
+
+/** A journal key ring that engines given it as `journalKeyRing` share (the engines of a batch). */
+export function createJournalKeyRing(): KeyRing {
+  return keyRing()
 }
 
 /**
@@ -301,7 +310,9 @@ class EditEngine implements InternalEngine {
     // them and writes nothing. Transactions not acted on come back as warnings.
     const notices = await (await this.#journalFor()).beforeRequest(dryRun)
     // Probed once per engine: the filesystem under a root does not change its case rules.
-    this.#caseInsensitive ??= detectCaseInsensitive(rootReal)
+    this.#caseInsensitive ??= this.#config.blockingReads
+      ? detectCaseInsensitive(rootReal, syncCaseProbeFs)
+      : detectCaseInsensitive(rootReal)
     const ctx: PathContext = {
       root: this.#config.root,
       rootReal,
@@ -427,9 +438,15 @@ class EditEngine implements InternalEngine {
   #root(): Promise<string> {
     this.#rootReal ??= (async () => {
       try {
-        const st = await stat(this.#config.root)
+        const root = this.#config.root
+        // With blockingReads, as the reads of a request: no threadpool trip per engine.
+        if (this.#config.blockingReads) {
+          if (!statSync(root).isDirectory()) throw new Error('not a directory')
+          return realpathSync.native(root)
+        }
+        const st = await stat(root)
         if (!st.isDirectory()) throw new Error('not a directory')
-        return await realpath(this.#config.root)
+        return await realpath(root)
       } catch (error) {
         this.#rootReal = undefined
         throw new EditError(
@@ -460,6 +477,9 @@ class EditEngine implements InternalEngine {
           ...(this.#internals.journalStateDir === undefined
             ? {}
             : { keyDir: this.#internals.journalStateDir }),
+          ...(this.#internals.journalKeyRing === undefined
+            ? {}
+            : { keyRing: this.#internals.journalKeyRing }),
           // The sandbox apply uses (containment through symlinks, deny globs), for every path
           // a transaction names before recovery or undo acts on it. The last component is not
           // followed: the journal acts on the path itself (lstat, rename over it, unlink), never

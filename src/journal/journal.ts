@@ -17,7 +17,7 @@ import { newTransactionId, transactionTime } from './manifest.js'
 import { recoverAll, type RecoveryContext } from './recover.js'
 import { listEntries } from './store.js'
 import { RACY_MS, runTransaction } from './transaction.js'
-import { keyFileTrust, stateDirFor, type JournalTrust } from './trust.js'
+import { keyFileTrust, keyRing, stateDirFor, type JournalTrust, type KeyRing } from './trust.js'
 import { planUndo } from './undo.js'
 import { relDir, vetTransaction, type PathCheck } from './vet.js'
 import type {
@@ -50,6 +50,8 @@ export interface JournalOptions {
   readonly trust?: JournalTrust
   /** Where the per-user key lives. @default stateDirFor() */
   readonly keyDir?: string
+  /** Shares the key with other workspaces' journals (a batch reads it once). */
+  readonly keyRing?: KeyRing
   /** The engine's sandbox for the paths a transaction names (vet.ts). */
   readonly checkPath?: PathCheck
 }
@@ -72,7 +74,14 @@ export class Journal {
     this.#options = options
     this.#layout = layoutFor(options.rootReal)
     this.#fs = options.fs ?? nodeJournalFs
-    this.#trust = options.trust ?? keyFileTrust(options.keyDir ?? stateDirFor(), options.rootReal)
+    this.#trust =
+      options.trust ??
+      keyFileTrust(
+        options.keyDir ?? stateDirFor(),
+        options.rootReal,
+        nodeJournalFs,
+        options.keyRing ?? keyRing(),
+      )
   }
 
   get layout(): Layout {

@@ -4,7 +4,8 @@
 // workspace (the user's state directory, see stateDirFor). A checkout cannot supply that key, so
 // it cannot forge a transaction; one copied from another workspace or user fails too. The key is
 // read on demand and created only when a transaction is written (dry runs create nothing), and
-// created durably (createKey). What to do with an untrusted transaction is vet.ts's to decide.
+// created durably (createKey). A batch shares one KeyRing across its workspaces: the key and the
+// real places checked against each root are read once per process. vet.ts judges transactions.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { constants } from 'node:fs'
 import * as fsp from 'node:fs/promises'
@@ -47,34 +48,77 @@ export function stateDirFor(env: NodeJS.ProcessEnv = process.env): string {
 /**
  * Trust backed by the key file in `stateDir`, for the workspace whose real root is `rootReal`.
  * `fs` makes the key's creation durable (the workspace journal's own fs is not passed: the key is
- * outside the workspace).
+ * outside the workspace). `ring` shares the key with other workspaces' trusts (a batch); a given
+ * ring creates keys through its own fs.
  */
 export function keyFileTrust(
   stateDir: string,
   rootReal: string,
   fs: JournalFs = nodeJournalFs,
+  ring: KeyRing = keyRing(fs),
 ): JournalTrust {
-  let cached: Buffer | undefined
-  const load = async (create: boolean): Promise<Buffer | null> => {
-    if (cached !== undefined) return cached
-    await assertOutside(stateDir, rootReal)
-    const key = (await readKey(stateDir)) ?? (create ? await createKey(stateDir, fs) : null)
-    if (key !== null) cached = key
-    return key
-  }
+  const source = ring.sourceFor(stateDir)
   return {
     sign: async (canonical) => {
-      const key = await load(true)
+      const key = await source.key(rootReal, true)
       if (key === null) throw new Error('trust: cannot sign without a key after creating one')
       return mac(key, rootReal, canonical)
     },
     verify: async (canonical, given) => {
-      const k = await load(false).catch(() => null)
+      const k = await source.key(rootReal, false).catch(() => null)
       if (k === null || !/^[0-9a-f]{64}$/.test(given)) return false
       return timingSafeEqual(
         Buffer.from(mac(k, rootReal, canonical), 'hex'),
         Buffer.from(given, 'hex'),
       )
+    },
+  }
+}
+
+/** The key of each state directory, read (or created) once for every workspace that asks. */
+export interface KeyRing {
+  sourceFor(stateDir: string): KeySource
+}
+
+/** One state directory's key, checked to be outside each workspace that asks for it. */
+interface KeySource {
+  /** The key; created first when `create`, else null while there is none. */
+  key(rootReal: string, create: boolean): Promise<Buffer | null>
+}
+
+/**
+ * A ring whose sources cache what they read: the key once found, and the real paths of the home
+ * and state directories once both resolved (a state directory that does not exist yet is
+ * resolved again next time, so one created through a symlink is still seen where it landed).
+ * Every root is still checked against them: a key inside the workspace that asks is refused.
+ */
+export function keyRing(fs: JournalFs = nodeJournalFs): KeyRing {
+  const sources = new Map<string, KeySource>()
+  return {
+    sourceFor: (stateDir) => {
+      let source = sources.get(stateDir)
+      if (source === undefined) {
+        source = cachingSource(stateDir, fs)
+        sources.set(stateDir, source)
+      }
+      return source
+    },
+  }
+}
+
+function cachingSource(stateDir: string, fs: JournalFs): KeySource {
+  let places: Promise<RealPlaces> | undefined
+  let cached: Buffer | undefined
+  return {
+    key: async (rootReal, create) => {
+      const pending = (places ??= realPlaces(stateDir))
+      const where = await pending
+      if (!where.settled && places === pending) places = undefined
+      assertOutside(stateDir, rootReal, where)
+      if (cached !== undefined) return cached
+      const key = (await readKey(stateDir)) ?? (create ? await createKey(stateDir, fs) : null)
+      if (key !== null) cached = key
+      return key
     },
   }
 }
@@ -90,20 +134,37 @@ export function fixedKeyTrust(key: Uint8Array, rootReal: string): JournalTrust {
   }
 }
 
+/** The real paths assertOutside compares with a root; `settled` when both resolved. */
+interface RealPlaces {
+  readonly home: string
+  readonly state: string
+  readonly settled: boolean
+}
+
+async function realPlaces(stateDir: string): Promise<RealPlaces> {
+  let settled = true
+  const real = (p: string): Promise<string> =>
+    fsp.realpath(p).catch(() => {
+      settled = false
+      return p
+    })
+  const home = await real(os.homedir())
+  const state = await real(stateDir)
+  return { home, state, settled }
+}
+
 /**
  * A key inside the workspace could have come with it: refused, lexically and after symlinks.
  * Except when the workspace holds the user's home directory (`--root ~`): a checkout is cloned
  * into a directory, it never contains the home it was cloned in.
  */
-async function assertOutside(stateDir: string, rootReal: string): Promise<void> {
+function assertOutside(stateDir: string, rootReal: string, places: RealPlaces): void {
   const inside = (dir: string): boolean => {
     const rel = path.relative(rootReal, dir)
     return rel === '' || !(rel === '..' || rel.startsWith('..' + path.sep) || path.isAbsolute(rel))
   }
-  const home = await fsp.realpath(os.homedir()).catch(() => os.homedir())
-  if (inside(home)) return
-  const real = await fsp.realpath(stateDir).catch(() => stateDir)
-  if (inside(path.resolve(stateDir)) || inside(real))
+  if (inside(places.home)) return
+  if (inside(path.resolve(stateDir)) || inside(places.state))
     throw keyError(`${stateDir} is inside the workspace, where a checkout could supply the key`)
 }
 

@@ -235,4 +235,22 @@ describe('blockingReads', () => {
     expect(await readFile(path.join(root, name(3)), 'utf8')).toBe('a\nC3\nc\n')
     expect(await readFile(path.join(root, name(FILES - 2)), 'utf8')).toBe(`a\nb${FILES - 2}\nc\n`)
   })
+
+  it('refuses a root that is a file or missing, and works through a symlinked root', async () => {
+    const root = await workspace()
+    for (const bad of [path.join(root, name(0)), path.join(root, 'missing')]) {
+      const engine = createEngine({ root: bad, workers: false, blockingReads: true })
+      engines.push(engine)
+      await expect(engine.check(section('a.txt', 'b', 'c'))).rejects.toMatchObject({
+        code: 'CONFIG_INVALID',
+      })
+    }
+    const link = `${root}-link`
+    await symlink(root, link)
+    roots.push(link)
+    const engine = createEngine({ root: link, workers: false, blockingReads: true })
+    engines.push(engine)
+    await engine.apply(section(name(1), 'b1', 'B1'))
+    expect(await readFile(path.join(root, name(1)), 'utf8')).toBe('a\nB1\nc\n')
+  })
 })

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs'
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { keyFileTrust, stateDirFor } from '../../../src/journal/trust.js'
+import { fixedKeyTrust, keyFileTrust, keyRing, stateDirFor } from '../../../src/journal/trust.js'
 import { editError, enc, recordingFs, tempWorkspace } from './fixtures.js'
 
 const BYTES = enc('{"version":2}')
@@ -93,6 +93,44 @@ describe('keyFileTrust', () => {
     expect(error.code).toBe('JOURNAL_KEY_UNAVAILABLE')
     expect(error.message).toContain('inside the workspace')
     expect(await readFile(path.join(dir, 'journal-key'), 'utf8')).toBe('ab'.repeat(32) + '\n')
+  })
+})
+
+describe('keyRing', () => {
+  it('reads the key once for every workspace that shares it, each MAC bound to its own root', async () => {
+    const { parent, root } = await tempWorkspace()
+    const dir = path.join(parent, 'state')
+    const other = path.join(parent, 'other')
+    await mkdir(other)
+    const ring = keyRing()
+    const mac = await keyFileTrust(dir, root, undefined, ring).sign(BYTES)
+    expect(await keyFileTrust(dir, root).verify(BYTES, mac)).toBe(true)
+    // Readable by others from now on: a fresh trust refuses it, the ring already holds the key.
+    await chmod(path.join(dir, 'journal-key'), 0o644)
+    expect((await editError(keyFileTrust(dir, other).sign(BYTES))).code).toBe(
+      'JOURNAL_KEY_UNAVAILABLE',
+    )
+    const shared = keyFileTrust(dir, other, undefined, ring)
+    const otherMac = await shared.sign(BYTES)
+    expect(otherMac).not.toBe(mac)
+    expect(await shared.verify(BYTES, otherMac)).toBe(true)
+    expect(await shared.verify(BYTES, mac)).toBe(false)
+  })
+
+  it('still refuses the key to a workspace that holds the key directory', async () => {
+    const { parent, root } = await tempWorkspace()
+    const dir = path.join(parent, 'state')
+    const ring = keyRing()
+    const mac = await keyFileTrust(dir, root, undefined, ring).sign(BYTES)
+    const holder = keyFileTrust(dir, parent, undefined, ring)
+    const error = await editError(holder.sign(BYTES))
+    expect(error.code).toBe('JOURNAL_KEY_UNAVAILABLE')
+    expect(error.message).toContain('inside the workspace')
+    // Not even a MAC made with the real key for that root passes there.
+    const key = Buffer.from((await readFile(path.join(dir, 'journal-key'), 'utf8')).trim(), 'hex')
+    const forParent = await fixedKeyTrust(key, parent).sign(BYTES)
+    expect(await keyFileTrust(dir, root, undefined, ring).verify(BYTES, mac)).toBe(true)
+    expect(await holder.verify(BYTES, forParent)).toBe(false)
   })
 })
 

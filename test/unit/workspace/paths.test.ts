@@ -197,6 +197,27 @@ describe('detectCaseInsensitive', () => {
     expect(await detectCaseInsensitive('/Work', fs, 'linux')).toBe(true)
   })
 
+  it('probes a .git or .patchloom entry without listing the root', async () => {
+    const listed: string[] = []
+    const probe = (entries: Record<string, string>): CaseProbeFs => ({
+      readdir: (dir) => {
+        listed.push(dir)
+        return Promise.resolve(Object.keys(entries).map((p) => path.basename(p)))
+      },
+      identity: (p) => Promise.resolve(entries[p] ?? null),
+    })
+    expect(
+      await detectCaseInsensitive('/ws', probe({ '/ws/.git': '1:3', '/ws/.GIT': '1:3' })),
+    ).toBe(true)
+    expect(await detectCaseInsensitive('/ws', probe({ '/ws/.patchloom': '1:4' }), 'darwin')).toBe(
+      false,
+    )
+    expect(listed).toEqual([])
+    // Neither there: the root is listed as before.
+    expect(await detectCaseInsensitive('/ws', probe({ '/ws/a': '1:5', '/ws/A': '1:5' }))).toBe(true)
+    expect(listed).toEqual(['/ws'])
+  })
+
   it('assumes the platform default when nothing can be probed', async () => {
     const empty = fakeFs({}, [])
     expect(await detectCaseInsensitive('/', empty, 'darwin')).toBe(true)
