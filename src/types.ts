@@ -34,6 +34,12 @@ export interface LineHunk {
   readonly patchLine: number
   /** Codex `@@ <hint>` lines, outermost first; empty when none. */
   readonly hints: readonly string[]
+  /**
+   * Codex: how many patch lines the first body line lies below `patchLine` (the chunk's `@@`
+   * lines; 0 without one), so a message can name a body line by its patch line. Absent when
+   * unknown; a unified hunk's body starts one line below its header.
+   */
+  readonly bodyOffset?: number
   /** Unified: the stated 1-based start of the old side (0 when the old side is empty at top). */
   readonly oldStartLine?: number
   /** Codex `*** End of File`: the hunk belongs at the end of the file. */

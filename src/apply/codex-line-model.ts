@@ -36,5 +36,7 @@ export function splitHunkAtCr(hunk: LineHunk): LineHunk {
       for (const piece of pieces) lines.push({ op: line.op, text: piece })
     }
   }
-  return { ...hunk, lines }
+  // Its lines no longer follow the patch's one for one, so none is named by patch line.
+  const { bodyOffset: _unused, ...rest } = hunk
+  return { ...rest, lines }
 }

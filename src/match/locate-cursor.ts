@@ -340,6 +340,7 @@ function fuzzCursor(
     mustStart: false,
     mustEnd: hunk.endOfFile,
     ...(scopes === undefined ? {} : { scopes }),
+    ...(hunk.bodyOffset === undefined ? {} : { bodyOffset: hunk.bodyOffset }),
   }
   // Only the chunk as written: dropping its trailing empty lines as well would be a second guess.
   const found = locateFuzzed(ctx, hunk, hunk.lines, bounds, notFound)

@@ -41,8 +41,8 @@ export interface FuzzBounds {
   readonly scopes?: readonly { readonly hint: number; readonly end: number }[]
   /**
    * How far into the patch the hunk's first body line is from its `patchLine` (1 for a unified
-   * `@@` header); undefined when the patch does not say (a Codex chunk), and the message then
-   * counts the chunk's lines instead.
+   * `@@` header, LineHunk.bodyOffset for a Codex chunk); undefined when unknown, and the message
+   * then counts the chunk's lines instead.
    */
   readonly bodyOffset?: number
 }

@@ -353,6 +353,7 @@ function parseChunk(
     }
     i++
   }
+  const bodyOffset = i - start
 
   const body: HunkLine[] = []
   let endOfFile = false
@@ -387,7 +388,7 @@ function parseChunk(
       { path, patchLine: start + 1 },
     )
   }
-  return ok({ value: { patchLine: start + 1, hints, endOfFile, lines: body }, next: i })
+  return ok({ value: { patchLine: start + 1, hints, bodyOffset, endOfFile, lines: body }, next: i })
 }
 
 /** Reads a line as a patch marker, or null when it is not one (body lines, prose). */

@@ -236,6 +236,10 @@ describe('bounded fuzz (Codex)', () => {
     expect(out.text).toBe(TEXT.replace('two = 2\n', 'two = 22\n'))
     const message = out.warnings.find((w) => w.code === 'match.fuzz')?.message ?? ''
     expect(message).toContain('"def a(x):" (line 1 of the chunk)')
+    // A parsed chunk knows where its body starts (below its @@ line): the patch line is named.
+    const parsed = applied(TEXT, [{ ...h, bodyOffset: 1 }], 'cursor')
+    const named = parsed.warnings.find((w) => w.code === 'match.fuzz')?.message ?? ''
+    expect(named).toContain('"def a(x):" (patch line 11)')
   })
 
   it('refuses a fuzzed place outside the scope of its @@ hint', () => {

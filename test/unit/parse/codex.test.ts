@@ -32,13 +32,15 @@ function refused(text: string): EditErrorData {
   return result.error
 }
 
+/** An expected chunk; its body starts below its `@@` lines (one per hint, or one bare `@@`). */
 function hunk(
   patchLine: number,
   lines: LineHunk['lines'],
   hints: string[] = [],
   endOfFile = false,
+  bodyOffset = Math.max(hints.length, 1),
 ): LineHunk {
-  return { patchLine, hints, endOfFile, lines }
+  return { patchLine, hints, bodyOffset, endOfFile, lines }
 }
 
 const ctx = (text: string) => ({ op: ' ', text }) as const
@@ -201,7 +203,13 @@ describe('parseCodexPatch', () => {
           patchLine: 2,
           locate: 'cursor',
           hunks: [
-            hunk(3, [del('    pass'), add('    return 1')], ['class A', '    def run(self):']),
+            hunk(
+              3,
+              [del('    pass'), add('    return 1')],
+              ['class A', '    def run(self):'],
+              false,
+              3,
+            ),
           ],
         },
       ])
@@ -225,7 +233,10 @@ describe('parseCodexPatch', () => {
           path: 'f',
           patchLine: 2,
           locate: 'cursor',
-          hunks: [hunk(3, [ctx('keep'), del('old'), add('new')]), hunk(6, [del('z')], ['later'])],
+          hunks: [
+            hunk(3, [ctx('keep'), del('old'), add('new')], [], false, 0),
+            hunk(6, [del('z')], ['later']),
+          ],
         },
       ])
     })
@@ -260,7 +271,7 @@ describe('parseCodexPatch', () => {
     it('allows an @@ chunk after an End of File chunk', () => {
       const ops = opsOf(wrapped('*** Update File: f', '+tail', '*** End of File', '', '@@ x', '-y'))
       expect(ops[0]).toMatchObject({
-        hunks: [hunk(3, [add('tail')], [], true), hunk(6, [del('y')], ['x'])],
+        hunks: [hunk(3, [add('tail')], [], true, 0), hunk(6, [del('y')], ['x'])],
       })
     })
 
@@ -309,7 +320,7 @@ describe('parseCodexPatch', () => {
 
     it('accepts a first chunk without @@ after Move to', () => {
       const ops = opsOf(wrapped('*** Update File: a', '*** Move to: b', '-x'))
-      expect(ops[0]).toMatchObject({ moveTo: 'b', hunks: [hunk(4, [del('x')])] })
+      expect(ops[0]).toMatchObject({ moveTo: 'b', hunks: [hunk(4, [del('x')], [], false, 0)] })
     })
   })
 
@@ -384,7 +395,7 @@ describe('parseCodexPatch', () => {
 
     it('reads blank lines before an @@-less first chunk as its empty context lines', () => {
       const ops = opsOf(wrapped('*** Update File: f', '', '-x'))
-      expect(ops[0]).toMatchObject({ hunks: [hunk(3, [ctx(''), del('x')])] })
+      expect(ops[0]).toMatchObject({ hunks: [hunk(3, [ctx(''), del('x')], [], false, 0)] })
     })
 
     const inner = ['*** Begin Patch', '*** Delete File: a', '*** End Patch']

@@ -54,6 +54,9 @@ describe("Codex's line model", () => {
       { op: '-', text: 'end' },
       { op: '+', text: 'n\rm' },
     ])
+    // Its lines no longer follow the patch's one for one: no body line is named by patch line.
+    const placed = splitHunkAtCr({ ...hunk([{ op: ' ', text: 'a\rb' }]), bodyOffset: 1 })
+    expect(placed.bodyOffset).toBeUndefined()
     const plain = hunk([{ op: ' ', text: 'a' }])
     expect(splitHunkAtCr(plain)).toBe(plain)
   })
