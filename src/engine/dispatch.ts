@@ -10,7 +10,7 @@ import { throwIfAborted } from '../abort.js'
 import type { WorkerPool } from '../threads/worker-pool.js'
 import { JOB_PROTOCOL, type VerifyJob, type VerifyReply } from '../threads/jobs.js'
 import { asyncReadFs, createSyncReadFs, type ReadFs } from '../workspace/read-fs.js'
-import { batchRanges, type Route } from './route.js'
+import { batchRanges, threadRanges, type Route } from './route.js'
 import { mergeOutcomes } from './merge.js'
 import { runVerifyJob } from './verify-job.js'
 import { verifyOps, type OpOutcome, type VerifiedOp, type VerifySettings } from './verify.js'
@@ -30,7 +30,7 @@ export async function verifyPlan(
   const inline = reverifyFrom(() => plan.ops, settings)
   if ((route === 'inline' || pool === undefined) && blockingReads) {
     // One thread's batches: only one batch's files are held at a time (MAX_BATCH_OPS).
-    const ranges = batchRanges(plan.ops.length, 1)
+    const ranges = threadRanges(plan.ops.length)
     const outcomes: OpOutcome[] = []
     for (const [start, end] of ranges) {
       throwIfAborted(signal)

@@ -92,6 +92,14 @@ export function batchCount(ops: number, threads: number): number {
   return Math.max(1, Math.min(ops, wanted))
 }
 
+/**
+ * Ranges for verifying in this thread, one after another: cut only to bound what one batch
+ * holds (MAX_BATCH_OPS), as nothing runs beside them. A small request is one batch.
+ */
+export function threadRanges(ops: number): Array<readonly [number, number]> {
+  return batchRanges(ops, 0)
+}
+
 /** Contiguous [start, end) ranges of the plan's ops, one per worker task. */
 export function batchRanges(ops: number, threads: number): Array<readonly [number, number]> {
   const size = Math.ceil(ops / batchCount(ops, threads))

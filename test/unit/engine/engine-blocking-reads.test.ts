@@ -8,7 +8,7 @@ import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createEngine } from '../../../src/engine/engine.js'
 import type { Engine } from '../../../src/engine/api.js'
-import { batchRanges } from '../../../src/engine/route.js'
+import { batchRanges, threadRanges } from '../../../src/engine/route.js'
 import { isEditError } from '../../../src/errors.js'
 import { makeTempDir } from '../../helpers/tree.js'
 
@@ -75,6 +75,7 @@ const sections = () => Array.from({ length: FILES }, (_, i) => section(name(i), 
 describe('blockingReads', () => {
   it('cuts this request into several batches (the premise of the tests below)', () => {
     expect(batchRanges(FILES, 1).length).toBeGreaterThan(2)
+    expect(threadRanges(FILES).length).toBeGreaterThan(2)
   })
 
   it('gives the same check result as awaited reads, from runs and from a plan', async () => {

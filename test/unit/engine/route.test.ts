@@ -11,6 +11,7 @@ import {
   COLD_POOL_FACTOR,
   COUNT_ONLY_DIVISOR,
   MIN_POOL_FILES,
+  threadRanges,
   type RouteInput,
 } from '../../../src/engine/route.js'
 import { EditError } from '../../../src/errors.js'
@@ -103,6 +104,19 @@ describe('batchRanges', () => {
       next = end
     }
     expect(next).toBe(ops)
+  })
+})
+
+describe('threadRanges', () => {
+  it('keeps a small request in one batch and cuts a large one only at MAX_BATCH_OPS', () => {
+    expect(threadRanges(0)).toEqual([])
+    expect(threadRanges(3)).toEqual([[0, 3]])
+    expect(threadRanges(MAX_BATCH_OPS)).toEqual([[0, MAX_BATCH_OPS]])
+    const ranges = threadRanges(2 * MAX_BATCH_OPS + 1)
+    expect(ranges).toHaveLength(3)
+    // Equal sizes but the last: the outcomes of a batch are found as index / size.
+    expect(ranges.map(([a, b]) => b - a)).toEqual([171, 171, 171])
+    expect(ranges.at(-1)?.[1]).toBe(2 * MAX_BATCH_OPS + 1)
   })
 })
 
