@@ -4,9 +4,9 @@
 // (durability fast and full), in one run. Each round runs every row once, in turn, so a load
 // spike falls on all rows alike; cells are medians over rounds and ratios to `git apply`. After
 // every row each touched file is compared with the change's known result, and the trees reset.
-// Then memory: `batch --dry-run` fed 1,000 to 100,000 jobs on stdin, peak RSS per count.
-// Run: npm run build && node dist/bench/batch.bench.js [--n N] [--rounds R] [--quick]
-//      [--scratch DIR]   (tables paste into bench/RESULTS.md)
+// Then git apply and batch alone at --large patches (1,000), where Node's start is spread
+// thinner; then memory: `batch --dry-run` fed 1,000 to 100,000 jobs on stdin, peak RSS.
+// Run: npm run build && node dist/bench/batch.bench.js [--n N] [--large N] [--rounds R] [--quick]
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -30,6 +30,8 @@ const NODE = process.execPath
 
 interface Args {
   readonly n: number
+  /** Checkouts of the second table (git apply and batch only); 0 leaves it out. */
+  readonly large: number
   readonly rounds: number
   readonly filesPerRepo: number
   readonly lines: number
@@ -40,6 +42,7 @@ interface Args {
 
 function parseArgs(argv: readonly string[]): Args {
   let n = 100
+  let large = 1_000
   let rounds = 3
   let filesPerRepo = 20
   let lines = 300
@@ -53,10 +56,12 @@ function parseArgs(argv: readonly string[]): Args {
       return v
     }
     if (arg === '--n') n = Number(value())
+    else if (arg === '--large') large = Number(value())
     else if (arg === '--rounds') rounds = Number(value())
     else if (arg === '--scratch') scratch = value()
     else if (arg === '--quick') {
       n = 8
+      large = 16
       rounds = 1
       filesPerRepo = 6
       lines = 60
@@ -64,7 +69,8 @@ function parseArgs(argv: readonly string[]): Args {
     } else throw new Error(`unknown argument ${arg}`)
   }
   if (!(n >= 1 && rounds >= 1)) throw new Error('--n and --rounds need positive numbers')
-  return { n, rounds, filesPerRepo, lines, scratch, counts }
+  if (!(Number.isInteger(large) && large >= 0)) throw new Error('--large needs a whole number')
+  return { n, large, rounds, filesPerRepo, lines, scratch, counts }
 }
 
 /** Runs a command to completion; a non-zero exit fails the row (a broken row must not look fast). */
@@ -188,6 +194,61 @@ interface Row {
   readonly apply: () => void
 }
 
+interface Measured {
+  readonly times: Map<string, number[]>
+  readonly failures: Map<string, string>
+}
+
+/** Each round runs every row once, in turn, from reset trees; a row's trees are checked after it. */
+function measure(rows: readonly Row[], checkouts: readonly Checkout[], rounds: number): Measured {
+  const times = new Map<string, number[]>(rows.map((r) => [r.name, []]))
+  const failures = new Map<string, string>()
+  for (let round = 0; round < rounds; round++) {
+    for (const row of rows) {
+      if (failures.has(row.name)) continue
+      reset(checkouts)
+      const started = performance.now()
+      try {
+        row.apply()
+      } catch (error) {
+        failures.set(row.name, error instanceof Error ? error.message : String(error))
+        continue
+      }
+      const elapsed = performance.now() - started
+      const wrong = mismatches(checkouts, 'after')
+      if (wrong > 0) failures.set(row.name, `${wrong} files differ from the change's result`)
+      else times.get(row.name)?.push(elapsed)
+    }
+  }
+  reset(checkouts)
+  if (mismatches(checkouts, 'before') > 0) failures.set('reset', 'the trees did not reset')
+  return { times, failures }
+}
+
+/** The table of medians, per patch and against the first row; failed rows say so below it. */
+function routeTable(rows: readonly Row[], { times, failures }: Measured, patches: number): string {
+  const base = median(times.get(rows[0]?.name ?? '') ?? [])
+  const table = markdownTable(
+    ['route', 'all patches (ms)', 'per patch (ms)', 'x git apply'],
+    rows.map((r) => {
+      const t = failures.has(r.name) ? Number.NaN : median(times.get(r.name) ?? [])
+      return [r.name, ms(t), ms(t / patches), ratio(t, base)]
+    }),
+  )
+  const failed = [...failures].map(([name, message]) => `\n> row "${name}" failed: ${message}`)
+  return [table, ...failed].join('\n')
+}
+
+/** One JSON job a line for these checkouts. */
+async function writeJobs(file: string, checkouts: readonly Checkout[]): Promise<void> {
+  await writeFile(
+    file,
+    checkouts
+      .map((c, i) => JSON.stringify({ id: i, root: c.root, patch: c.patch, format: 'unified' }))
+      .join('\n') + '\n',
+  )
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2))
   const scratch = await mkdtemp(path.join(args.scratch, 'patchloom-batch-bench-'))
@@ -195,90 +256,72 @@ async function main(): Promise<void> {
     const cli = await snapshotCli(REPO, path.join(scratch, 'cli'), ['dist/bench/peak-rss.js'])
     const preload = pathToFileURL(path.join(scratch, 'cli', 'dist', 'bench', 'peak-rss.js')).href
     const checkouts: Checkout[] = []
-    for (let i = 0; i < args.n; i++) checkouts.push(await prepare(scratch, i, args))
-    const patchFiles = checkouts.reduce((sum, c) => sum + c.files.length, 0)
-    const jobsFile = path.join(scratch, 'jobs.jsonl')
-    await writeFile(
-      jobsFile,
-      checkouts
-        .map((c, i) => JSON.stringify({ id: i, root: c.root, patch: c.patch, format: 'unified' }))
-        .join('\n') + '\n',
-    )
-    const batch = (durability: string): void => {
-      const out = run(NODE, [cli, 'batch', jobsFile, '--durability', durability], scratch)
-      const lines = out.trimEnd().split('\n')
-      const applied = lines.filter((l) => (JSON.parse(l) as { ok: boolean }).ok).length
-      if (applied !== checkouts.length)
-        throw new Error(`batch applied ${applied} of ${checkouts.length}`)
-    }
-    const rows: Row[] = [
-      {
-        name: 'git apply, once per patch',
-        apply: () => {
-          for (const c of checkouts) run('git', ['apply', c.patchFile], c.root)
-        },
+    for (let i = 0; i < Math.max(args.n, args.large); i++)
+      checkouts.push(await prepare(scratch, i, args))
+    const small = checkouts.slice(0, args.n)
+    const patchFiles = small.reduce((sum, c) => sum + c.files.length, 0)
+    const batchRow = (durability: string, of: readonly Checkout[], jobsFile: string): Row => ({
+      name: `patchloom batch --durability ${durability}`,
+      apply: () => {
+        const out = run(NODE, [cli, 'batch', jobsFile, '--durability', durability], scratch)
+        const lines = out.trimEnd().split('\n')
+        const applied = lines.filter((l) => (JSON.parse(l) as { ok: boolean }).ok).length
+        if (applied !== of.length) throw new Error(`batch applied ${applied} of ${of.length}`)
       },
+    })
+    const gitRow = (of: readonly Checkout[]): Row => ({
+      name: 'git apply, once per patch',
+      apply: () => {
+        for (const c of of) run('git', ['apply', c.patchFile], c.root)
+      },
+    })
+    const jobsFile = path.join(scratch, 'jobs.jsonl')
+    await writeJobs(jobsFile, small)
+    const rows: Row[] = [
+      gitRow(small),
       {
         name: 'patchloom apply --durability fast, once per patch',
         apply: () => {
-          for (const c of checkouts)
+          for (const c of small)
             run(NODE, [cli, 'apply', c.patchFile, '--durability', 'fast'], c.root)
         },
       },
-      { name: 'patchloom batch --durability fast', apply: () => batch('fast') },
-      { name: 'patchloom batch --durability full', apply: () => batch('full') },
+      batchRow('fast', small, jobsFile),
+      batchRow('full', small, jobsFile),
     ]
-    const times = new Map<string, number[]>(rows.map((r) => [r.name, []]))
-    const failures = new Map<string, string>()
-    for (let round = 0; round < args.rounds; round++) {
-      for (const row of rows) {
-        if (failures.has(row.name)) continue
-        reset(checkouts)
-        const started = performance.now()
-        try {
-          row.apply()
-        } catch (error) {
-          failures.set(row.name, error instanceof Error ? error.message : String(error))
-          continue
-        }
-        const elapsed = performance.now() - started
-        const wrong = mismatches(checkouts, 'after')
-        if (wrong > 0) failures.set(row.name, `${wrong} files differ from the change's result`)
-        else times.get(row.name)?.push(elapsed)
-      }
-    }
-    reset(checkouts)
-    if (mismatches(checkouts, 'before') > 0) console.log('> the trees did not reset')
+    const measured = measure(rows, small, args.rounds)
 
     console.log(`## batch.bench\n\n${machineLine()}\n`)
     console.log(
       `${args.n} checkouts of ${args.filesPerRepo} files x ${args.lines} lines; ${patchFiles} files changed in all (1-5 a patch, 2 hunks a file); ${args.rounds} rounds\n`,
     )
-    const base = median(times.get(rows[0]?.name ?? '') ?? [])
-    console.log(
-      markdownTable(
-        ['route', 'all patches (ms)', 'per patch (ms)', 'x git apply'],
-        rows.map((r) => {
-          const t = failures.has(r.name) ? Number.NaN : median(times.get(r.name) ?? [])
-          return [r.name, ms(t), ms(t / args.n), ratio(t, base)]
-        }),
-      ),
-    )
-    for (const [name, message] of failures) console.log(`\n> row "${name}" failed: ${message}`)
+    console.log(routeTable(rows, measured, args.n))
     console.log(`\n${loadLine()}`)
+    const failures = new Map(measured.failures)
+
+    // The same rows at --large patches, without one `patchloom apply` per patch (30x git apply).
+    if (args.large > 0) {
+      const largeJobs = path.join(scratch, 'jobs-large.jsonl')
+      await writeJobs(largeJobs, checkouts.slice(0, args.large))
+      const many = checkouts.slice(0, args.large)
+      const largeRows = [
+        gitRow(many),
+        batchRow('fast', many, largeJobs),
+        batchRow('full', many, largeJobs),
+      ]
+      const large = measure(largeRows, many, args.rounds)
+      console.log(`\n### ${args.large} checkouts: git apply and batch\n`)
+      console.log(routeTable(largeRows, large, args.large))
+      console.log(`\n${loadLine()}`)
+      for (const [name, message] of large.failures) failures.set(`large ${name}`, message)
+    }
 
     // Memory: checks write nothing, so one patch can be checked again and again.
     console.log('\n### memory: batch --dry-run, jobs streamed on stdin\n')
     const memoryRows: string[][] = []
     for (const count of args.counts) {
       try {
-        const m = await memoryRun(
-          cli,
-          preload,
-          checkouts,
-          count,
-          path.join(scratch, `rss-${count}`),
-        )
+        const m = await memoryRun(cli, preload, small, count, path.join(scratch, `rss-${count}`))
         if (m.lines !== count || m.ok !== count)
           failures.set(`memory ${count}`, `${m.ok} of ${m.lines} lines ok, for ${count} jobs`)
         memoryRows.push([String(count), mib(m.peakRss), ms(m.ms), ms(m.ms / count)])
