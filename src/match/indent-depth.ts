@@ -86,10 +86,15 @@ function runsOf(
  *   written at the n-th removed line's indentation takes that line's depth, the others keep
  *   their depth relative to the run's first added line, which sits where the first replaced
  *   line did; in a run that only inserts, a line keeps its own indentation where a file line
- *   next to the run has it. Any other added line cannot be placed.
+ *   next to the run has it. An indentation that old lines of the hunk are written at and that
+ *   sits at several depths in the file tells nothing, so no line but a twin is placed by it;
+ *   and when the added lines are written at indentations no old line has (in their own
+ *   columns, likely the file's), a line placed anywhere but as written reads two ways. Any
+ *   other added line cannot be placed.
  * - The offsets agree, but an added line at an indentation no old line of the hunk has reads two
- *   ways: shifted by that offset, or as written, where the file line next to its run has the
- *   written indentation (the model wrote it in the file's columns and lost the context's).
+ *   ways: shifted by that offset, or as written, where the file line next to its run, or a line
+ *   the run replaces, has the written indentation (the model wrote it in the file's columns and
+ *   lost the context's).
  */
 export function fileDepths(
   fileOld: readonly string[],
@@ -100,16 +105,26 @@ export function fileDepths(
 ): FileDepths | null {
   const width = (ws: string): number => columns(ws, TAB)
   const offsets = new Set<number>()
+  // Each patch indentation of the old lines, and the file indentations it was matched at.
+  const depthsOf = new Map<string, Set<string>>()
   let k = 0
   for (const line of lines) {
     if (line.op === '+') continue
     const file = fileOld[k++]
     if (file === undefined || isBlank(file) || isBlank(line.text)) continue
     offsets.add(width(leading(file)) - width(leading(line.text)))
+    const seen = depthsOf.get(leading(line.text)) ?? new Set<string>()
+    depthsOf.set(leading(line.text), seen.add(leading(file)))
   }
   if (offsets.size <= 1 && reindent === null) return null
   const { runs, fileWs } = runsOf(fileOld, lines, before, after)
-  if (offsets.size <= 1) return twoReadings(lines, runs, reindent as Reindent)
+  if (offsets.size <= 1) return twoReadings(lines, runs, fileWs, reindent as Reindent)
+  const flattened = (ws: string): boolean => (depthsOf.get(ws)?.size ?? 0) > 1
+  // Added lines at an indentation no old line is written at are in columns of their own, and
+  // an old lines' indentation found at several depths tells nothing (DECISIONS.md D-148).
+  const ownColumns = lines.some(
+    (l) => l.op === '+' && !isBlank(l.text) && !depthsOf.has(leading(l.text)),
+  )
   const out = lines.slice()
   const indices: number[] = []
   let unplaced: FileDepths['unplaced']
@@ -125,15 +140,28 @@ export function fileDepths(
       // The n-th added line written as the n-th removed one is: it takes that line's depth.
       const twin = run.removed[n]
       let want: string | null
+      const seen = depthsOf.get(ws)
       if (twin !== undefined && leading((lines[twin] as HunkLine).text) === ws) {
         want = fileWs[twin] as string
+      } else if (!ownColumns && n > 0 && flattened(ws)) {
+        want = null
       } else if (replaced !== undefined) {
         want = indentLike(replaced, width(replaced) + width(ws) - width(firstWs))
-      } else want = run.around.includes(ws) ? ws : null
+      } else {
+        const told = ownColumns || seen === undefined || (seen.size === 1 && seen.has(ws))
+        want = told && run.around.includes(ws) ? ws : null
+      }
       if (want === null) {
         unplaced ??= {
           text: line.text,
           why: "its old lines sit at indentation offsets from the file's that disagree",
+        }
+        continue
+      }
+      if (ownColumns && want !== ws) {
+        unplaced ??= {
+          text: line.text,
+          why: "its old lines sit at indentation offsets from the file's that disagree while its added lines are indented as none of them is, so it reads two ways, as written or at the depth of the line it replaces",
         }
         continue
       }
@@ -148,6 +176,7 @@ export function fileDepths(
 function twoReadings(
   lines: readonly HunkLine[],
   runs: readonly Run[],
+  fileWs: readonly (string | undefined)[],
   reindent: Reindent,
 ): FileDepths | null {
   const oldWs = new Set(
@@ -159,9 +188,9 @@ function twoReadings(
       const own = leading(text)
       // At an indentation an old line of the hunk has, the offset learned there is evidence.
       if (oldWs.has(own) || leading(reindentLine(text, reindent)) === own) continue
-      if (run.around.includes(own)) {
+      if (run.around.includes(own) || run.removed.some((i) => fileWs[i] === own)) {
         const why =
-          'its added line reads two ways, shifted by the offset its context shows or as written, as the file line next to it is indented'
+          'its added line reads two ways, shifted by the offset its context shows or as written, as the file line next to it or a line it replaces is indented'
         return { lines, indices: [], unplaced: { text, why } }
       }
     }

@@ -1,0 +1,6 @@
+// One project.
+export default defineConfig({
+  test: {
+    name: 'unit',
+  },
+})

@@ -1,0 +1,4 @@
+export interface Job {
+  readonly op: string
+  readonly source: string
+}

@@ -1,0 +1,7 @@
+async function after() {
+  try {
+    return await run(changes, baseline)
+  } catch (error) {
+    return undefined
+  }
+}
