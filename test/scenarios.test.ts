@@ -147,6 +147,10 @@ for (const route of TEST_ROUTES) {
     })
 
     for (const scenario of SCENARIOS) {
+      if (scenario.skip !== undefined) {
+        it.skip(`${scenario.name} (skipped, a known defect: ${scenario.skip})`, () => {})
+        continue
+      }
       it(scenario.name, async () => {
         const custom = Object.keys(scenario.options.engine).length > 0
         const engine = custom

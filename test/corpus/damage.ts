@@ -59,6 +59,8 @@ export interface Case {
   readonly source: Source
   readonly patch: string
   readonly answer: Answer
+  /** The patch's format; unified when not given. */
+  readonly format?: 'unified' | 'codex' | 'search-replace'
   /** The text of a line the damage cut short: it must not be written into any file. */
   readonly cutLine?: string
   /** Options for check and apply beyond the format. */
@@ -67,9 +69,9 @@ export interface Case {
   readonly skipped?: readonly string[]
 }
 
-const POST: Answer = { post: true, refuse: false }
-const EITHER: Answer = { post: true, refuse: true }
-const refused = (...codes: string[]): Answer =>
+export const POST: Answer = { post: true, refuse: false }
+export const EITHER: Answer = { post: true, refuse: true }
+export const refused = (...codes: string[]): Answer =>
   codes.length === 0 ? { post: false, refuse: true } : { post: false, refuse: true, codes }
 
 export function loadSources(): Source[] {
@@ -85,7 +87,7 @@ export function sha256(text: string | Uint8Array): string {
 }
 
 /** A number in [0, n) fixed by the seed. */
-function pick(seed: string, n: number): number {
+export function pick(seed: string, n: number): number {
   return parseInt(sha256(seed).slice(0, 8), 16) % n
 }
 
@@ -141,7 +143,7 @@ export function writeDiff(sections: readonly FileSection[]): string {
   return out.join('\n') + '\n'
 }
 
-function clone(sections: readonly FileSection[]): FileSection[] {
+export function clone(sections: readonly FileSection[]): FileSection[] {
   return sections.map((s) => ({
     path: s.path,
     head: [...s.head],
@@ -149,19 +151,19 @@ function clone(sections: readonly FileSection[]): FileSection[] {
   }))
 }
 
-function fileLines(text: string): string[] {
+export function fileLines(text: string): string[] {
   const lines = text.split('\n')
   if (lines[lines.length - 1] === '') lines.pop()
   return lines
 }
 
 /** The hunk's lines as the file has them before (context and removed). */
-function oldLines(h: Hunk): string[] {
+export function oldLines(h: Hunk): string[] {
   return h.body.filter((l) => l[0] === ' ' || l[0] === '-').map((l) => l.slice(1))
 }
 
 /** Where `needle` starts in `hay`, line-aligned. */
-function occurrences(hay: readonly string[], needle: readonly string[]): number[] {
+export function occurrences(hay: readonly string[], needle: readonly string[]): number[] {
   const at: number[] = []
   if (needle.length === 0) return at
   for (let i = 0; i + needle.length <= hay.length; i++) {
@@ -216,7 +218,7 @@ type Damage = (
   seed: string,
 ) => (Omit<Case, 'id' | 'kind' | 'source'> & { readonly source?: Source }) | null
 
-interface HunkRef {
+export interface HunkRef {
   readonly section: FileSection
   readonly hunk: Hunk
   readonly index: number
@@ -374,7 +376,7 @@ function reindent(h: Hunk, prefixes: string, f: (text: string) => string): boole
  * The source with one hunk's old lines copied to the end of its file, so that the hunk's text is
  * in two places; the post-image is the clean diff applied at its stated lines to that file.
  */
-function withRepeat(
+export function withRepeat(
   source: Source,
   sections: readonly FileSection[],
   seed: string,
