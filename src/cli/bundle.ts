@@ -1,9 +1,9 @@
 // Build step, run by `npm run build` after tsc (node dist/src/cli/bundle.js): bundles the CLI
 // into dist/cli/main.cjs and the engine worker into one file with esbuild, then runs the commands
-// a one-shot caller runs most (--version, check, an apply of a unified diff and of a Codex patch)
-// in a scratch workspace and writes dist/cli/main.cjs.cache, the V8 code cache bin/patchloom.js
-// compiles the bundle with. Why CommonJS, why the cache, what stays lazy and how files loaded by
-// name still resolve: DECISIONS.md D-090. Not part of the library or of the bundle.
+// a one-shot caller runs most (--version, check, an apply of a unified diff and of a Codex patch,
+// a batch) in a scratch workspace and writes dist/cli/main.cjs.cache, the V8 code cache
+// bin/patchloom.js compiles the bundle with. Why CommonJS, why the cache, what stays lazy and how
+// files loaded by name still resolve: DECISIONS.md D-090. Not part of the library or the bundle.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { readFileSync, writeFileSync } from 'node:fs'
 import Module, { createRequire } from 'node:module'
@@ -96,13 +96,23 @@ async function writeCodeCache(): Promise<void> {
   process.env['PATCHLOOM_STATE_DIR'] = join(scratch, 'state')
   try {
     const ws = join(scratch, 'ws')
-    await mkdir(ws)
-    await writeFile(join(ws, 'a.txt'), FILE)
+    // A batch's own workspaces: one job applies, one checks.
+    const batchRoots = [join(scratch, 'batch-a'), join(scratch, 'batch-b')]
+    for (const dir of [ws, ...batchRoots]) {
+      await mkdir(dir)
+      await writeFile(join(dir, 'a.txt'), FILE)
+    }
+    const jobs = batchRoots
+      .map((root, id) =>
+        JSON.stringify({ id, root, patch: UNIFIED, options: id === 0 ? {} : { dryRun: true } }),
+      )
+      .join('\n')
     const runs: [string[], string][] = [
       [['--version'], ''],
       [['check', '-', '--root', ws], UNIFIED],
       [['apply', '-', '--root', ws, '--durability', 'fast'], UNIFIED],
       [['apply', '-', '--root', ws, '--durability', 'fast', '--json'], CODEX],
+      [['batch', '-', '--durability', 'fast'], `${jobs}\n`],
     ]
     for (const [argv, patch] of runs) {
       let output = ''
