@@ -200,6 +200,12 @@ export const ERROR_CODES = {
     hint: "Resend the hunk with the file's own indentation on its context and added lines.",
     retryable: false,
   },
+  MATCH_PAIRING_AMBIGUOUS: {
+    meaning:
+      'A SEARCH/REPLACE block matched only leniently (whitespace or punctuation ignored), and a line repeated on both of its sides lets its SEARCH and REPLACE lines pair two ways: the file line kept for that line differs between the two, so what the block means is not certain.',
+    hint: 'Copy the SEARCH lines exactly from the file (then both pairings write the same bytes), or send a unified diff or a Codex patch, which mark their context lines.',
+    retryable: false,
+  },
   MATCH_NOT_EXACT: {
     meaning:
       "The patch's lines for a file hold bytes that are not UTF-8, so only a byte-exact match is allowed, and the change needs more (a lenient match).",

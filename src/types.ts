@@ -45,6 +45,12 @@ export interface LineHunk {
   /** Codex `*** End of File`: the hunk belongs at the end of the file. */
   readonly endOfFile: boolean
   readonly lines: readonly HunkLine[]
+  /**
+   * SEARCH/REPLACE: the block's lines paired the other way, where a line repeated on both sides
+   * makes the diff between SEARCH and REPLACE tie (same old and new sides, other context lines).
+   * After a lenient match the two can write different bytes; the engine then refuses.
+   */
+  readonly altLines?: readonly HunkLine[]
   /** Unified `\ No newline at end of file` after the last old-side line. */
   readonly oldNoNewlineAtEnd?: boolean
   /** Unified `\ No newline at end of file` after the last new-side line. */

@@ -6,7 +6,7 @@
 // that leaves the workspace byte for byte as it was, with the expected code where the code is
 // fixed. No case may write a third tree, a line cut short, or report a file it did not change.
 // A summary per format and damage kind is printed.
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, sep } from 'node:path'
@@ -23,10 +23,9 @@ import {
   type Case,
 } from './corpus/damage.js'
 import { blocksOf, buildFormatCases, codexOf, writeBlocks, writeCodex } from './corpus/formats.js'
-import { SCENARIOS_DIR } from './helpers/scenarios.js'
 import { journalEntries } from './helpers/tree.js'
 
-type Verdict = 'right' | 'as-cut' | 'refused' | 'missed' | 'wrong' | 'known-wrong' | 'pinned'
+type Verdict = 'right' | 'as-cut' | 'refused' | 'missed' | 'wrong' | 'known-wrong'
 
 interface Row {
   readonly id: string
@@ -136,17 +135,7 @@ async function runCase(root: string, c: Case): Promise<Row> {
   const alt = c.answer.alt
   if (alt !== undefined && matches((p) => alt[p])) return row('as-cut', '')
   const diffs = result.files.map((f) => f.diff).join('')
-  if (PINNED[c.id] !== undefined) return row('pinned', diffs.slice(0, 2000))
   return row(knownWrong(c, got, result) ? 'known-wrong' : 'wrong', diffs.slice(0, 2000))
-}
-
-/**
- * Wrong cases of a defect not fixed yet, each with the skipped scenario that pins it (case id to
- * scenario directory). The fix makes the case right or refused, and the list must then lose it.
- */
-const PINNED: Readonly<Record<string, string>> = {
-  's31-d986d45/sr-indent-search-flattened':
-    '865_search_replace_with_flattened_search_whose_kept_closing_line_pairs_with_the_wrong_one_is_refused',
 }
 
 /** The damage kinds where the known bug shows; anywhere else the same result is plain wrong. */
@@ -231,7 +220,7 @@ describe('the hand-written-diff corpus', () => {
         asCut: count(of, 'as-cut'),
         refused: count(of, 'refused'),
         missed: count(of, 'missed'),
-        wrong: count(of, 'wrong') + count(of, 'known-wrong') + count(of, 'pinned'),
+        wrong: count(of, 'wrong') + count(of, 'known-wrong'),
       }
     })
     console.table(summary)
@@ -243,16 +232,6 @@ describe('the hand-written-diff corpus', () => {
   it('gets every damaged case right or refuses it, and none wrong', () => {
     const wrong = rows.filter((r) => r.verdict === 'wrong')
     expect(wrong.map((r) => `${r.id}\n${r.detail}`)).toEqual([])
-  })
-
-  it('has the pinned wrong cases still wrong, each pinned by a skipped scenario', () => {
-    const pinned = rows.filter((r) => r.verdict === 'pinned').map((r) => r.id)
-    expect(pinned.sort()).toEqual(Object.keys(PINNED).sort())
-    for (const dir of Object.values(PINNED)) {
-      const settings = join(SCENARIOS_DIR, dir, 'scenario.json')
-      expect(existsSync(settings), dir).toBe(true)
-      expect(JSON.parse(readFileSync(settings, 'utf8')).skip, dir).toBeTypeOf('string')
-    }
   })
 
   it('applies every case whose damage leaves one reading that patchloom reads today', () => {

@@ -6,7 +6,10 @@
 // `git apply` writes them. The final-newline rule depends on the format (finishLastLine).
 // Decoding, BOMs and patch-text conversion are the caller's (src/apply/compute.ts); this module
 // sees lines only.
+import { errorData, type EditErrorData } from '../errors.js'
+import { passWords } from '../match/pass-words.js'
 import { fail, ok, type Result } from '../result.js'
+import type { MatchPass } from '../text/normalize.js'
 import { dominantEol, endsWithNewline, type Eol, type Line } from '../text/lines.js'
 import type { HunkLine, LineHunk, LocateMode, PatchFormat, Warning } from '../types.js'
 import { findTableMatches, indexLines } from '../match/ladder.js'
@@ -206,6 +209,8 @@ function applySequential(
     if (!found.ok) return found
     const loc = found.value
     if (loc.refusal !== undefined) return fail(loc.refusal)
+    const pairing = checkPairing(text, table, hunk, loc, added)
+    if (pairing !== null) return fail(pairing)
     placements.push(loc.start)
     warnings.push(...loc.warnings)
     if (loc.start + loc.oldLength === table.length) endHunk = hunk
@@ -242,19 +247,7 @@ function spliceOne(
 ): void {
   let start = location.start
   const end = start + location.oldLength
-  const fresh: Line[] = []
-  let fileIndex = start
-  for (const [i, line] of location.lines.entries()) {
-    if (line.op === '+') {
-      fresh.push({ text: addedText(location, i, line), eol: added(line) })
-    } else {
-      if (fileIndex >= table.length) {
-        throw new Error('applyHunks: cannot splice a hunk past the end of the file')
-      }
-      const own = table.line(fileIndex++)
-      if (line.op === ' ') fresh.push(own)
-    }
-  }
+  const fresh = freshLines(table, location, added)
   const atEnd = end === table.length
   for (let k = 0; k < fresh.length; k++) {
     const line = fresh[k] as Line
@@ -268,6 +261,69 @@ function spliceOne(
     }
   }
   table.replace(start, end, fresh)
+}
+
+/** The lines a located hunk puts in place of its old ones: the file's for context, added lines. */
+function freshLines(
+  table: LineTable,
+  location: Location,
+  added: (line: HunkLine) => Exclude<Eol, ''>,
+): Line[] {
+  const fresh: Line[] = []
+  let fileIndex = location.start
+  for (const [i, line] of location.lines.entries()) {
+    if (line.op === '+') {
+      fresh.push({ text: addedText(location, i, line), eol: added(line) })
+    } else {
+      if (fileIndex >= table.length) {
+        throw new Error('applyHunks: cannot splice a hunk past the end of the file')
+      }
+      const own = table.line(fileIndex++)
+      if (line.op === ' ') fresh.push(own)
+    }
+  }
+  return fresh
+}
+
+/**
+ * A SEARCH/REPLACE block whose SEARCH and REPLACE lines pair two ways (LineHunk.altLines) is
+ * certain after an exact match, where context lines are the patch's own text either way. After
+ * a lenient one they are the file's, so the other pairing is located too and both are written
+ * out: MATCH_PAIRING_AMBIGUOUS when the lines differ, or when the other pairing cannot be placed.
+ */
+function checkPairing(
+  text: SequentialText,
+  table: LineTable,
+  hunk: LineHunk,
+  loc: Location,
+  added: (line: HunkLine) => Exclude<Eol, ''>,
+): EditErrorData | null {
+  if (hunk.altLines === undefined || loc.pass === null || loc.pass === 'exact') return null
+  const other = locateSequentialIn(text, { ...hunk, lines: hunk.altLines })
+  const placed = other.ok && other.value.refusal === undefined ? other.value : null
+  if (placed !== null && placed.start === loc.start) {
+    const mine = freshLines(table, loc, added)
+    const theirs = freshLines(table, placed, added)
+    const same =
+      mine.length === theirs.length &&
+      mine.every((l, i) => l.text === theirs[i]?.text && l.eol === theirs[i]?.eol)
+    if (same) return null
+  }
+  return pairingError(text.path, hunk, loc.start, loc.pass)
+}
+
+/** MATCH_PAIRING_AMBIGUOUS for `hunk`, matched at 0-based line `start` under `pass`. */
+export function pairingError(
+  path: string,
+  hunk: LineHunk,
+  start: number,
+  pass: MatchPass,
+): EditErrorData {
+  return errorData(
+    'MATCH_PAIRING_AMBIGUOUS',
+    `The SEARCH/REPLACE block at patch line ${hunk.patchLine} matched ${path} at line ${start + 1} only ${passWords(pass)}, and its SEARCH and REPLACE lines pair two ways (a line repeated on both sides): the two pairings keep different lines of the file, so what the block means is not certain. Nothing was written.`,
+    { path, patchLine: hunk.patchLine },
+  )
 }
 
 /**

@@ -286,7 +286,15 @@ function isEmptySearch(search: readonly string[]): boolean {
 }
 
 function toHunk(block: Block): LineHunk {
-  return { patchLine: block.start + 1, hints: [], endOfFile: false, lines: hunkLines(block) }
+  const lines = hunkLines(block)
+  const alt = otherPairing(block, lines)
+  return {
+    patchLine: block.start + 1,
+    hints: [],
+    endOfFile: false,
+    lines,
+    ...(alt === null ? {} : { altLines: alt }),
+  }
 }
 
 /**
@@ -304,6 +312,35 @@ function hunkLines(block: Block): HunkLine[] {
     maxEditLength: MAX_BLOCK_EDIT_LENGTH,
   })
   if (changes === undefined) return wholesale(block)
+  return linesOf(changes)
+}
+
+/**
+ * The same diff with its ties broken the other way (a line repeated on both sides pairs with its
+ * last copy, not its first), when that pairs other lines as context; null otherwise. The
+ * engine refuses a block whose two pairings write different bytes after a lenient match, where
+ * context lines take the file's text.
+ */
+// DECISIONS.md D-150.
+function otherPairing(block: Block, lines: readonly HunkLine[]): HunkLine[] | null {
+  if (!lines.some((l) => l.op === ' ') || lines.every((l) => l.op === ' ')) return null
+  const reversed = diffArrays([...block.search].reverse(), [...block.replace].reverse(), {
+    maxEditLength: MAX_BLOCK_EDIT_LENGTH,
+  })
+  if (reversed === undefined) return null
+  const changes = reversed.reverse().map((c) => ({ ...c, value: [...c.value].reverse() }))
+  const alt = linesOf(changes)
+  const same =
+    alt.length === lines.length &&
+    alt.every(
+      (l, i) => l.op === (lines[i] as HunkLine).op && l.text === (lines[i] as HunkLine).text,
+    )
+  return same ? null : alt
+}
+
+function linesOf(
+  changes: readonly { value: readonly string[]; added?: boolean; removed?: boolean }[],
+): HunkLine[] {
   const out: HunkLine[] = []
   let removed: HunkLine[] = []
   let added: HunkLine[] = []
@@ -313,8 +350,8 @@ function hunkLines(block: Block): HunkLine[] {
     added = []
   }
   for (const change of changes) {
-    if (change.removed) for (const text of change.value) removed.push({ op: '-', text })
-    else if (change.added) for (const text of change.value) added.push({ op: '+', text })
+    if (change.removed === true) for (const text of change.value) removed.push({ op: '-', text })
+    else if (change.added === true) for (const text of change.value) added.push({ op: '+', text })
     else {
       flush()
       for (const text of change.value) out.push({ op: ' ', text })

@@ -17,6 +17,7 @@ import { indexLines } from '../../src/match/ladder.js'
 import { locateCursor } from '../../src/match/locate-cursor.js'
 import { locateNearLine } from '../../src/match/locate-near.js'
 import { locateSequential } from '../../src/match/locate-sequential.js'
+import { pairingError } from '../../src/apply/apply-hunks.js'
 import type { Claimed, LocateContext, Location } from '../../src/match/location.js'
 import { restyleLine } from '../../src/match/restyle.js'
 import type { LineRegion } from '../../src/apply/render-diff.js'
@@ -75,7 +76,21 @@ export function applyHunksOracle(input: ApplyHunksInput): Result<ApplyHunksOutpu
       if (loc.refusal !== undefined) return fail(loc.refusal)
       warnings.push(...loc.warnings)
       if (loc.start + loc.oldLength === current.length) endHunk = hunk
-      current = splice(current, [{ location: loc, order: 0, hunk }], eol, added)
+      const next = splice(current, [{ location: loc, order: 0, hunk }], eol, added)
+      // A block whose lines pair two ways must write the same file either way after a lenient
+      // match (context lines are then the file's, not the block's).
+      if (hunk.altLines !== undefined && loc.pass !== null && loc.pass !== 'exact') {
+        const other = locateSequential(ctx, { ...hunk, lines: hunk.altLines })
+        const otherLoc = other.ok && other.value.refusal === undefined ? other.value : null
+        const alt =
+          otherLoc === null
+            ? null
+            : splice(current, [{ location: otherLoc, order: 0, hunk }], eol, added)
+        if (alt === null || JSON.stringify(alt) !== JSON.stringify(next)) {
+          return fail(pairingError(input.path, hunk, loc.start, loc.pass))
+        }
+      }
+      current = next
     }
     const finished = finishLastLine(current, endHunk, input.format, hadFinalNewline, eol)
     return ok({ lines: finished, warnings })

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { applyHunks } from '../../../src/apply/apply-hunks.js'
+import { parseSearchReplace } from '../../../src/parse/search-replace.js'
 import { parseUnifiedDiff } from '../../../src/parse/unified.js'
 import { joinLines, splitLines } from '../../../src/text/lines.js'
 import type { EditErrorData } from '../../../src/errors.js'
@@ -776,5 +777,40 @@ describe('applyHunks with numbered hunks out of order', () => {
     const out = run(text, [at(5, 3), wrong], { mode: 'near-line', format: 'unified' })
     expect(out.text).toBe(text.replace('line 20\n', 'LINE 20\n').replace('line 5\n', 'LINE 5\n'))
     expect(out.warnings.map((w) => w.code)).not.toContain('match.reordered')
+  })
+})
+
+describe('applyHunks with a SEARCH/REPLACE block whose lines pair two ways', () => {
+  const block = (search: readonly string[], replace: readonly string[]): LineHunk => {
+    const text = ['f.ts', '<<<<<<< SEARCH', ...search, '=======', ...replace, '>>>>>>> REPLACE']
+    const parsed = parseSearchReplace(text.join('\n') + '\n')
+    if (!parsed.ok) throw new Error(parsed.error.message)
+    const op = parsed.value.ops[0]
+    if (op?.kind !== 'update') throw new Error('expected an update')
+    return op.hunks[0] as LineHunk
+  }
+  const sr = { mode: 'sequential', format: 'search-replace' } as const
+  const file = ['function f() {', '  if (a) {', '    b()', '  }', '  return c', '}', ''].join('\n')
+
+  it('names the other pairing when a repeated line ties the diff', () => {
+    const h = block(['if (a) {', 'b()', '}', 'return c', '}'], ['  if (a) {', '}'])
+    expect(h.altLines).toBeDefined()
+    expect(block(['a', 'b'], ['a', 'c']).altLines).toBeUndefined()
+  })
+
+  it('applies after an exact match, where either pairing writes the same bytes', () => {
+    const h = block(['x', '', 'b', ''], ['x', ''])
+    expect(h.altLines).toBeDefined()
+    expect(run('x\n\nb\n\nc\n', [h], sr).text).toBe('x\n\nc\n')
+  })
+
+  it('refuses after a lenient match, where the pairings keep different file lines', () => {
+    const h = block(
+      ['if (a) {', 'b()', '}', 'return c', '}'],
+      ['  if (a) {', '    d()', '  }', '  return e', '}'],
+    )
+    const error = failure(file, [h], sr)
+    expect(error.code).toBe('MATCH_PAIRING_AMBIGUOUS')
+    expect(error.message).toContain('pair two ways')
   })
 })
