@@ -7,24 +7,42 @@ import { diffArrays } from 'diff/lib/diff/array.js'
 import type { EditDoc, Occurrence } from '../match/text-search.js'
 import { joinLines, type Eol, type Line } from '../text/lines.js'
 
-/** For each new index that diffArrays pairs with an unchanged old one, that old index. */
+/**
+ * For each new index that diffArrays pairs with an unchanged old one, that old index. `ties`
+ * 'last' breaks ties the other way: a line repeated on both sides pairs with its last copy.
+ */
 export function commonPairs(
   oldParts: readonly string[],
   newParts: readonly string[],
+  ties: 'first' | 'last' = 'first',
 ): Map<number, number> {
   const pairs = new Map<number, number>()
   let o = 0
   let n = 0
-  for (const change of diffArrays([...oldParts], [...newParts])) {
+  const last = ties === 'last'
+  const changes = last
+    ? diffArrays([...oldParts].reverse(), [...newParts].reverse())
+    : diffArrays([...oldParts], [...newParts])
+  for (const change of changes) {
     if (change.removed) o += change.count
     else if (change.added) n += change.count
     else {
-      for (let k = 0; k < change.count; k++) pairs.set(n + k, o + k)
+      for (let k = 0; k < change.count; k++) {
+        if (last) pairs.set(newParts.length - 1 - (n + k), oldParts.length - 1 - (o + k))
+        else pairs.set(n + k, o + k)
+      }
       o += change.count
       n += change.count
     }
   }
   return pairs
+}
+
+/** Whether two pairings are the same. */
+export function samePairs(a: ReadonlyMap<number, number>, b: ReadonlyMap<number, number>): boolean {
+  if (a.size !== b.size) return false
+  for (const [k, j] of a) if (b.get(k) !== j) return false
+  return true
 }
 
 /**

@@ -98,7 +98,7 @@ export function located(
   return locatedIn(slice, ctx.index.lines.length, ctx.path, hunk, lines, start, pass, extraWarnings)
 }
 
-/** located() over any text that can hand out slices of its lines. */
+/** located() over any text that can hand out slices of its lines; `name` names the hunk. */
 export function locatedIn(
   slice: (from: number, to: number) => readonly string[],
   total: number,
@@ -108,6 +108,7 @@ export function locatedIn(
   start: number,
   pass: MatchPass | null,
   extraWarnings: readonly Warning[] = [],
+  name: string = hunkName(hunk),
 ): Location {
   const old = oldSide(lines)
   let restyle = IDENTITY_RESTYLE
@@ -137,7 +138,7 @@ export function locatedIn(
       ? undefined
       : errorData(
           'MATCH_INDENT_AMBIGUOUS',
-          `${capitalise(hunkName(hunk))} matched ${path} at line ${start + 1} only ${passWords(pass as MatchPass)}, and ${unplaced.why}, so the depth of its added line "${unplaced.text.trim()}" cannot be told.`,
+          `${capitalise(name)} matched ${path} at line ${start + 1} only ${passWords(pass as MatchPass)}, and ${unplaced.why}, so the depth of its added line "${unplaced.text.trim()}" cannot be told.`,
           { path, patchLine: hunk.patchLine },
         )
   return {

@@ -26,14 +26,14 @@ import { diffArrays } from 'diff/lib/diff/array.js'
 import type { Candidate } from '../../src/errors.js'
 import { errorData } from '../../src/errors.js'
 import { findCandidates, MAX_CANDIDATES, previewOf } from '../../src/match/candidates.js'
-import { surroundingLines } from '../../src/match/location.js'
+import { locatedIn, surroundingLines } from '../../src/match/location.js'
 import { deriveRestyle, restyleLine, type Restyle } from '../../src/match/restyle.js'
 import { noOpDetail } from '../../src/apply/edit-guards.js'
 import { fail, ok, type Result } from '../../src/result.js'
 import { dominantEol, joinLines, splitLines, type Eol, type Line } from '../../src/text/lines.js'
 import { passWords, type EditPass } from '../../src/match/pass-words.js'
 import { MATCH_PASSES, normalizeLine, type MatchPass } from '../../src/text/normalize.js'
-import type { StringEdit, Warning } from '../../src/types.js'
+import type { HunkLine, LineHunk, StringEdit, Warning } from '../../src/types.js'
 import { findLineMatches, type LineMatches } from '../../src/match/ladder.js'
 import { disjointStarts, toLf, wholeLines, type Span } from '../../src/match/text-search.js'
 
@@ -340,24 +340,88 @@ function applyOne(
 // ---------------------------------------------------------------------------------------------
 // Line endings of rewritten text
 
-/** For each new index that diffArrays pairs with an unchanged old one, that old index. */
+/**
+ * For each new index that diffArrays pairs with an unchanged old one, that old index; 'last'
+ * breaks ties toward a repeated line's last copy (the diff of the reversed sides).
+ */
 function commonPairs(
   oldParts: readonly string[],
   newParts: readonly string[],
+  ties: 'first' | 'last' = 'first',
 ): Map<number, number> {
-  const pairs = new Map<number, number>()
+  const flip = ties === 'last'
+  const a = flip ? [...oldParts].reverse() : [...oldParts]
+  const b = flip ? [...newParts].reverse() : [...newParts]
+  const found = new Map<number, number>()
   let o = 0
   let n = 0
-  for (const change of diffArrays([...oldParts], [...newParts])) {
+  for (const change of diffArrays(a, b)) {
     if (change.removed) o += change.count
     else if (change.added) n += change.count
     else {
-      for (let k = 0; k < change.count; k++) pairs.set(n + k, o + k)
+      for (let k = 0; k < change.count; k++) found.set(n + k, o + k)
       o += change.count
       n += change.count
     }
   }
+  if (!flip) return found
+  const pairs = new Map<number, number>()
+  for (const [k, j] of [...found].reverse()) {
+    pairs.set(newParts.length - 1 - k, oldParts.length - 1 - j)
+  }
   return pairs
+}
+
+/**
+ * The new lines at `s` written as the hunk of paired (context), removed and added lines would
+ * be: context lines are the file's, added lines restyled or given a replaced line's depth
+ * (src/match/location.ts), or MATCH_INDENT_AMBIGUOUS.
+ */
+function fitAsHunk(
+  doc: Doc,
+  s: number,
+  wanted: readonly string[],
+  newLines: readonly string[],
+  pairs: ReadonlyMap<number, number>,
+  pass: EditPass,
+  ctx: Context,
+): Result<string[]> {
+  const lines: HunkLine[] = []
+  let o = 0
+  let pending: HunkLine[] = []
+  const closeBefore = (j: number) => {
+    for (; o < j; o++) lines.push({ op: '-', text: wanted[o] as string })
+    lines.push(...pending)
+    pending = []
+  }
+  newLines.forEach((text, k) => {
+    const j = pairs.get(k)
+    if (j === undefined) pending.push({ op: '+', text })
+    else {
+      closeBefore(j)
+      lines.push({ op: ' ', text: wanted[j] as string })
+      o = j + 1
+    }
+  })
+  closeBefore(wanted.length)
+  const hunk: LineHunk = { patchLine: ctx.editNumber, hints: [], endOfFile: false, lines }
+  const slice = (from: number, to: number) => doc.texts.slice(from, to)
+  const restylePass = pass === 'tabs' ? 'trim' : pass
+  const name = `edit ${ctx.editNumber}'s old_string`
+  const loc = locatedIn(slice, doc.texts.length, ctx.path, hunk, lines, s, restylePass, [], name)
+  if (loc.refusal !== undefined) return fail({ ...loc.refusal, patchLine: ctx.editNumber })
+  const out: string[] = []
+  let at = s
+  loc.lines.forEach((line, i) => {
+    if (line.op === '+') {
+      const fixed = loc.fileIndented?.includes(i) === true
+      out.push(restyleLine(line.text, fixed ? { ...loc.restyle, indent: null } : loc.restyle))
+    } else {
+      const own = doc.texts[at++] as string
+      if (line.op === ' ') out.push(own)
+    }
+  })
+  return ok(out)
 }
 
 /**
@@ -456,19 +520,30 @@ function applyReplace(
   const newLines = wholeLines(edit.newString)
   const pairs = commonPairs(wanted, newLines)
   const lines = [...doc.lines]
+  // Every match is fitted to the text as found, as a hunk's lines would be (location.ts).
+  const fitted: string[][] = []
+  for (const s of starts) {
+    const mine = fitAsHunk(doc, s, wanted, newLines, pairs, pass, ctx)
+    if (!mine.ok) return mine
+    // A line repeated on both sides may pair the other way; after a lenient match the two
+    // pairings must write the same lines, or the edit is refused.
+    const other = commonPairs(wanted, newLines, 'last')
+    if (pass !== 'exact' && JSON.stringify([...other]) !== JSON.stringify([...pairs])) {
+      const theirs = fitAsHunk(doc, s, wanted, newLines, other, pass, ctx)
+      if (!theirs.ok || JSON.stringify(theirs.value) !== JSON.stringify(mine.value)) {
+        return failAt(
+          ctx,
+          'MATCH_PAIRING_AMBIGUOUS',
+          `old_string matched ${ctx.path} at line ${s + 1} only ${passWords(pass)}, and a line repeated in old_string and new_string lets them pair two ways that keep different lines of the file, so what the edit means is not certain; copy old_string exactly from the file`,
+        )
+      }
+    }
+    fitted.push(mine.value)
+  }
   // Bottom-up, so earlier starts stay valid while later ones are rewritten.
-  for (const s of [...starts].reverse()) {
-    const fileSlice = doc.texts.slice(s, s + wanted.length)
-    const restyle = deriveRestyle(fileSlice, wanted, pass === 'tabs' ? 'trim' : pass, {
-      added: newLines.filter((_, k) => !pairs.has(k)),
-      surrounding: surroundingLines(doc.texts, s, s + wanted.length),
-    })
-    const texts = newLines.map((line, k) => {
-      const j = pairs.get(k)
-      // Unchanged lines keep the file's own text, not the edit's lenient spelling of it.
-      return j === undefined ? restyleLine(line, restyle) : (fileSlice[j] as string)
-    })
-    spliceWholeLines(lines, s, wanted.length, texts, pairs, doc.dominant)
+  for (let m = starts.length - 1; m >= 0; m--) {
+    const s = starts[m] as number
+    spliceWholeLines(lines, s, wanted.length, fitted[m] as string[], pairs, doc.dominant)
   }
   return ok({ text: joinLines(lines), warnings: lenientWarnings(pass, starts, ctx) })
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { REWRITE_MIN_FILE_LINES } from '../../../src/apply/edit-guards.js'
 import type { RegexSearcher } from '../../../src/apply/regex.js'
 import { applyStringEdits } from '../../../src/apply/string-edits.js'
-import { boundedSearcher, searchRegex } from '../../../src/engine/regex-search.js'
+import { boundedSearcher, searchRegex as engineSearch } from '../../../src/engine/regex-search.js'
 import type { EditErrorData } from '../../../src/errors.js'
 import type { Result } from '../../../src/result.js'
 import type { StringEdit, Warning } from '../../../src/types.js'
@@ -24,6 +24,12 @@ const replace = (fields: Replace): StringEdit => ({
   ...fields,
 })
 const insert = (fields: Insert): StringEdit => ({ mode: 'insert', index: 0, ...fields })
+
+// These tests are about what a regex edit does, not how fast: the engine's 100 ms budget
+// (REGEX_TIMEOUT_MS) is a wall-clock limit that a loaded machine can hit while creating the
+// vm context, which made a property test here fail now and then with a timeout. Only the test
+// of that budget uses the engine's searcher.
+const searchRegex: RegexSearcher = boundedSearcher(60_000)
 
 function run(
   text: string,
@@ -210,7 +216,7 @@ describe('regex', () => {
 
   it('the default searcher gives up after REGEX_TIMEOUT_MS', () => {
     const text = `${'a'.repeat(30)}b\n`
-    expect(failure(text, [re('(a+)+$', 'x')]).message).toContain('within 100 ms')
+    expect(failure(text, [re('(a+)+$', 'x')], engineSearch).message).toContain('within 100 ms')
   })
 
   it('throws a programmer error when no searcher was injected', () => {

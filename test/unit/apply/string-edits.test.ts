@@ -475,10 +475,26 @@ describe('applyStringEdits re-indentation after a lenient match', () => {
   const file = 'def f(x):\n    if x:\n        y = 1\n        return y\n'
 
   it('gives replaced lines the file’s indentation, keeping their relative depth', () => {
-    const edit = replace('if x:\n  y = 1', 'if x:\n  y = 1\n  if y:\n    z = 2')
-    expect(applied(file, [edit])).toBe(
-      'def f(x):\n    if x:\n        y = 1\n        if y:\n            z = 2\n        return y\n',
+    const nested = 'class A:\n    def f(x):\n        if x:\n            y = 1\n    g = 2\n'
+    const edit = replace('if x:\n    y = 1', 'if x:\n    y = 1\n    if y:\n        z = 2')
+    expect(applied(nested, [edit])).toBe(
+      'class A:\n    def f(x):\n        if x:\n            y = 1\n            if y:\n                z = 2\n    g = 2\n',
     )
+  })
+
+  // As for a hunk (DECISIONS.md D-142, D-148): old lines at offsets from the file's that
+  // disagree (4 and 6: written with a 2-space unit where the file has 4) give no depth an added
+  // line can be trusted with; two points always fit some scaling, so scaling would be a guess.
+  it('refuses an insertion whose old lines sit at offsets from the file that disagree', () => {
+    const edit = replace('if x:\n  y = 1', 'if x:\n  y = 1\n  if y:\n    z = 2')
+    expect(failure(file, [edit]).code).toBe('MATCH_INDENT_AMBIGUOUS')
+  })
+
+  it('refuses old_string and new_string that pair two ways after a lenient match', () => {
+    const f = 'function f() {\n  if (a) {\n    b()\n  }\n  return c\n}\n'
+    const edit = replace('if (a) {\nb()\n}\nreturn c\n}', '  if (a) {\n    d()\n  }\n  return e\n}')
+    const error = failure(f, [edit])
+    expect(error.code, error.message).toBe('MATCH_PAIRING_AMBIGUOUS')
   })
 
   it('writes tabs for a tab-indented file', () => {

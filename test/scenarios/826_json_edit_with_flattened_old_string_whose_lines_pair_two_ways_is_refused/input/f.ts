@@ -1,0 +1,6 @@
+function f() {
+  if (a) {
+    b()
+  }
+  return c
+}
