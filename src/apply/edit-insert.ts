@@ -1,10 +1,9 @@
 // An insert edit: new lines before or after the line(s) of an anchor. The anchor is found as an
 // exact substring, else through the tabs rung when tolerant_whitespace is set, else (unless
 // strict is set) through the ladder: a one-line anchor may be part of a line, a longer one must
-// match whole lines. After a lenient match the new lines are restyled like hunk lines
-// (src/match/restyle.ts), learning from the anchor.
+// match whole lines. After a lenient match the new lines are fitted as a hunk's would be
+// (edit-fit.ts), learning from the anchor.
 import type { EditPass } from '../match/pass-words.js'
-import { deriveRestyle, restyleLine, type Restyle } from '../match/restyle.js'
 import {
   type EditDoc,
   exactSpans,
@@ -30,7 +29,8 @@ import {
   type EditContext,
   type EditStep,
 } from './edit-messages.js'
-import { chooseMatches, ladder, restylePass, viewOf } from './edit-matches.js'
+import { chooseMatches, ladder } from './edit-matches.js'
+import { placeNewLines } from './edit-fit.js'
 
 /** Applies one insert edit to `doc`, in place. */
 export function applyInsert(
@@ -62,13 +62,9 @@ export function applyInsert(
   const [first, last] = spans[chosen.value[0] as number] as [number, number]
 
   const dominant = doc.table.dominant()
-  // A leniently matched anchor tells how the edit's indentation maps onto the file's; the new
-  // lines were written with the same view of the file, so they are re-indented the same way.
-  const restyle = anchorRestyle(doc, anchorLf, first, last, pass, inserted)
-  const fresh: Line[] = inserted.map((text) => ({
-    text: restyle === null ? text : restyleLine(text, restyle),
-    eol: dominant,
-  }))
+  const fitted = fitInserted(doc, anchorLf, first, pass, inserted, edit.position, ctx)
+  if (!fitted.ok) return fitted
+  const fresh: Line[] = fitted.value.map((text) => ({ text, eol: dominant }))
   if (edit.position === 'before') {
     doc.replaceText(first, first, joinLines(fresh))
   } else {
@@ -116,27 +112,36 @@ function otherAnchorSpans(
 }
 
 /**
- * The restyle for lines inserted at a lenient anchor: learned from the anchor's lines when it
- * matched whole lines, or from its one line when the anchor is that line's start (an anchor in
- * the middle of a line says nothing about indentation). Null for an exact anchor.
+ * The inserted lines as written at a lenient anchor: a leniently matched anchor tells how the
+ * edit's indentation maps onto the file's, so the lines are fitted as a hunk of the anchor's
+ * lines and the new ones would be (edit-fit.ts): restyled, or refused MATCH_INDENT_AMBIGUOUS
+ * where the anchor's indentation was flattened and their depth cannot be told. Kept as written
+ * for an exact anchor, and for one in the middle of a line, which says nothing about indentation.
  */
-function anchorRestyle(
+function fitInserted(
   doc: EditDoc,
   anchorLf: string,
   first: number,
-  last: number,
   pass: EditPass,
   inserted: readonly string[],
-): Restyle | null {
-  if (pass === 'exact') return null
+  position: 'before' | 'after',
+  ctx: EditContext,
+): Result<string[]> {
+  if (pass === 'exact') return ok([...inserted])
   const wanted = anchorLf.split('\n')
-  const { slice: fileSlice, surrounding } = viewOf(doc, first, last + 1)
   if (wanted.length === 1) {
     const norm = (text: string): string =>
       pass === 'tabs' ? tabKey(text) : normalizeLine(text, pass)
-    if (!norm(fileSlice[0] ?? '').startsWith(norm(wanted[0] as string))) return null
+    const line = doc.table.line(first).text
+    if (!norm(line).startsWith(norm(wanted[0] as string))) return ok([...inserted])
   }
-  return deriveRestyle(fileSlice, wanted, restylePass(pass), { added: inserted, surrounding })
+  const after = position === 'after'
+  const newLines = after ? [...wanted, ...inserted] : [...inserted, ...wanted]
+  const offset = after ? 0 : inserted.length
+  const pairs = new Map(wanted.map((_, j) => [j + offset, j] as const))
+  const placed = placeNewLines(doc, first, wanted, newLines, pairs, pass, ctx)
+  if (!placed.ok) return placed
+  return ok(after ? placed.value.slice(wanted.length) : placed.value.slice(0, inserted.length))
 }
 
 /**

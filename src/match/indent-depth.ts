@@ -86,11 +86,12 @@ function runsOf(
  *   written at the n-th removed line's indentation takes that line's depth, the others keep
  *   their depth relative to the run's first added line, which sits where the first replaced
  *   line did; in a run that only inserts, a line keeps its own indentation where a file line
- *   next to the run has it. An indentation that old lines of the hunk are written at and that
- *   sits at several depths in the file tells nothing, so no line but a twin is placed by it;
- *   and when the added lines are written at indentations no old line has (in their own
- *   columns, likely the file's), a line placed anywhere but as written reads two ways. Any
- *   other added line cannot be placed.
+ *   next to the run has it, or takes the one depth of the file that the hunk's old lines
+ *   written at its indentation all sit at. An indentation that old lines of the hunk are
+ *   written at and that sits at several depths in the file tells nothing, so no line but a twin
+ *   is placed by it; and when the added lines are written at indentations no old line has (in
+ *   their own columns, likely the file's), a line placed anywhere but as written reads two
+ *   ways. Any other added line cannot be placed.
  * - The offsets agree, but an added line at an indentation no old line of the hunk has reads two
  *   ways: shifted by that offset, or as written, where the file line next to its run, or a line
  *   the run replaces, has the written indentation (the model wrote it in the file's columns and
@@ -150,6 +151,9 @@ export function fileDepths(
       } else {
         const told = ownColumns || seen === undefined || (seen.size === 1 && seen.has(ws))
         want = told && run.around.includes(ws) ? ws : null
+        // Written where old lines of the hunk are written, and those all sit at one depth of the
+        // file: the line is at that depth (an insertion under `  y = 1`, matched at 8 columns).
+        if (want === null && !ownColumns && seen?.size === 1) want = [...seen][0] as string
       }
       if (want === null) {
         unplaced ??= {

@@ -26,8 +26,8 @@ import { diffArrays } from 'diff/lib/diff/array.js'
 import type { Candidate } from '../../src/errors.js'
 import { errorData } from '../../src/errors.js'
 import { findCandidates, MAX_CANDIDATES, previewOf } from '../../src/match/candidates.js'
-import { locatedIn, surroundingLines } from '../../src/match/location.js'
-import { deriveRestyle, restyleLine, type Restyle } from '../../src/match/restyle.js'
+import { locatedIn } from '../../src/match/location.js'
+import { restyleLine } from '../../src/match/restyle.js'
 import { noOpDetail } from '../../src/apply/edit-guards.js'
 import { fail, ok, type Result } from '../../src/result.js'
 import { dominantEol, joinLines, splitLines, type Eol, type Line } from '../../src/text/lines.js'
@@ -631,13 +631,11 @@ function applyInsert(
   const inserted = wholeLines(edit.newString)
   if (inserted.length === 0) return ok({ text: doc.text, warnings: [] })
   const lines = [...doc.lines]
-  // A leniently matched anchor tells how the edit's indentation maps onto the file's; the new
-  // lines were written with the same view of the file, so they are re-indented the same way.
-  const restyle = anchorRestyle(doc, anchorLf, first, last, pass, inserted)
-  const fresh: Line[] = inserted.map((text) => ({
-    text: restyle === null ? text : restyleLine(text, restyle),
-    eol: doc.dominant,
-  }))
+  // A leniently matched anchor tells how the edit's indentation maps onto the file's: the new
+  // lines are fitted as the hunk of anchor and new lines would be, or refused.
+  const fitted = anchorFit(doc, anchorLf, first, last, pass, inserted, edit.position, ctx)
+  if (!fitted.ok) return fitted
+  const fresh: Line[] = fitted.value.map((text) => ({ text, eol: doc.dominant }))
   if (edit.position === 'before') {
     lines.splice(first, 0, ...fresh)
   } else {
@@ -654,29 +652,37 @@ function applyInsert(
 }
 
 /**
- * The restyle for lines inserted at a lenient anchor: learned from the anchor's lines when it
- * matched whole lines, or from its one line when the anchor is that line's start (an anchor in
- * the middle of a line says nothing about indentation). Null for an exact anchor.
+ * The lines inserted at the anchor: as written after an exact anchor or one in the middle of a
+ * line (it says nothing about indentation); otherwise as the anchor's lines (context) and the
+ * new lines, before or after them, fit as a hunk (fitAsHunk), keeping only the new ones.
  */
-function anchorRestyle(
+function anchorFit(
   doc: Doc,
   anchorLf: string,
   first: number,
   last: number,
   pass: Pass,
   inserted: readonly string[],
-): Restyle | null {
-  if (pass === 'exact') return null
+  position: 'before' | 'after',
+  ctx: Context,
+): Result<string[]> {
+  if (pass === 'exact') return ok([...inserted])
   const wanted = anchorLf.split('\n')
   const fileSlice = doc.texts.slice(first, last + 1)
   if (wanted.length === 1) {
     const norm = (t: string) => (pass === 'tabs' ? tabsAsSpaces(t) : normalizeLine(t, pass))
-    if (!norm(fileSlice[0] ?? '').startsWith(norm(wanted[0] as string))) return null
+    if (!norm(fileSlice[0] ?? '').startsWith(norm(wanted[0] as string))) return ok([...inserted])
   }
-  return deriveRestyle(fileSlice, wanted, pass === 'tabs' ? 'trim' : pass, {
-    added: inserted,
-    surrounding: surroundingLines(doc.texts, first, last + 1),
-  })
+  const newLines = position === 'after' ? [...wanted, ...inserted] : [...inserted, ...wanted]
+  const pairs = new Map<number, number>()
+  wanted.forEach((_, j) => pairs.set(position === 'after' ? j : inserted.length + j, j))
+  const placed = fitAsHunk(doc, first, wanted, newLines, pairs, pass, ctx)
+  if (!placed.ok) return placed
+  return ok(
+    position === 'after'
+      ? placed.value.slice(wanted.length)
+      : placed.value.slice(0, inserted.length),
+  )
 }
 
 /**

@@ -504,9 +504,16 @@ describe('applyStringEdits re-indentation after a lenient match', () => {
   })
 
   it('re-indents lines inserted at a leniently matched multi-line anchor', () => {
-    expect(applied(file, [insert('if x:\n  y = 1', 'after', '  log(y)\n')])).toBe(
+    expect(applied(file, [insert('if x:\n    y = 1', 'after', '    log(y)\n')])).toBe(
       'def f(x):\n    if x:\n        y = 1\n        log(y)\n        return y\n',
     )
+  })
+
+  // A flattened anchor (both lines at column 0 where the file nests them) says nothing about
+  // the depth of a line inserted after it, as for a hunk's insertion (DECISIONS.md D-151).
+  it('refuses lines inserted after a flattened multi-line anchor', () => {
+    const edit = insert('if x:\ny = 1', 'after', 'log(y)\n')
+    expect(failure(file, [edit]).code).toBe('MATCH_INDENT_AMBIGUOUS')
   })
 
   it('re-indents lines inserted at a lenient one-line anchor that starts its line', () => {
