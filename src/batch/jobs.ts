@@ -43,7 +43,10 @@ export const DEFAULT_CONCURRENCY = 8
 /** The largest window: each job in hand may hold its patch and its files. */
 export const MAX_CONCURRENCY = 1024
 
-const JOB_FIELDS = ['id', 'root', 'patch', 'format', 'options']
+const JOB_FIELDS = ['id', 'root', 'patch', 'patchBase64', 'format', 'options']
+
+/** Standard base64 (RFC 4648 section 4), padded: what `patchBase64` must be. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
 
 /** Each request option a job may carry, and whether a value suits it. */
 const OPTION_CHECKS: Readonly<Record<string, (v: unknown, from: JobSource) => boolean>> = {
@@ -67,8 +70,9 @@ const OPTION_WORDS: Readonly<Record<string, string>> = {
 }
 
 /**
- * Checks that `value` is a batch job. The job returned is `value` itself, so nothing is copied;
- * `prefix` starts every message (`Line 7: `).
+ * Checks that `value` is a batch job. The job returned is `value` itself, so nothing is copied,
+ * except for a JSON job's `patchBase64`, which becomes the bytes of its `patch`; `prefix` starts
+ * every message (`Line 7: `).
  */
 export function checkJob(value: unknown, from: JobSource, prefix = ''): CheckedJob {
   const refuse = (id: string | number | null, message: string): CheckedJob => ({
@@ -78,7 +82,9 @@ export function checkJob(value: unknown, from: JobSource, prefix = ''): CheckedJ
   })
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return refuse(null, `A batch job is an object with id, root and patch; got ${kindOf(value)}.`)
-  const job = value as { readonly [K in 'id' | 'root' | 'patch' | 'format' | 'options']?: unknown }
+  const job = value as {
+    readonly [K in 'id' | 'root' | 'patch' | 'patchBase64' | 'format' | 'options']?: unknown
+  }
   const { id } = job
   const usableId =
     typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null
@@ -96,10 +102,30 @@ export function checkJob(value: unknown, from: JobSource, prefix = ''): CheckedJ
       usableId,
       `Job ${JSON.stringify(usableId)} needs a root directory; got ${kindOf(job.root)}.`,
     )
+  // A JSON line cannot hold bytes that are not UTF-8 (a Latin-1 diff): `patchBase64` carries them.
+  let bytes: Uint8Array | undefined
+  if (job.patchBase64 !== undefined) {
+    const where = `Job ${JSON.stringify(usableId)}`
+    if (from !== 'json')
+      return refuse(
+        usableId,
+        `${where} has patchBase64, which only JSON input takes; pass bytes as patch.`,
+      )
+    if (job.patch !== undefined)
+      return refuse(usableId, `${where} has both patch and patchBase64; give one.`)
+    if (typeof job.patchBase64 !== 'string' || !BASE64.test(job.patchBase64))
+      return refuse(
+        usableId,
+        `${where} has a patchBase64 that is not padded standard base64; got ${kindOf(job.patchBase64)}.`,
+      )
+    bytes = Uint8Array.from(Buffer.from(job.patchBase64, 'base64'))
+  }
   const patchOk =
-    typeof job.patch === 'string' || (from === 'library' && job.patch instanceof Uint8Array)
+    bytes !== undefined ||
+    typeof job.patch === 'string' ||
+    (from === 'library' && job.patch instanceof Uint8Array)
   if (!patchOk) {
-    const what = from === 'library' ? 'a string or bytes' : 'a string'
+    const what = from === 'library' ? 'a string or bytes' : 'a string (or patchBase64)'
     return refuse(
       usableId,
       `Job ${JSON.stringify(usableId)} needs a patch, ${what}; got ${kindOf(job.patch)}.`,
@@ -133,7 +159,9 @@ export function checkJob(value: unknown, from: JobSource, prefix = ''): CheckedJ
         )
     }
   }
-  return { ok: true, job: value as BatchJob }
+  if (bytes === undefined) return { ok: true, job: value as BatchJob }
+  const { patchBase64: _encoded, ...rest } = value as BatchJob & { readonly patchBase64: string }
+  return { ok: true, job: { ...rest, patch: bytes } }
 }
 
 /** How a message names a value it refuses: its JSON for short scalars, else its kind. */

@@ -38,6 +38,24 @@ function parsed(stdout: string): Record<string, unknown>[] {
 }
 
 describe('patchloom batch (built CLI)', () => {
+  it('applies a Latin-1 diff sent as patchBase64 byte for byte', async () => {
+    const root = join(base, 'latin1')
+    await mkdir(root)
+    const before = Buffer.from('caf\xe9\nend\n', 'latin1')
+    await writeFile(join(root, 'menu.txt'), before)
+    const diff = Buffer.from(
+      '--- a/menu.txt\n+++ b/menu.txt\n@@ -1,2 +1,2 @@\n-caf\xe9\n+th\xe9\n end\n',
+      'latin1',
+    )
+    const job = { id: 'l1', root, patchBase64: diff.toString('base64') }
+    const run = await runCli(['batch', '-', '--durability', 'fast'], {
+      stdin: `${JSON.stringify(job)}\n`,
+    })
+    expect(run.code, run.stderr).toBe(0)
+    expect(parsed(run.stdout)[0]).toMatchObject({ id: 'l1', ok: true })
+    expect(await readFile(join(root, 'menu.txt'))).toEqual(Buffer.from('th\xe9\nend\n', 'latin1'))
+  })
+
   it('runs a malformed line in the middle as its own result, applies the rest, exits 64', async () => {
     const [a, b] = await roots(2)
     const input = [

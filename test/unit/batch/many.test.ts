@@ -215,7 +215,7 @@ describe('applyMany on real workspaces', () => {
       'Job "o" has an unknown option \'dry_run\'; the options are dryRun, diffs, diagnostics, timeoutMs, binaryWithoutData, approve, signal.',
       'Job "of" has an unknown option \'format\' (give format beside root and patch, not in options); the options are dryRun, diffs, diagnostics, timeoutMs, binaryWithoutData, approve, signal.',
       'Job "ot" has option dryRun "yes"; it takes true or false.',
-      "Unknown field 'extra' in a batch job; its fields are id, root, patch, format, options.",
+      "Unknown field 'extra' in a batch job; its fields are id, root, patch, patchBase64, format, options.",
     ])
     expect(results.at(-1)).toMatchObject({ id: 'ok', ok: true })
     expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('two\n')
@@ -228,10 +228,34 @@ describe('applyMany on real workspaces', () => {
       id: 1,
       error: {
         code: 'BATCH_JOB_INVALID',
-        message: 'Line 3: Job 1 needs a patch, a string; got bytes.',
+        message: 'Line 3: Job 1 needs a patch, a string (or patchBase64); got bytes.',
       },
     })
     expect(checkJob({ id: 1, root: '/r', patch: new Uint8Array(1) }, 'library').ok).toBe(true)
+  })
+
+  it('takes a JSON job’s patch as bytes from patchBase64, and refuses it beside patch or malformed', () => {
+    const latin1 = Uint8Array.from([0x2d, 0x63, 0x61, 0x66, 0xe9, 0x0a]) // "-café\n" in Latin-1
+    const encoded = Buffer.from(latin1).toString('base64')
+    const taken = checkJob({ id: 'j', root: '/r', patchBase64: encoded }, 'json')
+    if (!taken.ok) throw new Error(taken.error.message)
+    expect(taken.job.patch).toEqual(latin1)
+    expect('patchBase64' in taken.job).toBe(false)
+    const message = (v: unknown, from: 'json' | 'library' = 'json') => {
+      const out = checkJob(v, from)
+      return out.ok ? 'accepted' : out.error.message
+    }
+    expect(message({ id: 1, root: '/r', patch: 'x', patchBase64: encoded })).toBe(
+      'Job 1 has both patch and patchBase64; give one.',
+    )
+    for (const bad of ['not base64!', 'YWJj=', 'YW', 7]) {
+      expect(message({ id: 1, root: '/r', patchBase64: bad })).toMatch(
+        /^Job 1 has a patchBase64 that is not padded standard base64; got /,
+      )
+    }
+    expect(message({ id: 1, root: '/r', patchBase64: encoded }, 'library')).toMatch(
+      /only JSON input takes/,
+    )
   })
 
   it('gives a missing root its engine error as the job result', async () => {
