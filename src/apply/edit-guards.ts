@@ -2,6 +2,7 @@
 // (DECISIONS.md D-093) and the no-op rule (DECISIONS.md D-094) share their wording here, so the
 // string edits (src/apply/edit-*.ts) and their oracle (test/helpers/string-edits-oracle.ts)
 // agree. Pure; the callers decide which spans an edit matched.
+import { STOP_TOKENS } from '../text/stop-tokens.js'
 
 /** The rewrite guard looks only at files of at least this many lines. */
 export const REWRITE_MIN_FILE_LINES = 20
@@ -59,4 +60,20 @@ export function rewriteDetail(path: string, fileLines: number, matchedLines: num
 /** The EDIT_NO_OP message's detail: `what` says which text equals which. */
 export function noOpDetail(path: string, what: string): string {
   return `${what}, so the edit would leave ${path} unchanged`
+}
+
+/**
+ * The refusal detail for a new_string that ends in a model stop token (`<|im_end|>` and the
+ * others of src/text/stop-tokens.ts, whitespace after it allowed) that `kept` does not end in as
+ * well (old_string; an insert keeps nothing), or null. Mode write is not checked.
+ */
+export function stopTokenDetail(path: string, newString: string, kept: string): string | null {
+  const end = newString.trimEnd()
+  const token = STOP_TOKENS.find((t) => end.endsWith(t))
+  if (token === undefined || kept.trimEnd().endsWith(token)) return null
+  return (
+    `new_string ends with ${token}, a model's stop token: most likely where the model's output ` +
+    `ended, not text for ${path}; send the edit without it, or use mode "write" if the file ` +
+    'is meant to end so'
+  )
 }

@@ -31,6 +31,7 @@ import {
 } from './edit-messages.js'
 import { chooseMatches, ladder } from './edit-matches.js'
 import { placeNewLines } from './edit-fit.js'
+import { stopTokenDetail } from './edit-guards.js'
 
 /** Applies one insert edit to `doc`, in place. */
 export function applyInsert(
@@ -44,6 +45,9 @@ export function applyInsert(
   }
   const inserted = wholeLines(edit.newString)
   if (inserted.length === 0) return noOp(ctx, 'new_string is empty')
+  // A stop token glued to new_string is the model's output ending (DECISIONS.md D-153).
+  const glued = stopTokenDetail(ctx.path, edit.newString, '')
+  if (glued !== null) return failAt(ctx, 'PARSE_BAD_EDIT', glued)
   let spans = exactSpans(doc, anchorLf)
   let pass: EditPass = 'exact'
   if (spans.length === 0) {

@@ -26,6 +26,7 @@ import {
   type EditStep,
 } from './edit-messages.js'
 import { chooseMatches, guardRewrite, ladder, occurrenceSpan } from './edit-matches.js'
+import { stopTokenDetail } from './edit-guards.js'
 import { fitNewLines } from './edit-fit.js'
 import { commonPairs, replaceExact, spliceWholeLines, type SpliceState } from './edit-splice.js'
 import { applyRegexReplace } from './edit-regex.js'
@@ -40,6 +41,9 @@ export function applyReplace(
     const detail = `old_string is empty; use mode write or insert to change ${ctx.path}`
     return failAt(ctx, 'PARSE_BAD_EDIT', detail)
   }
+  // A stop token glued to new_string is the model's output ending (DECISIONS.md D-153).
+  const glued = stopTokenDetail(ctx.path, edit.newString, edit.oldString)
+  if (glued !== null) return failAt(ctx, 'PARSE_BAD_EDIT', glued)
   if (edit.regex === true) return applyRegexReplace(doc, edit, ctx)
   const oldLf = toLf(edit.oldString)
   const newLf = toLf(edit.newString)

@@ -28,7 +28,7 @@ import { errorData } from '../../src/errors.js'
 import { findCandidates, MAX_CANDIDATES, previewOf } from '../../src/match/candidates.js'
 import { locatedIn } from '../../src/match/location.js'
 import { restyleLine } from '../../src/match/restyle.js'
-import { noOpDetail } from '../../src/apply/edit-guards.js'
+import { noOpDetail, stopTokenDetail } from '../../src/apply/edit-guards.js'
 import { fail, ok, type Result } from '../../src/result.js'
 import { dominantEol, joinLines, splitLines, type Eol, type Line } from '../../src/text/lines.js'
 import { passWords, type EditPass } from '../../src/match/pass-words.js'
@@ -492,6 +492,8 @@ function applyReplace(
     const detail = `old_string is empty; use mode write or insert to change ${ctx.path}`
     return failAt(ctx, 'PARSE_BAD_EDIT', detail)
   }
+  const glued = stopTokenDetail(ctx.path, edit.newString, edit.oldString)
+  if (glued !== null) return failAt(ctx, 'PARSE_BAD_EDIT', glued)
   const oldLf = toLf(edit.oldString)
   const exact = occurrences(doc.view, oldLf)
   if (exact.length > 0) {
@@ -611,6 +613,8 @@ function applyInsert(
   if (anchorLf === '') {
     return failAt(ctx, 'PARSE_BAD_EDIT', `the anchor for ${ctx.path} is empty or only line breaks`)
   }
+  const glued = stopTokenDetail(ctx.path, edit.newString, '')
+  if (glued !== null) return failAt(ctx, 'PARSE_BAD_EDIT', glued)
   let spans = viewSpans(doc, anchorLf)
   let pass: Pass = 'exact'
   if (spans.length === 0) {
