@@ -8,6 +8,7 @@ import {
   isBlank,
   leadingWhitespace as leading,
   reindentLine,
+  shiftsPastZero,
   type Reindent,
 } from './reindent.js'
 
@@ -190,6 +191,13 @@ function twoReadings(
     for (const r of run.added) {
       const text = (lines[r] as HunkLine).text
       const own = leading(text)
+      // Indented less than the offset takes away: not in the old lines' columns, so shifting it
+      // to column 0 would be a guess (DECISIONS.md D-154).
+      if (!oldWs.has(own) && shiftsPastZero(text, reindent)) {
+        const why =
+          'its added line is indented less than the offset its context shows, so it was not written in the columns of its context and reads two ways'
+        return { lines, indices: [], unplaced: { text, why } }
+      }
       // At an indentation an old line of the hunk has, the offset learned there is evidence.
       if (oldWs.has(own) || leading(reindentLine(text, reindent)) === own) continue
       if (run.around.includes(own) || run.removed.some((i) => fileWs[i] === own)) {

@@ -200,6 +200,25 @@ export function reindentLine(text: string, reindent: Reindent): string {
   const ws = leadingWhitespace(text)
   const body = text.slice(ws.length)
   for (const [patch, file] of reindent.known) if (patch === ws) return file + body
+  const { levels, extra } = shiftedLevels(ws, reindent)
+  if (levels < 0) return body
+  return reindent.fileUnit.repeat(levels) + ' '.repeat(extra) + body
+}
+
+/**
+ * Whether the learned offset would move an added line left of column 0, where reindentLine
+ * drops its indentation instead: the line was not written in the columns of the lines the
+ * offset was learned from.
+ */
+export function shiftsPastZero(text: string, reindent: Reindent): boolean {
+  if (isBlank(text)) return false
+  const ws = leadingWhitespace(text)
+  if (reindent.known.some(([patch]) => patch === ws)) return false
+  return shiftedLevels(ws, reindent).levels < 0
+}
+
+/** The file levels and extra spaces of a patch indentation, shifted by the learned offset. */
+function shiftedLevels(ws: string, reindent: Reindent): { levels: number; extra: number } {
   const unit = reindent.patchUnit
   const offset = columns(ws, PATCH_TAB_COLUMNS) - reindent.refColumns
   const steps = Math.floor(offset / unit)
@@ -217,6 +236,5 @@ export function reindentLine(text: string, reindent: Reindent): string {
     levels += Math.floor(extra / reindent.fileUnit.length)
     extra %= reindent.fileUnit.length
   }
-  if (levels < 0) return body
-  return reindent.fileUnit.repeat(levels) + ' '.repeat(extra) + body
+  return { levels, extra }
 }
