@@ -1,7 +1,7 @@
 // The hand-written-patch corpus: real `git diff` output of this repository's history
-// (test/corpus/sources.jsonl), and the same changes as Codex patches and SEARCH/REPLACE blocks
-// (test/corpus/formats.ts), damaged the ways models damage each format (damage.ts, formats.ts),
-// each case with its recorded right answer. Every case goes through the public engine (check,
+// (test/corpus/sources.jsonl), and the same changes as Codex patches, SEARCH/REPLACE blocks
+// (test/corpus/formats.ts) and JSON edits (json-edits.ts), damaged the ways models damage each
+// format, each case with its recorded right answer. Every case goes through the public engine (check,
 // then apply) on a workspace holding the pre-images; it must give the post-image, or a refusal
 // that leaves the workspace byte for byte as it was, with the expected code where the code is
 // fixed. No case may write a third tree, a line cut short, or report a file it did not change.
@@ -23,6 +23,7 @@ import {
   type Case,
 } from './corpus/damage.js'
 import { blocksOf, buildFormatCases, codexOf, writeBlocks, writeCodex } from './corpus/formats.js'
+import { buildJsonCases, jsonOf, simulate } from './corpus/json-edits.js'
 import { journalEntries } from './helpers/tree.js'
 
 type Verdict = 'right' | 'as-cut' | 'refused' | 'missed' | 'wrong' | 'known-wrong'
@@ -36,7 +37,7 @@ interface Row {
 }
 
 const SOURCES = loadSources()
-const CASES = [...buildCases(SOURCES), ...buildFormatCases(SOURCES)]
+const CASES = [...buildCases(SOURCES), ...buildFormatCases(SOURCES), ...buildJsonCases(SOURCES)]
 
 type Outcome = { ok: true; result: ApplyResult } | { ok: false; error: unknown }
 
@@ -192,6 +193,29 @@ describe('the hand-written-diff corpus', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(SOURCES.length - 3)
     for (const r of codex) expect(writeCodex(r.parts)).toBe(r.text)
     for (const r of blocks) expect(writeBlocks(r.parts)).toBe(r.text)
+  })
+
+  it('writes the JSON edits of almost every source so that, applied as text, they give its post-image', () => {
+    const rendered = SOURCES.flatMap((s) => {
+      const rs = jsonOf(s)
+      return rs === null
+        ? []
+        : [
+            {
+              s,
+              sim: simulate(
+                s,
+                rs.map((r) => r.edit),
+              ),
+            },
+          ]
+    })
+    expect(rendered.length).toBeGreaterThanOrEqual(SOURCES.length - 3)
+    const right = rendered.filter(
+      ({ s, sim }) =>
+        sim.kind === 'ok' && s.files.every((f) => sha256(sim.texts[f.path] ?? '') === f.postSha256),
+    )
+    expect(right.length).toBeGreaterThanOrEqual(rendered.length - 3)
   })
 
   it('applies every clean source diff to its post-image', async () => {

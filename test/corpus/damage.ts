@@ -60,7 +60,7 @@ export interface Case {
   readonly patch: string
   readonly answer: Answer
   /** The patch's format; unified when not given. */
-  readonly format?: 'unified' | 'codex' | 'search-replace'
+  readonly format?: 'unified' | 'codex' | 'search-replace' | 'edits'
   /** The text of a line the damage cut short: it must not be written into any file. */
   readonly cutLine?: string
   /** Options for check and apply beyond the format. */
