@@ -77,3 +77,39 @@ export function stopTokenDetail(path: string, newString: string, kept: string): 
     'is meant to end so'
   )
 }
+
+/**
+ * The refusal detail for an exact match whose replacement would repeat the text around it on
+ * its line, or null. `before` and `after` are the rest of the match's first and last line. When
+ * old_string starts after the line's start and new_string's first line begins with that text
+ * (the indentation, or for an old_string of several lines any text with a letter or digit),
+ * old_string was cut and new_string restates the line; likewise at the end of an old_string of
+ * several lines whose last line new_string ends with the rest of the file's line.
+ */
+export function restatedLineDetail(
+  path: string,
+  oldLf: string,
+  newLf: string,
+  before: string,
+  after: string,
+): string | null {
+  const lines = newLf.split('\n')
+  const first = lines[0] as string
+  const last = lines[lines.length - 1] as string
+  const several = oldLf.replace(/\n$/, '').includes('\n')
+  const word = (text: string): boolean => /[\p{L}\p{N}_]/u.test(text)
+  const atStart =
+    before !== '' &&
+    !oldLf.startsWith('\n') &&
+    (before.trim() === '' || (several && word(before))) &&
+    first.startsWith(before)
+  const atEnd = several && !oldLf.endsWith('\n') && word(after) && last.endsWith(after)
+  if (!atStart && !atEnd) return null
+  const where = atStart
+    ? `old_string starts after ${JSON.stringify(before)} on its line in ${path}, and new_string starts with it too`
+    : `old_string ends before ${JSON.stringify(after)} on its line in ${path}, and new_string ends with it too`
+  return (
+    `${where}, so the edit would write it twice: old_string looks cut mid-line; ` +
+    'send old_string with the whole line'
+  )
+}

@@ -26,7 +26,7 @@ import {
   type EditStep,
 } from './edit-messages.js'
 import { chooseMatches, guardRewrite, ladder, occurrenceSpan } from './edit-matches.js'
-import { stopTokenDetail } from './edit-guards.js'
+import { restatedLineDetail, stopTokenDetail } from './edit-guards.js'
 import { fitNewLines } from './edit-fit.js'
 import { commonPairs, replaceExact, spliceWholeLines, type SpliceState } from './edit-splice.js'
 import { applyRegexReplace } from './edit-regex.js'
@@ -54,6 +54,14 @@ export function applyReplace(
     const chosen = chooseMatches(doc, fileLines, edit, ctx, 'old_string')
     if (!chosen.ok) return chosen
     const picked = chosen.value.map((k) => exact[k] as Occurrence)
+    // An old_string cut mid-line with new_string restating the line (DECISIONS.md D-153).
+    for (const o of picked) {
+      const before = doc.table.line(o.line).text.slice(0, o.col)
+      // A match ending with a line break ends at the start of a line (perhaps past the last).
+      const after = oldLf.endsWith('\n') ? '' : doc.table.line(o.endLine).text.slice(o.endCol)
+      const restated = restatedLineDetail(ctx.path, oldLf, newLf, before, after)
+      if (restated !== null) return failAt(ctx, 'PARSE_BAD_EDIT', restated)
+    }
     const guard = guardRewrite(doc, edit, picked.map(occurrenceSpan), ctx)
     if (!guard.ok) return guard
     replaceExact(

@@ -28,7 +28,7 @@ import { errorData } from '../../src/errors.js'
 import { findCandidates, MAX_CANDIDATES, previewOf } from '../../src/match/candidates.js'
 import { locatedIn } from '../../src/match/location.js'
 import { restyleLine } from '../../src/match/restyle.js'
-import { noOpDetail, stopTokenDetail } from '../../src/apply/edit-guards.js'
+import { noOpDetail, restatedLineDetail, stopTokenDetail } from '../../src/apply/edit-guards.js'
 import { fail, ok, type Result } from '../../src/result.js'
 import { dominantEol, joinLines, splitLines, type Eol, type Line } from '../../src/text/lines.js'
 import { passWords, type EditPass } from '../../src/match/pass-words.js'
@@ -501,6 +501,14 @@ function applyReplace(
     const chosen = chooseMatches(doc, fileLines, edit, ctx, 'old_string')
     if (!chosen.ok) return chosen
     const picked = exact.filter((_, k) => chosen.value.includes(k))
+    for (const at of picked) {
+      const end = at + oldLf.length
+      const nl = doc.view.indexOf('\n', end)
+      const before = doc.view.slice(doc.view.lastIndexOf('\n', at - 1) + 1, at)
+      const after = doc.view.slice(end, nl < 0 ? doc.view.length : nl)
+      const restated = restatedLineDetail(ctx.path, oldLf, toLf(edit.newString), before, after)
+      if (restated !== null) return failAt(ctx, 'PARSE_BAD_EDIT', restated)
+    }
     return ok({ text: replaceExact(doc, picked, oldLf, toLf(edit.newString)), warnings: [] })
   }
 

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { deriveReindent, reindentLine, type Reindent } from '../../../src/match/reindent.js'
+import {
+  deriveReindent,
+  reindentLine,
+  shiftsPastZero,
+  type Reindent,
+} from '../../../src/match/reindent.js'
 
 function mapping(
   file: readonly string[],
@@ -126,5 +131,18 @@ describe('reindentLine property', () => {
       ),
       { numRuns: 500 },
     )
+  })
+})
+
+describe('shiftsPastZero', () => {
+  it('tells a line the learned offset would move left of column 0', () => {
+    // Patch four columns right of the file: 6 -> 2, 4 -> 0.
+    const m = mapping(['  })', '})'], ['      })', '    })'])
+    expect(reindentLine('  x()', m)).toBe('x()')
+    expect(shiftsPastZero('  x()', m)).toBe(true)
+    expect(shiftsPastZero('x()', m)).toBe(true)
+    expect(shiftsPastZero('    })', m)).toBe(false)
+    expect(shiftsPastZero('        y()', m)).toBe(false)
+    expect(shiftsPastZero('', m)).toBe(false)
   })
 })

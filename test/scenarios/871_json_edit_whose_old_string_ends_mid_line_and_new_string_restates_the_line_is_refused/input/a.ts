@@ -1,0 +1,4 @@
+function f() {
+  const total = compute(a)
+  return total + offset
+}

@@ -1,0 +1,5 @@
+function f() {
+  const total = computeAll(a,
+    c)
+  return total
+}

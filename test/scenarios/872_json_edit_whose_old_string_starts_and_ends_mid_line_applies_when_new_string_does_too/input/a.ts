@@ -1,0 +1,5 @@
+function f() {
+  const total = compute(a,
+    b)
+  return total
+}
