@@ -29,6 +29,9 @@ export interface JsonEdit {
   new_string: string
   replace_all?: boolean
   occurrence?: number
+  expected_matches?: number
+  strict?: boolean
+  tolerant_whitespace?: boolean
 }
 
 /** An edit and the block it renders. */
@@ -109,7 +112,10 @@ export function simulate(source: Source, edits: readonly JsonEdit[]): Sim {
     if (found.length === 0) return { kind: 'notfound' }
     let chosen: number[]
     if (e.replace_all === true) chosen = found
-    else if (e.occurrence !== undefined) {
+    else if (e.expected_matches !== undefined) {
+      if (found.length !== e.expected_matches) return { kind: 'count' }
+      chosen = found
+    } else if (e.occurrence !== undefined) {
       const k = e.occurrence > 0 ? found[e.occurrence - 1] : found[found.length + e.occurrence]
       if (k === undefined) return { kind: 'count' }
       chosen = [k]
@@ -257,6 +263,32 @@ export const JSON_DAMAGES: Readonly<Record<string, JsonDamage>> = {
   // Too little context: the old_string is in the file twice.
   'json-matches-twice': withRepeat(() => undefined),
   'json-replace-all': withRepeat((e) => (e.replace_all = true)),
+  // The count stated: both copies change; a count of one where there are two is refused.
+  'json-expected-matches': withRepeat((e) => (e.expected_matches = 2)),
+  'json-expected-matches-wrong': withRepeat((e) => (e.expected_matches = 1)),
+  // strict: only the exact text counts, so trailing spaces are not found.
+  'json-strict-trailing-space': (source, rs, seed) => {
+    const r = choose(rs, seed, (x) => x.block.search.some((l) => l.trim() !== ''))
+    if (r === null) return null
+    r.edit.old_string = join(r.block.search.map((l) => (l.trim() === '' ? l : l + '  ')))
+    r.edit.strict = true
+    const s = simulate(source, edits(rs))
+    const answer =
+      s.kind === 'notfound' ? refused('MATCH_NOT_FOUND') : literal(source, edits(rs), false)
+    return { patch: writeJson(edits(rs)), answer }
+  },
+  // Tabs for the file's spaces, with tolerant_whitespace set.
+  'json-tolerant-tabs': (source, rs, seed) => {
+    const r = choose(rs, seed, (x) => x.block.search.some((l) => tabs(l) !== l))
+    if (r === null) return null
+    r.edit.old_string = join(r.block.search.map(tabs))
+    r.edit.tolerant_whitespace = true
+    const s = simulate(source, edits(rs))
+    return {
+      patch: writeJson(edits(rs)),
+      answer: s.kind === 'notfound' ? EITHER : literal(source, edits(rs), false),
+    }
+  },
   // The second copy named: what was asked, so the copy below changes.
   'json-occurrence-second': withRepeat((e) => (e.occurrence = 2)),
   // An occurrence past the matches.
