@@ -338,7 +338,7 @@ export const JSON_DAMAGES: Readonly<Record<string, JsonDamage>> = {
   },
   'json-insert': (source, rs) => {
     if (!asInserts(rs)) return null
-    return { patch: writeJson(edits(rs)), answer: literal(source, edits(rs), false) }
+    return { patch: writeJson(edits(rs)), answer: literal(source, edits(rs), true) }
   },
   'json-insert-anchor-flattened': (_source, rs, seed) => {
     if (!asInserts(rs)) return null
@@ -382,7 +382,7 @@ export const JSON_DAMAGES: Readonly<Record<string, JsonDamage>> = {
     const { r, line, added } = spots[pick(seed, spots.length)] as (typeof spots)[number]
     r.edit.old_string = line
     r.edit.new_string = line + '\n' + added
-    return { patch: writeJson(edits(rs)), answer: literal(source, edits(rs), false) }
+    return { patch: writeJson(edits(rs)), answer: literal(source, edits(rs), true) }
   },
 }
 
@@ -401,7 +401,7 @@ function singleCommon(source: Source, rs: Rendered[], seed: string): Made | null
   const { r, line, added } = spots[pick(seed, spots.length)] as (typeof spots)[number]
   r.edit.old_string = line
   r.edit.new_string = line + '\n' + added
-  return { patch: writeJson(edits(rs)), answer: literal(source, edits(rs), false) }
+  return { patch: writeJson(edits(rs)), answer: literal(source, edits(rs), true) }
 }
 
 /** A one-line change sent as its two lines alone, without their indentation. */
@@ -418,7 +418,7 @@ function singleChanged(source: Source, rs: Rendered[], seed: string): Made | nul
   const { r, o, n } = spots[pick(seed, spots.length)] as (typeof spots)[number]
   r.edit.old_string = o
   r.edit.new_string = n
-  return { patch: writeJson(edits(rs)), answer: literal(source, edits(rs), false) }
+  return { patch: writeJson(edits(rs)), answer: literal(source, edits(rs), true) }
 }
 
 const flat = (text: string) => join(text.split('\n').map((l) => l.trimStart()))
