@@ -459,6 +459,17 @@ describe('no-op refusals', () => {
 describe('regex against plain old_string', () => {
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
+  it('refuses a plain old_string cut mid-line where new_string restates the line, not a regex', () => {
+    // The property below found it: the rest of the line before "”" is restated by new_string.
+    const text = '\u201cq\u201d\n\n'
+    const plain = run(text, [replace({ oldString: '\u201d\n\n', newString: '\u201cq\u201d' })])
+    expect(plain.ok ? 'applied' : plain.error.code).toBe('PARSE_BAD_EDIT')
+    const regex = run(text, [
+      replace({ oldString: '\u201d\n\n', newString: '\u201cq\u201d', regex: true }),
+    ])
+    expect(regex.ok ? regex.value.text : regex.error.code).toBe('\u201cq\u201cq\u201d')
+  })
+
   it('an escaped literal pattern edits exactly as the plain old_string does when that matches exactly', () => {
     fc.assert(
       fc.property(
@@ -493,9 +504,14 @@ describe('regex against plain old_string', () => {
           ])
           if (plain.ok) {
             expect(regex).toEqual(plain)
+          } else if (regex.ok) {
+            // The one intended difference (DECISIONS.md D-153): a plain old_string that starts or
+            // ends mid-line where new_string restates the rest of the line reads as a cut-off
+            // old_string; a regex states where it matches on purpose.
+            expect(plain.error.code).toBe('PARSE_BAD_EDIT')
+            expect(plain.error.message).toContain('old_string looks cut mid-line')
           } else {
-            expect(regex.ok).toBe(false)
-            if (!regex.ok) expect(regex.error.code).toBe(plain.error.code)
+            expect(regex.error.code).toBe(plain.error.code)
           }
         },
       ),
