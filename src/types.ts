@@ -193,6 +193,10 @@ export type StringEdit =
   | {
       readonly mode: 'insert'
       readonly index: number
+      /**
+       * The text to insert next to. One final line break ends its last line; further ones are
+       * blank lines of the anchor (`"}\n\n"`: the `}` line and the blank line after it).
+       */
       readonly anchor: string
       readonly position: 'before' | 'after'
       readonly newString: string

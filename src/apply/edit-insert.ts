@@ -39,16 +39,24 @@ export function applyInsert(
   edit: Extract<StringEdit, { mode: 'insert' }>,
   ctx: EditContext,
 ): Result<EditStep> {
-  const anchorLf = toLf(edit.anchor).replace(/\n+$/, '')
-  if (anchorLf === '') {
+  const text = toLf(edit.anchor)
+  if (text.replace(/\n+$/, '') === '') {
     return failAt(ctx, 'PARSE_BAD_EDIT', `the anchor for ${ctx.path} is empty or only line breaks`)
   }
+  // One final break ends the anchor's last line; more are blank lines of the anchor (`}` and the
+  // blank line after it: an insert after it goes below the blank line). DECISIONS.md D-155.
+  const blankTail = text.endsWith('\n\n')
+  const anchorLf = blankTail ? text.slice(0, -1) : text.replace(/\n+$/, '')
   const inserted = wholeLines(edit.newString)
   if (inserted.length === 0) return noOp(ctx, 'new_string is empty')
   // A stop token glued to new_string is the model's output ending (DECISIONS.md D-153).
   const glued = stopTokenDetail(ctx.path, edit.newString, '')
   if (glued !== null) return failAt(ctx, 'PARSE_BAD_EDIT', glued)
-  let spans = exactSpans(doc, anchorLf)
+  // Blank lines ending the anchor are found with their breaks, so a line that follows `}` but is
+  // not blank does not match; the span then ends on the last blank line, not the line after.
+  let spans = blankTail
+    ? exactSpans(doc, text).map(([first, last]): Span => [first, last - 1])
+    : exactSpans(doc, anchorLf)
   let pass: EditPass = 'exact'
   if (spans.length === 0) {
     const other = otherAnchorSpans(doc, anchorLf, edit, ctx)

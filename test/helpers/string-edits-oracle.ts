@@ -617,13 +617,17 @@ function applyInsert(
   edit: Extract<StringEdit, { mode: 'insert' }>,
   ctx: Context,
 ): Result<Step> {
-  const anchorLf = toLf(edit.anchor).replace(/\n+$/, '')
-  if (anchorLf === '') {
+  const text = toLf(edit.anchor)
+  if (text.replace(/\n+$/, '') === '') {
     return failAt(ctx, 'PARSE_BAD_EDIT', `the anchor for ${ctx.path} is empty or only line breaks`)
   }
+  // Breaks past the first that ends the anchor's last line are blank lines of the anchor.
+  const blankTail = text.endsWith('\n\n')
+  const anchorLf = blankTail ? text.slice(0, -1) : text.replace(/\n+$/, '')
   const glued = stopTokenDetail(ctx.path, edit.newString, '')
   if (glued !== null) return failAt(ctx, 'PARSE_BAD_EDIT', glued)
-  let spans = viewSpans(doc, anchorLf)
+  // The span of a needle ending in a break ends on the line that break ends.
+  let spans = viewSpans(doc, blankTail ? text : anchorLf)
   let pass: Pass = 'exact'
   if (spans.length === 0) {
     const lenient = otherSpans(doc, anchorLf, edit, ctx)

@@ -471,6 +471,22 @@ describe('applyStringEdits line-ending properties', () => {
   })
 })
 
+describe('applyStringEdits insert at an anchor ending in blank lines', () => {
+  const file = 'a()\n}\n\nb()\n}\nc()\n'
+
+  it('takes the blank lines as part of the anchor: after goes below them, before above it', () => {
+    expect(applied(file, [insert('}\n\n', 'after', 'x()\n')])).toBe('a()\n}\n\nx()\nb()\n}\nc()\n')
+    expect(applied(file, [insert('}\n\n', 'before', 'x()\n')])).toBe('a()\nx()\n}\n\nb()\n}\nc()\n')
+  })
+
+  it('matches only where the blank line is there (the second `}` is followed by code)', () => {
+    // `}` alone is in the file twice; with its blank line it is there once.
+    expect(failure(file, [insert('}\n', 'after', 'x()\n')]).code).toBe('MATCH_AMBIGUOUS')
+    // Two blank lines asked for, one there: not found, rather than placed after the one.
+    expect(failure(file, [insert('}\n\n\n', 'after', 'x()\n')]).code).toBe('MATCH_NOT_FOUND')
+  })
+})
+
 describe('applyStringEdits re-indentation after a lenient match', () => {
   const file = 'def f(x):\n    if x:\n        y = 1\n        return y\n'
 

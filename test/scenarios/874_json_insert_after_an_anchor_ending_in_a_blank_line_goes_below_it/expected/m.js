@@ -1,0 +1,8 @@
+function a() {
+  return 1
+}
+
+// b follows
+function b() {
+  return 2
+}

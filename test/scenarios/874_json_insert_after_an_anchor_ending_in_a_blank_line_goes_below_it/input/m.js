@@ -1,0 +1,7 @@
+function a() {
+  return 1
+}
+
+function b() {
+  return 2
+}
