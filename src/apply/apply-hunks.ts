@@ -16,8 +16,12 @@ import { findTableMatches, indexLines } from '../match/ladder.js'
 import { locateCursor } from '../match/locate-cursor.js'
 import { locateNearLine } from '../match/locate-near.js'
 import { locateSequentialIn, type SequentialText } from '../match/locate-sequential.js'
-import type { Claimed, LocateContext, Location } from '../match/location.js'
-import { restyleLine } from '../match/restyle.js'
+import {
+  addedLineText,
+  type Claimed,
+  type LocateContext,
+  type Location,
+} from '../match/location.js'
 import { LineTable } from '../text/line-table.js'
 import type { LineRegion } from './render-diff.js'
 
@@ -228,12 +232,6 @@ function applySequential(
   return ok({ lines: table.toLines(), warnings, regions, placements })
 }
 
-/** An added line as written: restyled, and re-indented unless it took a replaced line's. */
-function addedText(location: Location, i: number, line: HunkLine): string {
-  const fixed = location.fileIndented?.includes(i) === true
-  return restyleLine(line.text, fixed ? { ...location.restyle, indent: null } : location.restyle)
-}
-
 /**
  * splice() for one located hunk, in place: context lines are the file's, removed lines go, added
  * lines are restyled. A line left unterminated by an earlier end of file gets `eol` once lines
@@ -273,7 +271,7 @@ function freshLines(
   let fileIndex = location.start
   for (const [i, line] of location.lines.entries()) {
     if (line.op === '+') {
-      fresh.push({ text: addedText(location, i, line), eol: added(line) })
+      fresh.push({ text: addedLineText(location, i, line), eol: added(line) })
     } else {
       if (fileIndex >= table.length) {
         throw new Error('applyHunks: cannot splice a hunk past the end of the file')
@@ -383,7 +381,7 @@ function splice(
       if (line.op === ' ') closeRun()
       else run ??= { oldStart: fileIndex, newStart: out.length }
       if (line.op === '+') {
-        out.push({ text: addedText(location, i, line), eol: added(line) })
+        out.push({ text: addedLineText(location, i, line), eol: added(line) })
       } else {
         const own = lines[fileIndex++]
         if (own === undefined) {

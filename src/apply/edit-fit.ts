@@ -3,9 +3,8 @@
 // own text, added lines are restyled to the file or take a replaced line's depth, or the edit is
 // refused where their depth cannot be told (MATCH_INDENT_AMBIGUOUS) or where old and new lines
 // pair two ways that write different lines (MATCH_PAIRING_AMBIGUOUS, D-150).
-import { locatedIn } from '../match/location.js'
+import { addedLineText, locatedIn } from '../match/location.js'
 import { passWords, type EditPass } from '../match/pass-words.js'
-import { restyleLine } from '../match/restyle.js'
 import type { EditDoc } from '../match/text-search.js'
 import { fail, ok, type Result } from '../result.js'
 import type { HunkLine, LineHunk } from '../types.js'
@@ -72,10 +71,8 @@ export function placeNewLines(
   const out: string[] = []
   let fileIndex = start
   for (const [i, line] of loc.lines.entries()) {
-    if (line.op === '+') {
-      const fixed = loc.fileIndented?.includes(i) === true
-      out.push(restyleLine(line.text, fixed ? { ...loc.restyle, indent: null } : loc.restyle))
-    } else {
+    if (line.op === '+') out.push(addedLineText(loc, i, line))
+    else {
       const own = doc.table.line(fileIndex++).text
       if (line.op === ' ') out.push(own)
     }

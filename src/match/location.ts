@@ -7,7 +7,7 @@ import { errorData, type EditErrorData } from '../errors.js'
 import type { MatchPass } from '../text/normalize.js'
 import type { HunkLine, LineHunk, Warning } from '../types.js'
 import type { LineIndex } from './ladder.js'
-import { deriveRestyle, IDENTITY_RESTYLE, type Restyle } from './restyle.js'
+import { deriveRestyle, IDENTITY_RESTYLE, restyleLine, type Restyle } from './restyle.js'
 import { fileDepths, type FileDepths } from './indent-depth.js'
 import { passWords } from './pass-words.js'
 
@@ -151,6 +151,15 @@ export function locatedIn(
     ...(depths === null || depths.indices.length === 0 ? {} : { fileIndented: depths.indices }),
     ...(refusal === undefined ? {} : { refusal }),
   }
+}
+
+/**
+ * How the added line `line` (index `i` of `location.lines`) is written: restyled to the file,
+ * and re-indented unless it already took the indentation of the line it replaces.
+ */
+export function addedLineText(location: Location, i: number, line: HunkLine): string {
+  const fixed = location.fileIndented?.includes(i) === true
+  return restyleLine(line.text, fixed ? { ...location.restyle, indent: null } : location.restyle)
 }
 
 /** How a message names a hunk. */
