@@ -1,12 +1,11 @@
 // Decides whether `patchloom batch` serves a benchmark harness: N patches of 1-5 files each on N
 // checkouts (generated, committed, each patch real `git diff` output), applied by one `git apply`
-// process per patch, one `patchloom apply` per patch, and one `patchloom batch` for all of them
-// (durability fast and full), in one run. Each round runs every row once, in turn, so a load
-// spike falls on all rows alike; cells are medians over rounds and ratios to `git apply`. After
-// every row each touched file is compared with the change's known result, and the trees reset.
-// Then git apply and batch alone at --large patches (1,000), where Node's start is spread
-// thinner; then memory: `batch --dry-run` fed 1,000 to 100,000 jobs on stdin, peak RSS.
-// Run: npm run build && node dist/bench/batch.bench.js [--n N] [--large N] [--rounds R] [--quick]
+// process per patch, one `patchloom apply` per patch, and one `patchloom batch` for all (fast and
+// full), in one run; each round runs every row in turn, cells are medians and ratios to `git
+// apply`, and every row's files are checked against the known result. Then git apply and batch at
+// --large patches (1,000); then peak RSS of `batch --dry-run` fed 1,000 to 100,000 jobs (capped
+// with --old-space MiB: memory kept, without the collector's slack). Run: npm run build && node
+// dist/bench/batch.bench.js [--n N] [--large N] [--rounds R] [--quick] [--old-space MiB]
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -38,6 +37,8 @@ interface Args {
   readonly scratch: string
   /** Job counts of the memory table. */
   readonly counts: readonly number[]
+  /** `--max-old-space-size` (MiB) for the memory runs: what stays bounded without GC slack. */
+  readonly oldSpace?: number
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -48,6 +49,7 @@ function parseArgs(argv: readonly string[]): Args {
   let lines = 300
   let scratch = tmpdir()
   let counts = [1_000, 10_000, 100_000]
+  let oldSpace: number | undefined
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const value = (): string => {
@@ -59,6 +61,7 @@ function parseArgs(argv: readonly string[]): Args {
     else if (arg === '--large') large = Number(value())
     else if (arg === '--rounds') rounds = Number(value())
     else if (arg === '--scratch') scratch = value()
+    else if (arg === '--old-space') oldSpace = Number(value())
     else if (arg === '--quick') {
       n = 8
       large = 16
@@ -70,7 +73,18 @@ function parseArgs(argv: readonly string[]): Args {
   }
   if (!(n >= 1 && rounds >= 1)) throw new Error('--n and --rounds need positive numbers')
   if (!(Number.isInteger(large) && large >= 0)) throw new Error('--large needs a whole number')
-  return { n, large, rounds, filesPerRepo, lines, scratch, counts }
+  if (oldSpace !== undefined && !(Number.isInteger(oldSpace) && oldSpace > 0))
+    throw new Error('--old-space needs a whole number of MiB')
+  return {
+    n,
+    large,
+    rounds,
+    filesPerRepo,
+    lines,
+    scratch,
+    counts,
+    ...(oldSpace === undefined ? {} : { oldSpace }),
+  }
 }
 
 /** Runs a command to completion; a non-zero exit fails the row (a broken row must not look fast). */
@@ -151,8 +165,10 @@ async function memoryRun(
   checkouts: readonly Checkout[],
   count: number,
   rssFile: string,
+  oldSpace: number | undefined,
 ): Promise<MemoryRun> {
-  const child = spawn(NODE, ['--import', preload, cli, 'batch', '--dry-run'], {
+  const cap = oldSpace === undefined ? [] : [`--max-old-space-size=${oldSpace}`]
+  const child = spawn(NODE, [...cap, '--import', preload, cli, 'batch', '--dry-run'], {
     env: { ...process.env, PATCHLOOM_BENCH_RSS_FILE: rssFile },
     stdio: ['pipe', 'pipe', 'ignore'],
   })
@@ -317,11 +333,13 @@ async function main(): Promise<void> {
     }
 
     // Memory: checks write nothing, so one patch can be checked again and again.
-    console.log('\n### memory: batch --dry-run, jobs streamed on stdin\n')
+    const capped = args.oldSpace === undefined ? '' : `, --max-old-space-size=${args.oldSpace}`
+    console.log(`\n### memory: batch --dry-run, jobs streamed on stdin${capped}\n`)
     const memoryRows: string[][] = []
     for (const count of args.counts) {
       try {
-        const m = await memoryRun(cli, preload, small, count, path.join(scratch, `rss-${count}`))
+        const rssFile = path.join(scratch, `rss-${count}`)
+        const m = await memoryRun(cli, preload, small, count, rssFile, args.oldSpace)
         if (m.lines !== count || m.ok !== count)
           failures.set(`memory ${count}`, `${m.ok} of ${m.lines} lines ok, for ${count} jobs`)
         memoryRows.push([String(count), mib(m.peakRss), ms(m.ms), ms(m.ms / count)])
