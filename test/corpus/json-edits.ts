@@ -306,34 +306,18 @@ export const JSON_DAMAGES: Readonly<Record<string, JsonDamage>> = {
   'json-partial-end-old-only': partial('end', false),
   // The model cut off inside new_string: the JSON document ends there.
   'json-new-truncated': (_source, rs, seed) => {
-    const spots = rs.flatMap((r, i) =>
-      r.block.replace.flatMap((l, k) => (l.trim().length >= 6 ? [{ i, k }] : [])),
-    )
-    if (spots.length === 0) return null
-    const { i, k } = spots[pick(seed, spots.length)] as (typeof spots)[number]
-    const r = rs[i] as Rendered
-    const line = r.block.replace[k] as string
-    const cutLine = line.slice(0, Math.ceil(line.length / 2))
-    r.edit.new_string = join([...r.block.replace.slice(0, k), cutLine])
-    const whole = writeJson(edits(rs.slice(0, i + 1)))
-    const value = JSON.stringify(r.edit.new_string)
+    const cut = cutNewString(rs, seed)
+    if (cut === null) return null
+    const whole = writeJson(edits(rs.slice(0, cut.i + 1)))
+    const value = JSON.stringify(cut.edit.new_string)
     const patch = whole.slice(0, whole.lastIndexOf(value) + value.length - 1)
-    return { patch, answer: refused('PARSE_BAD_EDIT'), cutLine }
+    return { patch, answer: refused('PARSE_BAD_EDIT'), cutLine: cut.cutLine }
   },
   // The same cut, the string and the document closed after it (a harness that repairs JSON).
   'json-new-truncated-closed': (source, rs, seed) => {
-    const spots = rs.flatMap((r, i) =>
-      r.block.replace.flatMap((l, k) => (l.trim().length >= 6 ? [{ i, k }] : [])),
-    )
-    if (spots.length === 0) return null
-    const { i, k } = spots[pick(seed, spots.length)] as (typeof spots)[number]
-    const r = rs[i] as Rendered
-    const line = r.block.replace[k] as string
-    r.edit.new_string = join([
-      ...r.block.replace.slice(0, k),
-      line.slice(0, Math.ceil(line.length / 2)),
-    ])
-    const kept = edits(rs.slice(0, i + 1))
+    const cut = cutNewString(rs, seed)
+    if (cut === null) return null
+    const kept = edits(rs.slice(0, cut.i + 1))
     return { patch: writeJson(kept), answer: literal(source, kept, false) }
   },
   'json-insert': (source, rs) => {
@@ -422,6 +406,26 @@ function singleChanged(source: Source, rs: Rendered[], seed: string): Made | nul
 }
 
 const flat = (text: string) => join(text.split('\n').map((l) => l.trimStart()))
+
+/**
+ * Cuts new_string of one edit (picked by `seed`) in the middle of one of its lines of six or more
+ * characters, dropping what followed: the edit's index, the edit, and the cut line.
+ */
+function cutNewString(
+  rs: Rendered[],
+  seed: string,
+): { i: number; edit: Rendered['edit']; cutLine: string } | null {
+  const spots = rs.flatMap((r, i) =>
+    r.block.replace.flatMap((l, k) => (l.trim().length >= 6 ? [{ i, k }] : [])),
+  )
+  if (spots.length === 0) return null
+  const { i, k } = spots[pick(seed, spots.length)] as (typeof spots)[number]
+  const r = rs[i] as Rendered
+  const line = r.block.replace[k] as string
+  const cutLine = line.slice(0, Math.ceil(line.length / 2))
+  r.edit.new_string = join([...r.block.replace.slice(0, k), cutLine])
+  return { i, edit: r.edit, cutLine }
+}
 
 /** Every block that only adds lines becomes an insert; false when none does. */
 function asInserts(rs: Rendered[]): boolean {
