@@ -1,14 +1,13 @@
 // Writes a string edit's new text into its EditDoc with the right line endings: a line break
-// that pairs with an unchanged old line (diffArrays over the old and new lines) keeps that
+// that pairs with an unchanged old line (the line diff of src/text/line-diff.ts) keeps that
 // line's terminator, a new one takes the file's dominant ending, and the last touched line keeps
 // its own, so a missing final newline stays missing.
-// Only the array differ: importing 'diff' whole loads every module of jsdiff (~20 ms at startup).
-import { diffArrays } from 'diff/lib/diff/array.js'
 import type { EditDoc, Occurrence } from '../match/text-search.js'
+import { lineChanges } from '../text/line-diff.js'
 import { joinLines, type Eol, type Line } from '../text/lines.js'
 
 /**
- * For each new index that diffArrays pairs with an unchanged old one, that old index. `ties`
+ * For each new index that the line diff pairs with an unchanged old one, that old index. `ties`
  * 'last' breaks ties the other way: a line repeated on both sides pairs with its last copy.
  */
 export function commonPairs(
@@ -19,20 +18,14 @@ export function commonPairs(
   const pairs = new Map<number, number>()
   let o = 0
   let n = 0
-  const last = ties === 'last'
-  const changes = last
-    ? diffArrays([...oldParts].reverse(), [...newParts].reverse())
-    : diffArrays([...oldParts], [...newParts])
-  for (const change of changes) {
-    if (change.removed) o += change.count
-    else if (change.added) n += change.count
+  for (const change of lineChanges(oldParts, newParts, ties) ?? []) {
+    const count = change.value.length
+    if (change.removed === true) o += count
+    else if (change.added === true) n += count
     else {
-      for (let k = 0; k < change.count; k++) {
-        if (last) pairs.set(newParts.length - 1 - (n + k), oldParts.length - 1 - (o + k))
-        else pairs.set(n + k, o + k)
-      }
-      o += change.count
-      n += change.count
+      for (let k = 0; k < count; k++) pairs.set(n + k, o + k)
+      o += count
+      n += count
     }
   }
   return pairs

@@ -2,10 +2,9 @@
 // Only syntax: locating each block in the file (locate 'sequential') and creating or appending
 // for an empty SEARCH are left to src/match and the engine. The grammar, how a block is read and
 // the leniencies are stated at parseSearchReplace.
-// Only the array differ: importing 'diff' whole loads every module of jsdiff (~20 ms at startup).
-import { diffArrays } from 'diff/lib/diff/array.js'
 import { errorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
+import { lineChanges, type LineChange } from '../text/line-diff.js'
 import { splitPatchLines } from '../text/lines.js'
 import type { EditPlan, HunkLine, LineHunk, UpdateOp } from '../types.js'
 
@@ -308,9 +307,7 @@ const MAX_BLOCK_EDIT_LENGTH = 200
 /** Common lines become context; within each change, removals come before additions. */
 function hunkLines(block: Block): HunkLine[] {
   if (isEmptySearch(block.search)) return block.replace.map((text) => ({ op: '+', text }))
-  const changes = diffArrays([...block.search], [...block.replace], {
-    maxEditLength: MAX_BLOCK_EDIT_LENGTH,
-  })
+  const changes = lineChanges(block.search, block.replace, 'first', MAX_BLOCK_EDIT_LENGTH)
   if (changes === undefined) return wholesale(block)
   return linesOf(changes)
 }
@@ -324,11 +321,8 @@ function hunkLines(block: Block): HunkLine[] {
 // DECISIONS.md D-150.
 function otherPairing(block: Block, lines: readonly HunkLine[]): HunkLine[] | null {
   if (!lines.some((l) => l.op === ' ') || lines.every((l) => l.op === ' ')) return null
-  const reversed = diffArrays([...block.search].reverse(), [...block.replace].reverse(), {
-    maxEditLength: MAX_BLOCK_EDIT_LENGTH,
-  })
-  if (reversed === undefined) return null
-  const changes = reversed.reverse().map((c) => ({ ...c, value: [...c.value].reverse() }))
+  const changes = lineChanges(block.search, block.replace, 'last', MAX_BLOCK_EDIT_LENGTH)
+  if (changes === undefined) return null
   const alt = linesOf(changes)
   const same =
     alt.length === lines.length &&
@@ -338,9 +332,7 @@ function otherPairing(block: Block, lines: readonly HunkLine[]): HunkLine[] | nu
   return same ? null : alt
 }
 
-function linesOf(
-  changes: readonly { value: readonly string[]; added?: boolean; removed?: boolean }[],
-): HunkLine[] {
+function linesOf(changes: readonly LineChange[]): HunkLine[] {
   const out: HunkLine[] = []
   let removed: HunkLine[] = []
   let added: HunkLine[] = []
