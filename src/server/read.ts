@@ -10,12 +10,25 @@ const DEFAULT_LIMIT = 2000
 /** Longer lines are cut in the listing (the file is not changed). */
 const MAX_LINE_CHARS = 2000
 
-export async function readOutcome(
+/** A text file as an agent reads it: its lines (endings cut) and hash, recorded as seen. */
+export interface ReadFile {
+  /** Workspace-relative path. */
+  readonly rel: string
+  readonly hash: string
+  readonly lines: readonly string[]
+}
+
+/**
+ * Reads a text file for `agent`: resolves the path in the sandbox, records the hash as this
+ * agent's read (read-before-write) and keeps the version for rebasing. FILE_NOT_FOUND,
+ * FILE_NOT_TEXT, FILE_IS_DIRECTORY and the PATH_* errors are thrown.
+ */
+export async function readForAgent(
   workspace: Workspace,
   agent: string,
-  args: Readonly<Record<string, unknown>>,
-): Promise<ToolOutcome> {
-  const resolved = await workspace.resolve(args['path'] as string)
+  path: string,
+): Promise<ReadFile> {
+  const resolved = await workspace.resolve(path)
   const now = await workspace.now(resolved)
   if (now === null) {
     throw new EditError('FILE_NOT_FOUND', `${resolved.rel} does not exist.`, { path: resolved.rel })
@@ -29,7 +42,15 @@ export async function readOutcome(
     )
   }
   workspace.memory.see(agent, resolved.rel, now.hash)
-  const lines = linesOf(text)
+  return { rel: resolved.rel, hash: now.hash, lines: linesOf(text) }
+}
+
+export async function readOutcome(
+  workspace: Workspace,
+  agent: string,
+  args: Readonly<Record<string, unknown>>,
+): Promise<ToolOutcome> {
+  const { rel, hash, lines } = await readForAgent(workspace, agent, args['path'] as string)
   const offset = (args['offset'] as number | undefined) ?? 1
   const limit = (args['limit'] as number | undefined) ?? DEFAULT_LIMIT
   const start = Math.min(offset, lines.length + 1)
@@ -46,8 +67,8 @@ export async function readOutcome(
   const content = numbered.join('\n')
   const more = end < lines.length
   const structured = {
-    path: resolved.rel,
-    content_hash: now.hash,
+    path: rel,
+    content_hash: hash,
     content,
     start_line: start,
     end_line: end,
@@ -56,13 +77,13 @@ export async function readOutcome(
   }
   const header =
     lines.length === 0
-      ? `${resolved.rel} is empty (content_hash ${now.hash})`
-      : `${resolved.rel} lines ${start}-${end} of ${lines.length} (content_hash ${now.hash})${more ? `; more from offset ${end + 1}` : ''}`
+      ? `${rel} is empty (content_hash ${hash})`
+      : `${rel} lines ${start}-${end} of ${lines.length} (content_hash ${hash})${more ? `; more from offset ${end + 1}` : ''}`
   return { ok: true, structured, text: content === '' ? header : `${header}\n${content}` }
 }
 
 /** The file's lines without their endings ('\r\n' shown as a line break, like '\n'). */
-function linesOf(text: string): string[] {
+export function linesOf(text: string): string[] {
   if (text === '') return []
   const lines = text.split('\n')
   if (lines[lines.length - 1] === '') lines.pop()

@@ -3,22 +3,12 @@
 // `patchloom tools` call it with arguments already checked against the tool schemas.
 import { basename } from 'node:path'
 import { WorkerPool } from '../threads/worker-pool.js'
-import { EditError, errorData, isEditError } from '../errors.js'
+import { EditError, errorData } from '../errors.js'
 import type { Durability, RecoveryReport } from '../journal/records.js'
-import { parsePlan } from '../parse/index.js'
-import { patchTextOf } from '../bytes/patch-input.js'
-import type { FormatOption } from '../types.js'
-import {
-  diagnosticsOutcome,
-  errorOutcome,
-  undoOutcome,
-  writeOutcome,
-  type ToolOutcome,
-} from './format.js'
+import { errorOutcome, type ToolOutcome } from './format.js'
 import type { MemoryLimits } from './memory.js'
-import { readOutcome } from './read.js'
 import type { ToolName } from './tools.js'
-import { remember, runEdits, type JsonEdit } from './json-edits.js'
+import { failureOutcome, runTool, type ToolSettings } from './run-tool.js'
 import { Workspace, type WorkspaceSpec } from './workspace.js'
 
 export interface QueueLimits {
@@ -56,7 +46,7 @@ const DEFAULT_QUEUE = { perWorkspace: 256, total: 1024, perAgent: 16 }
 
 export class EditService {
   readonly #workspaces: ReadonlyMap<string, Workspace>
-  readonly #readBeforeWrite: boolean
+  readonly #settings: ToolSettings
   readonly #queue: Required<QueueLimits>
   readonly #pool: WorkerPool | undefined
   readonly #inFlight = new Set<Promise<unknown>>()
@@ -72,7 +62,7 @@ export class EditService {
     pool: WorkerPool | undefined,
   ) {
     this.#workspaces = workspaces
-    this.#readBeforeWrite = options.readBeforeWrite ?? true
+    this.#settings = { readBeforeWrite: options.readBeforeWrite ?? true }
     this.#queue = { ...DEFAULT_QUEUE, ...options.queue }
     this.#pool = pool
   }
@@ -128,11 +118,11 @@ export class EditService {
     try {
       workspace = this.#workspaceFor(args['workspace'], caller)
     } catch (error) {
-      return failure(error)
+      return failureOutcome(error)
     }
     const busy = this.#admit(workspace.name, caller.agent)
     if (busy !== undefined) return errorOutcome(busy)
-    const run = this.#dispatch(tool, args, caller, workspace).catch(failure)
+    const run = runTool(workspace, caller.agent, tool, args, this.#settings)
     this.#inFlight.add(run)
     try {
       return await run
@@ -151,121 +141,6 @@ export class EditService {
       await this.#pool?.close()
     })()
     return this.#closed
-  }
-
-  async #dispatch(
-    tool: ToolName,
-    args: Args,
-    caller: Caller,
-    workspace: Workspace,
-  ): Promise<ToolOutcome> {
-    const agent = caller.agent
-    switch (tool) {
-      case 'read_file':
-        return readOutcome(workspace, agent, args)
-      case 'edit_file':
-        return this.#edits(workspace, agent, args, editFileEdits(args))
-      case 'multi_edit':
-        return this.#edits(workspace, agent, args, args['edits'] as JsonEdit[])
-      case 'write_file': {
-        const hash = args['expected_hash']
-        const edit = {
-          path: args['path'] as string,
-          mode: 'write',
-          content: args['content'] as string,
-          ...(hash === undefined ? {} : { expected_hash: hash }),
-        }
-        return this.#edits(workspace, agent, args, [edit])
-      }
-      case 'apply_patch':
-        return this.#patch(workspace, agent, args)
-      case 'undo':
-        return this.#undo(workspace, agent, args['transaction'] as string | undefined)
-      case 'diagnostics':
-        return diagnosticsOutcome(await workspace.engine.diagnostics(args['paths'] as string[]))
-    }
-  }
-
-  async #edits(
-    workspace: Workspace,
-    agent: string,
-    args: Args,
-    edits: readonly JsonEdit[],
-  ): Promise<ToolOutcome> {
-    const { result, rebased } = await runEdits(workspace, {
-      agent,
-      edits,
-      rebase: args['rebase'] === true,
-      dryRun: args['dry_run'] === true,
-      readBeforeWrite: this.#readBeforeWrite,
-      ...(typeof args['diagnostics'] === 'boolean' ? { diagnostics: args['diagnostics'] } : {}),
-    })
-    return writeOutcome(result, rebased)
-  }
-
-  /**
-   * A patch proves what it knows of each file by its context lines, so it needs no earlier read,
-   * except where it replaces or deletes a whole existing file without stating its content (a
-   * Codex Add File over one, a Codex Delete File): that needs the file read at its current hash,
-   * as write_file does.
-   */
-  async #patch(workspace: Workspace, agent: string, args: Args): Promise<ToolOutcome> {
-    const patch = args['patch'] as string
-    const format = (args['format'] as FormatOption | undefined) ?? 'auto'
-    const skip = args['binary_without_data'] === 'skip'
-    if (this.#readBeforeWrite) {
-      // The text the engine will parse: model stop tokens cut from its end (bytes/patch-input.ts).
-      const text = patchTextOf(patch, Number.MAX_SAFE_INTEGER).text
-      const plan = parsePlan(text, format, skip ? { onBinaryWithoutData: () => undefined } : {})
-      if (!plan.ok) return errorOutcome(plan.error)
-      for (const op of plan.value.ops) {
-        const whole =
-          (op.kind === 'add' && op.overwrite) ||
-          (op.kind === 'delete' && op.hunks.length === 0 && op.binary === undefined)
-        if (!whole) continue
-        const resolved = await workspace.resolve(op.path)
-        const now = await workspace.now(resolved)
-        if (now !== null && workspace.memory.seen(agent, resolved.rel) !== now.hash) {
-          const what = op.kind === 'add' ? 'replaces' : 'deletes'
-          throw new EditError(
-            'FILE_STALE_READ',
-            `The patch ${what} ${resolved.rel} without stating its content, and this agent has not read it as it is now (${now.hash}).`,
-            { path: resolved.rel, currentHash: now.hash },
-          )
-        }
-      }
-    }
-    const result = await workspace.engine.apply(patch, {
-      format,
-      ...(skip ? { binaryWithoutData: 'skip' as const } : {}),
-      dryRun: args['dry_run'] === true,
-      ...(typeof args['diagnostics'] === 'boolean' ? { diagnostics: args['diagnostics'] } : {}),
-    })
-    if (!result.dryRun) await remember(workspace, agent, result)
-    return writeOutcome(result, new Map())
-  }
-
-  async #undo(
-    workspace: Workspace,
-    agent: string,
-    named: string | undefined,
-  ): Promise<ToolOutcome> {
-    const id = named ?? workspace.memory.popTransaction(agent)
-    if (id === undefined) {
-      throw new EditError(
-        'UNDO_NOT_FOUND',
-        'This agent has no change left to undo in this workspace.',
-      )
-    }
-    try {
-      const result = await workspace.engine.undo(id)
-      if (named !== undefined) workspace.memory.forgetTransaction(agent, named)
-      for (const f of result.files) workspace.memory.see(agent, f.path, f.afterHash)
-      return undoOutcome(result)
-    } catch (error) {
-      if (named === undefined) workspace.memory.pushTransaction(agent, id)
-      throw error
-    }
   }
 
   #workspaceFor(requested: unknown, caller: Caller): Workspace {
@@ -327,48 +202,6 @@ export class EditService {
   }
 }
 
-/** edit_file's edits: the `edits` list, or the single edit given by the top-level fields. */
-function editFileEdits(args: Args): JsonEdit[] {
-  const path = args['path'] as string
-  const single = Object.fromEntries(
-    Object.entries(args).filter(([k]) => !NOT_EDIT_FIELDS.has(k) && k !== 'edits'),
-  )
-  const list = args['edits'] as Record<string, unknown>[] | undefined
-  const hash = args['expected_hash']
-  const withHash = (e: Record<string, unknown>): JsonEdit => ({
-    ...e,
-    path,
-    ...(hash === undefined ? {} : { expected_hash: hash }),
-  })
-  if (list !== undefined) {
-    if (Object.keys(single).length > 0) {
-      throw new EditError(
-        'PARSE_BAD_EDIT',
-        `Give either "edits" or the single-edit fields, not both (found ${Object.keys(single).join(', ')} beside "edits").`,
-        { path },
-      )
-    }
-    return list.map(withHash)
-  }
-  if (Object.keys(single).length === 0) {
-    throw new EditError(
-      'PARSE_BAD_EDIT',
-      'The edit is empty: give old_string and new_string (or "edits").',
-      { path },
-    )
-  }
-  return [withHash(single)]
-}
-
-const NOT_EDIT_FIELDS = new Set([
-  'workspace',
-  'path',
-  'expected_hash',
-  'rebase',
-  'dry_run',
-  'diagnostics',
-])
-
 function specsOf(roots: ServiceOptions['workspaces']): WorkspaceSpec[] {
   const specs: WorkspaceSpec[] = []
   const names = new Set<string>()
@@ -386,10 +219,4 @@ function specsOf(roots: ServiceOptions['workspaces']): WorkspaceSpec[] {
     specs.push({ name: unique, root })
   }
   return specs
-}
-
-function failure(error: unknown): ToolOutcome {
-  if (isEditError(error)) return errorOutcome(error.toData())
-  const message = error instanceof Error ? error.message : String(error)
-  return errorOutcome(errorData('INTERNAL', `Internal error: ${message}`))
 }

@@ -4,6 +4,7 @@
 // globs), for reads as for writes.
 import { closeSync, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs'
 import { lstat, realpath } from 'node:fs/promises'
+import { basename } from 'node:path'
 import { DEFAULT_DENY_GLOBS, DEFAULT_LIMITS } from '../defaults.js'
 import { createEngineWithInternals } from '../engine/engine.js'
 import type { Engine } from '../engine/api.js'
@@ -46,21 +47,23 @@ export class Workspace {
   /** Held from a transaction's first read of a file to its commit (keys: absolute paths). */
   readonly lock: AcquireKeys = pathLocks()
   readonly #ctx: PathContext
+  /** Whether close() stops the engine: false for a caller's engine (Workspace.over). */
+  readonly #ownsEngine: boolean
 
-  private constructor(spec: WorkspaceSpec, rootReal: string, settings: WorkspaceSettings) {
-    this.name = spec.name
+  private constructor(
+    name: string,
+    rootReal: string,
+    engine: Engine,
+    memory: MemoryLimits | undefined,
+    ownsEngine: boolean,
+  ) {
+    this.name = name
     this.root = rootReal
-    this.memory = new WorkspaceMemory(settings.memory)
+    this.engine = engine
+    this.memory = new WorkspaceMemory(memory)
+    this.#ownsEngine = ownsEngine
     const isDenied = compileGlobs(DEFAULT_DENY_GLOBS)
     this.#ctx = { root: rootReal, rootReal, isDenied }
-    this.engine = createEngineWithInternals(
-      {
-        root: rootReal,
-        durability: settings.durability,
-        diagnostics: settings.diagnostics,
-      },
-      settings.pool === undefined ? {} : { sharedPool: settings.pool },
-    )
   }
 
   /** What recovery did when the workspace opened (interrupted commits rolled back, or refused). */
@@ -68,20 +71,24 @@ export class Workspace {
 
   /** Opens a workspace: its root must be an existing directory; interrupted commits roll back. */
   static async open(spec: WorkspaceSpec, settings: WorkspaceSettings): Promise<Workspace> {
-    let rootReal: string
-    try {
-      rootReal = await realpath(spec.root)
-      if (!(await lstat(rootReal)).isDirectory()) throw new Error('not a directory')
-    } catch (error) {
-      throw new EditError(
-        'CONFIG_INVALID',
-        `Invalid option: workspace root ${spec.root} is not an existing directory.`,
-        { cause: error },
-      )
-    }
-    const workspace = new Workspace(spec, rootReal, settings)
-    workspace.recovery = await workspace.engine.recover()
+    const rootReal = await existingRoot(spec.root)
+    const engine = createEngineWithInternals(
+      { root: rootReal, durability: settings.durability, diagnostics: settings.diagnostics },
+      settings.pool === undefined ? {} : { sharedPool: settings.pool },
+    )
+    const workspace = new Workspace(spec.name, rootReal, engine, settings.memory, true)
+    workspace.recovery = await engine.recover()
     return workspace
+  }
+
+  /**
+   * A workspace over a caller's engine (the framework adapters): same sandbox, memory and locks
+   * as the server's, but close() leaves the engine running, and interrupted commits are rolled
+   * back by the engine's own first request.
+   */
+  static async over(engine: Engine, memory?: MemoryLimits): Promise<Workspace> {
+    const rootReal = await existingRoot(engine.root)
+    return new Workspace(basename(rootReal) || 'root', rootReal, engine, memory, false)
   }
 
   // Synchronous calls on purpose, here and in now() (DECISIONS.md D-123).
@@ -146,7 +153,22 @@ export class Workspace {
   }
 
   close(): Promise<void> {
-    return this.engine.close()
+    return this.#ownsEngine ? this.engine.close() : Promise.resolve()
+  }
+}
+
+/** The real path of an existing directory, or CONFIG_INVALID. */
+async function existingRoot(root: string): Promise<string> {
+  try {
+    const rootReal = await realpath(root)
+    if (!(await lstat(rootReal)).isDirectory()) throw new Error('not a directory')
+    return rootReal
+  } catch (error) {
+    throw new EditError(
+      'CONFIG_INVALID',
+      `Invalid option: workspace root ${root} is not an existing directory.`,
+      { cause: error },
+    )
   }
 }
 
