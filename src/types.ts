@@ -207,6 +207,14 @@ export type StringEdit =
       readonly expectedHash?: string
     }
   | {
+      /** JSON `{ "mode": "insert", "after_line": N }`: new lines after line N, 0 = before line 1. */
+      readonly mode: 'insert_line'
+      readonly index: number
+      readonly afterLine: number
+      readonly newString: string
+      readonly expectedHash?: string
+    }
+  | {
       readonly mode: 'replace_range'
       readonly index: number
       readonly startLine: number

@@ -94,6 +94,41 @@ export function applyInsert(
 }
 
 /**
+ * Applies an insert at a line number, in place: new_string's lines go after line `afterLine`
+ * (0: before the first line) with the file's dominant ending. After an unterminated last line,
+ * that line gains the ending and the new last line lacks one, as an anchored insert does.
+ */
+export function applyInsertAtLine(
+  doc: EditDoc,
+  edit: Extract<StringEdit, { mode: 'insert_line' }>,
+  ctx: EditContext,
+): Result<EditStep> {
+  const count = doc.table.length
+  if (edit.afterLine > count) {
+    return failAt(
+      ctx,
+      'MATCH_OUT_OF_RANGE',
+      `after_line ${edit.afterLine} is past the end of ${ctx.path}, which has ${count} ${count === 1 ? 'line' : 'lines'} (give 0 to ${count})`,
+    )
+  }
+  const inserted = wholeLines(edit.newString)
+  if (inserted.length === 0) return noOp(ctx, 'new_string is empty')
+  const glued = stopTokenDetail(ctx.path, edit.newString, '')
+  if (glued !== null) return failAt(ctx, 'PARSE_BAD_EDIT', glued)
+  const dominant = doc.table.dominant()
+  const fresh: Line[] = inserted.map((text) => ({ text, eol: dominant }))
+  const at = edit.afterLine
+  const before = at === 0 ? undefined : doc.table.line(at - 1)
+  if (before !== undefined && before.eol === '') {
+    fresh[fresh.length - 1] = { text: (fresh[fresh.length - 1] as Line).text, eol: '' }
+    doc.replaceText(at - 1, at, before.text + dominant + joinLines(fresh))
+  } else {
+    doc.replaceText(at, at, joinLines(fresh))
+  }
+  return ok({ warnings: [] })
+}
+
+/**
  * Anchor search after the exact one failed: the tabs rung when tolerant_whitespace is set (a
  * one-line anchor may be part of a line, a longer one matches whole lines), then the ladder
  * unless strict is set (strict keeps only the ladder's exact line-by-line pass).

@@ -13,7 +13,7 @@ import type { StringEdit, Warning } from '../types.js'
 import type { RegexSearcher } from './regex.js'
 import { failAt, type EditContext, type EditStep } from './edit-messages.js'
 import { applyReplace } from './edit-replace.js'
-import { applyInsert } from './edit-insert.js'
+import { applyInsert, applyInsertAtLine } from './edit-insert.js'
 import { applyRange } from './edit-ranges.js'
 
 export interface StringEditsInput {
@@ -128,6 +128,8 @@ function applyOne(
       return applyReplace(doc, edit, ctx)
     case 'insert':
       return applyInsert(doc, edit, ctx)
+    case 'insert_line':
+      return applyInsertAtLine(doc, edit, ctx)
     case 'replace_range':
       return applyRange(doc, edit.startLine, edit.endLine, edit.newString, ctx)
     case 'delete_range':

@@ -6,7 +6,8 @@ import { errorData } from '../errors.js'
 import { fail, ok, type Result } from '../result.js'
 import type { EditPlan, EditsOp, StringEdit } from '../types.js'
 
-type Mode = StringEdit['mode']
+/** The JSON modes; `insert` with `after_line` parses to the StringEdit mode 'insert_line'. */
+type Mode = Exclude<StringEdit['mode'], 'insert_line'>
 
 const MODES: readonly Mode[] = ['replace', 'insert', 'replace_range', 'delete_range', 'write']
 
@@ -17,6 +18,7 @@ const CAMEL_TO_SNAKE: Readonly<Record<string, string>> = {
   expectedMatches: 'expected_matches',
   startLine: 'start_line',
   endLine: 'end_line',
+  afterLine: 'after_line',
   expectedHash: 'expected_hash',
   tolerantWhitespace: 'tolerant_whitespace',
   allowRewrite: 'allow_rewrite',
@@ -35,7 +37,15 @@ const FIELDS_BY_MODE: Readonly<Record<Mode, readonly string[]>> = {
     'tolerant_whitespace',
     'allow_rewrite',
   ],
-  insert: ['anchor', 'position', 'new_string', 'occurrence', 'strict', 'tolerant_whitespace'],
+  insert: [
+    'anchor',
+    'position',
+    'after_line',
+    'new_string',
+    'occurrence',
+    'strict',
+    'tolerant_whitespace',
+  ],
   replace_range: ['start_line', 'end_line', 'new_string'],
   delete_range: ['start_line', 'end_line'],
   write: ['content'],
@@ -59,6 +69,7 @@ class FieldError extends Error {}
 //                occurrence?, regex?, flags?, strict?, tolerant_whitespace?, allow_rewrite? }
 //            | { path, mode: "insert", anchor, position: "before"|"after", new_string,
 //                occurrence?, strict?, tolerant_whitespace? }
+//            | { path, mode: "insert", after_line, new_string }   after_line: 0 (top) .. line count
 //            | { path, mode: "replace_range", start_line, end_line, new_string }
 //            | { path, mode: "delete_range", start_line, end_line }
 //            | { path, mode: "write", content }          every edit: expected_hash?
@@ -211,6 +222,22 @@ function parseEdit(raw: unknown, index: number): { path: string; edit: StringEdi
         }
       }
       case 'insert': {
+        if (fields.has('after_line')) {
+          for (const other of [
+            'anchor',
+            'position',
+            'occurrence',
+            'strict',
+            'tolerant_whitespace',
+          ]) {
+            if (fields.has(other)) {
+              throw new FieldError(`field "${other}" does not apply to an insert at "after_line"`)
+            }
+          }
+          const afterLine = required(fields, 'after_line', expectLineIndex)
+          const newString = required(fields, 'new_string', expectString)
+          return { mode: 'insert_line', index, afterLine, newString, ...extra }
+        }
         const anchor = required(fields, 'anchor', expectString)
         if (anchor === '') throw new FieldError('field "anchor" must not be empty')
         const position = required(fields, 'position', expectString)
@@ -337,6 +364,13 @@ const expectBoolean: Check<boolean> = (value, name) => {
 const expectPositiveInteger: Check<number> = (value, name) => {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
     throw new FieldError(`field "${name}" must be a positive integer`)
+  }
+  return value
+}
+
+const expectLineIndex: Check<number> = (value, name) => {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw new FieldError(`field "${name}" must be an integer from 0 (before the first line)`)
   }
   return value
 }

@@ -36,7 +36,7 @@ const editFields = {
     .enum(['replace', 'insert', 'replace_range', 'delete_range'])
     .optional()
     .describe(
-      'replace (the default): old_string -> new_string; insert: new_string before/after the line holding anchor; replace_range / delete_range: lines start_line..end_line.',
+      'replace (the default): old_string -> new_string; insert: new_string before/after the line holding anchor, or after line after_line; replace_range / delete_range: lines start_line..end_line.',
     ),
   old_string: z
     .string()
@@ -85,6 +85,12 @@ const editFields = {
     .enum(['before', 'after'])
     .optional()
     .describe('insert: before or after the anchor line.'),
+  after_line: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('insert: put new_string after this line (1-based; 0 = before the first line).'),
   start_line: z.number().int().min(1).optional().describe('First line of the range (1-based).'),
   end_line: z.number().int().min(1).optional().describe('Last line of the range (inclusive).'),
 }

@@ -105,6 +105,7 @@ export type EditSpec =
       tolerant: boolean
     }
   | { mode: 'range'; start: number; count: number; newString: string | null }
+  | { mode: 'atLine'; after: number; newString: string }
   | { mode: 'write'; content: string }
   | { mode: 'literal'; oldString: string; newString: string }
 
@@ -151,6 +152,14 @@ export const editSpec: fc.Arbitrary<EditSpec> = fc.oneof(
       start: fc.integer({ min: 0, max: 16 }),
       count: fc.integer({ min: 0, max: 4 }),
       newString: fc.option(newText),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      mode: fc.constant('atLine' as const),
+      after: fc.integer({ min: 0, max: 16 }),
+      newString: newText,
     }),
   },
   { weight: 1, arbitrary: fc.record({ mode: fc.constant('write' as const), content: fileText }) },
@@ -214,6 +223,8 @@ export function realise(text: string, specs: readonly EditSpec[]): StringEdit[] 
               endLine: spec.start + spec.count,
               newString: spec.newString,
             }
+      case 'atLine':
+        return { mode: 'insert_line', index, afterLine: spec.after, newString: spec.newString }
       case 'write':
         return { mode: 'write', index, content: spec.content }
       case 'literal':

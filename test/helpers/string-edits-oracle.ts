@@ -289,7 +289,7 @@ export function applyStringEditsOracle(input: StringEditsInput): Result<StringEd
       const what =
         edit.mode === 'replace'
           ? 'new_string, fitted to the file, equals the lines it matched'
-          : edit.mode === 'insert'
+          : edit.mode === 'insert' || edit.mode === 'insert_line'
             ? 'new_string is empty'
             : `new_string equals lines ${edit.startLine}-${edit.endLine}`
       return failAt(ctx, 'EDIT_NO_OP', noOpDetail(ctx.path, what))
@@ -330,6 +330,8 @@ function applyOne(
       return applyReplace(doc, edit, ctx)
     case 'insert':
       return applyInsert(doc, edit, ctx)
+    case 'insert_line':
+      return applyInsertAtLine(doc, edit, ctx)
     case 'replace_range':
       return applyRange(doc, edit.startLine, edit.endLine, edit.newString, ctx)
     case 'delete_range':
@@ -665,6 +667,34 @@ function applyInsert(
   }
   const warnings = pass === 'exact' ? [] : lenientWarnings(pass, [first], ctx, 'anchor')
   return ok({ text: joinLines(lines), warnings })
+}
+
+function applyInsertAtLine(
+  doc: Doc,
+  edit: Extract<StringEdit, { mode: 'insert_line' }>,
+  ctx: Context,
+): Result<Step> {
+  const count = doc.lines.length
+  if (edit.afterLine > count) {
+    return failAt(
+      ctx,
+      'MATCH_OUT_OF_RANGE',
+      `after_line ${edit.afterLine} is past the end of ${ctx.path}, which has ${count} ${plural(count, 'line', 'lines')} (give 0 to ${count})`,
+    )
+  }
+  const inserted = wholeLines(edit.newString)
+  if (inserted.length === 0) return ok({ text: doc.text, warnings: [] })
+  const glued = stopTokenDetail(ctx.path, edit.newString, '')
+  if (glued !== null) return failAt(ctx, 'PARSE_BAD_EDIT', glued)
+  const lines = [...doc.lines]
+  const fresh: Line[] = inserted.map((text) => ({ text, eol: doc.dominant }))
+  const before = lines[edit.afterLine - 1]
+  if (before !== undefined && before.eol === '') {
+    lines[edit.afterLine - 1] = { text: before.text, eol: doc.dominant }
+    fresh[fresh.length - 1] = { text: (fresh[fresh.length - 1] as Line).text, eol: '' }
+  }
+  lines.splice(edit.afterLine, 0, ...fresh)
+  return ok({ text: joinLines(lines), warnings: [] })
 }
 
 /**

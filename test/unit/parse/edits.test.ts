@@ -72,6 +72,8 @@ describe('parseEditsJson', () => {
       { path: 'a', mode: 'replace_range', start_line: 2, end_line: 4, new_string: 'z' },
       { path: 'a', mode: 'delete_range', start_line: 5, end_line: 5 },
       { path: 'a', mode: 'write', content: 'all' },
+      { path: 'a', mode: 'insert', after_line: 0, new_string: 'top' },
+      { path: 'a', mode: 'insert', afterLine: 7, newString: 'x' },
     )
     expect(result[0]?.edits).toEqual([
       { ...REPLACE_XY, index: 0, replaceAll: true, expectedHash: HASH },
@@ -80,6 +82,8 @@ describe('parseEditsJson', () => {
       { mode: 'replace_range', index: 3, startLine: 2, endLine: 4, newString: 'z' },
       { mode: 'delete_range', index: 4, startLine: 5, endLine: 5 },
       { mode: 'write', index: 5, content: 'all' },
+      { mode: 'insert_line', index: 6, afterLine: 0, newString: 'top' },
+      { mode: 'insert_line', index: 7, afterLine: 7, newString: 'x' },
     ])
   })
 
@@ -192,6 +196,23 @@ describe('parseEditsJson', () => {
       { path: 'a', mode: 'insert', anchor: 'a', position: 'after' },
       'field "new_string" is required',
     ],
+    [
+      { path: 'a', mode: 'insert', after_line: -1, new_string: 'x' },
+      'field "after_line" must be an integer from 0 (before the first line)',
+    ],
+    [
+      { path: 'a', mode: 'insert', after_line: 1.5, new_string: 'x' },
+      'field "after_line" must be an integer from 0',
+    ],
+    [
+      { path: 'a', mode: 'insert', after_line: 1, anchor: 'a', new_string: 'x' },
+      'field "anchor" does not apply to an insert at "after_line"',
+    ],
+    [
+      { path: 'a', mode: 'insert', after_line: 1, position: 'after', new_string: 'x' },
+      'field "position" does not apply to an insert at "after_line"',
+    ],
+    [{ path: 'a', mode: 'insert', after_line: 1 }, 'field "new_string" is required'],
     [
       { path: 'a', mode: 'replace_range', start_line: 1, new_string: '' },
       'field "end_line" is required',
