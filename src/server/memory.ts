@@ -119,6 +119,11 @@ export class WorkspaceMemory {
     return this.#agents.get(agent)?.transactions.pop()
   }
 
+  /** The agent's transactions not yet undone through the server, oldest first (a copy). */
+  transactionsOf(agent: string): readonly string[] {
+    return [...(this.#agents.get(agent)?.transactions ?? [])]
+  }
+
   /** Drops `id` from the agent's list (it was undone by name). */
   forgetTransaction(agent: string, id: string): void {
     const list = this.#agents.get(agent)?.transactions

@@ -58,4 +58,16 @@ describe('WorkspaceMemory', () => {
     expect(memory.popTransaction('a')).toBeUndefined()
     expect(memory.popTransaction('nobody')).toBeUndefined()
   })
+
+  it("lists an agent's transactions oldest first, as a copy", () => {
+    const memory = new WorkspaceMemory()
+    memory.pushTransaction('a', 't1')
+    memory.pushTransaction('a', 't2')
+    const listed = memory.transactionsOf('a')
+    expect(listed).toEqual(['t1', 't2'])
+    memory.forgetTransaction('a', 't1')
+    expect(listed).toEqual(['t1', 't2'])
+    expect(memory.transactionsOf('a')).toEqual(['t2'])
+    expect(memory.transactionsOf('nobody')).toEqual([])
+  })
 })
