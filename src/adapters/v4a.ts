@@ -89,6 +89,9 @@ export function sectionLines(
   return out
 }
 
+const SHAPE_HINT =
+  'Send the operation as the apply_patch tool defines it: type, path, and a diff for create_file and update_file.'
+
 function shapeOf(operation: unknown): Result<PatchOperation> {
   const op = operation as Partial<Record<keyof PatchOperation, unknown>> | null
   const type = op?.type
@@ -96,23 +99,25 @@ function shapeOf(operation: unknown): Result<PatchOperation> {
     return bad(
       'PARSE_BAD_HEADER',
       `The apply_patch operation's type is ${JSON.stringify(type)}; it must be create_file, update_file or delete_file.`,
+      { hint: SHAPE_HINT },
     )
   }
   if (typeof op?.path !== 'string') {
-    return bad('PATH_INVALID', `The ${type} operation has no path (a string).`)
+    return bad('PATH_INVALID', `The ${type} operation has no path (a string).`, {
+      hint: SHAPE_HINT,
+    })
   }
   if (type !== 'delete_file' && typeof op.diff !== 'string') {
     return bad('PARSE_BAD_HEADER', `The ${type} operation on ${op.path} has no diff (a string).`, {
       path: op.path,
+      hint: SHAPE_HINT,
     })
   }
   if (op.moveTo !== undefined && (type !== 'update_file' || typeof op.moveTo !== 'string')) {
     return bad(
       'PARSE_BAD_HEADER',
-      `moveTo must be a path (a string) of an update_file operation.`,
-      {
-        path: op.path,
-      },
+      'moveTo must be a path (a string) of an update_file operation.',
+      { path: op.path, hint: SHAPE_HINT },
     )
   }
   return ok(op as PatchOperation)
