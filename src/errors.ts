@@ -108,7 +108,8 @@ export const ERROR_CODES = {
     retryable: false,
   },
   FILE_EXISTS: {
-    meaning: 'A unified diff creates or copies onto a file that already exists.',
+    meaning:
+      'A unified diff creates or copies onto a file that already exists, or an OpenAI apply_patch create_file names one (patchloom/openai).',
     hint: 'Send the change as a modification of the existing file, or delete it first.',
     retryable: false,
   },
