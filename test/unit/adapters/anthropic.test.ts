@@ -18,6 +18,9 @@ import {
   TEXT_EDITOR_VERSIONS,
 } from '../../../src/adapters/anthropic.js'
 import { callTool, openSession } from '../../../src/adapters/session.js'
+import { createEngineWithInternals } from '../../../src/engine/engine.js'
+import type { LspClient } from '../../../src/lsp/client-types.js'
+import type { DiagnosticsReport } from '../../../src/lsp/reports.js'
 import { hashBytes } from '../../../src/hash.js'
 import { ok, refused, runTextEditor, scriptedModel, workspace } from './anthropic-script.js'
 
@@ -439,6 +442,60 @@ describe('insert', () => {
         'insert needs insert_line (an integer): the line to insert after, 0 for the top of the file (got "2").',
       ),
     ])
+  })
+})
+
+describe('diagnostics', () => {
+  it('appends the errors a change introduced when asked, with a scripted language server', async () => {
+    const { root } = await workspace({ 'a.ts': 'const x: number = 1\n' })
+    const report: DiagnosticsReport = {
+      introduced: [
+        {
+          path: 'a.ts',
+          line: 1,
+          column: 7,
+          endLine: 1,
+          endColumn: 8,
+          severity: 'error',
+          code: '2322',
+          source: 'ts',
+          message: "Type 'string' is not assignable to type 'number'.",
+        },
+      ],
+      resolved: [],
+      remaining: [],
+      settled: true,
+      waitedMs: 1,
+      servers: [],
+    }
+    const client: LspClient = {
+      baseline: async () => ({ byPath: {}, servers: [] }),
+      afterChange: async () => report,
+      diagnostics: async () => report,
+      status: async () => ({ servers: [] }),
+      close: async () => undefined,
+    }
+    const engine = createEngineWithInternals(
+      { root, workers: false, durability: 'fast' },
+      { lspClientFactory: () => client },
+    )
+    const { results } = await runTextEditor(
+      engine,
+      [
+        [
+          { command: 'view', path: 'a.ts' },
+          { command: 'str_replace', path: 'a.ts', old_str: '= 1', new_str: "= 'one'" },
+        ],
+      ],
+      { diagnostics: true },
+    )
+    await engine.close()
+    expect(results[0]?.[1]).toEqual(
+      ok(
+        2,
+        `The file a.ts has been edited.\n${snippet('a.ts')}\n     1\tconst x: number = 'one'\ncontent_hash: ${await hashOf(root, 'a.ts')}\nintroduced a.ts:1:7 error: Type 'string' is not assignable to type 'number'.`,
+      ),
+    )
   })
 })
 
