@@ -24,6 +24,7 @@ interface WriteResult {
     readonly path: string
     readonly op: string
     readonly content_hash: string | null
+    readonly previous_hash: string | null
     readonly diff: string
     readonly rebased_from?: string
   }[]
@@ -54,7 +55,7 @@ export async function create(
     const count = linesOf(fileText).length
     const size = `${count} ${count === 1 ? 'line' : 'lines'}`
     const what =
-      file === undefined
+      file === undefined || file.content_hash === file.previous_hash
         ? `The file ${path} already has exactly this content; nothing was written.`
         : file.op === 'add'
           ? `File created at ${path} (${size}).`

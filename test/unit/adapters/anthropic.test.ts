@@ -278,12 +278,21 @@ describe('create', () => {
     const { root, engine } = await workspace({ 'old.txt': 'old\n' })
     const { results } = await runTextEditor(
       engine,
-      [[{ command: 'create', path: 'old.txt', file_text: 'new\n' }]],
+      [
+        [
+          { command: 'create', path: 'old.txt', file_text: 'old\n' },
+          { command: 'create', path: 'old.txt', file_text: 'new\n' },
+        ],
+      ],
       { readBeforeWrite: false },
     )
     expect(results[0]).toEqual([
       ok(
         1,
+        `The file old.txt already has exactly this content; nothing was written.\ncontent_hash: ${hashBytes(new TextEncoder().encode('old\n'))}`,
+      ),
+      ok(
+        2,
         `File old.txt overwritten with the new content (1 line).\ncontent_hash: ${await hashOf(root, 'old.txt')}`,
       ),
     ])
