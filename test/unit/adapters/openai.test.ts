@@ -13,7 +13,10 @@ import {
   type ApplyPatchOperation,
 } from '../../../src/adapters/openai.js'
 import { callTool, openSession } from '../../../src/adapters/session.js'
+import { createEngineWithInternals } from '../../../src/engine/engine.js'
 import { createEngine, type Engine } from '../../../src/index.js'
+import type { LspClient } from '../../../src/lsp/client-types.js'
+import type { DiagnosticsReport } from '../../../src/lsp/reports.js'
 import { hashOf, lastTransaction, workspace, type TestWorkspace } from './openai-fixture.js'
 
 function call(id: string, operation: ApplyPatchOperation): ApplyPatchCall {
@@ -238,6 +241,76 @@ describe('applyPatchCalls with atomic', () => {
       ].join('\n'),
     )
     expect([await w.read('a.txt'), await w.read('b.txt')]).toEqual(['a\n', 'b\n'])
+  })
+
+  it("gives each call its own file's diagnostics, with a scripted language server", async () => {
+    const w = await open({ 'a.ts': 'const a: number = 1\n', 'b.ts': 'const b: number = 1\n' })
+    const error = (path: string) => ({
+      path,
+      line: 1,
+      column: 7,
+      endLine: 1,
+      endColumn: 8,
+      severity: 'error' as const,
+      code: '2322',
+      source: 'ts',
+      message: "Type 'string' is not assignable to type 'number'.",
+    })
+    const report: DiagnosticsReport = {
+      introduced: [error('a.ts'), error('b.ts')],
+      resolved: [],
+      remaining: [],
+      settled: true,
+      waitedMs: 1,
+      servers: [],
+    }
+    const client: LspClient = {
+      baseline: async () => ({ byPath: {}, servers: [] }),
+      afterChange: async () => report,
+      diagnostics: async () => report,
+      status: async () => ({ servers: [] }),
+      close: async () => undefined,
+    }
+    const engine = createEngineWithInternals(
+      { root: w.root, workers: false, durability: 'fast' },
+      { lspClientFactory: () => client },
+    )
+    try {
+      const outs = await applyPatchCalls(
+        engine,
+        [
+          call('c1', {
+            type: 'update_file',
+            path: 'a.ts',
+            diff: "-const a: number = 1\n+const a: number = 'one'\n",
+          }),
+          call('c2', {
+            type: 'update_file',
+            path: 'b.ts',
+            diff: "-const b: number = 1\n+const b: number = 'one'\n",
+          }),
+        ],
+        { atomic: true, diagnostics: true },
+      )
+      const tx = await lastTransaction(engine)
+      const part = (path: string, letter: string) =>
+        [
+          `M ${path} (+1 -1)`,
+          `content_hash ${path}: ${hashOf(`const ${letter}: number = 'one'\n`)}`,
+          `transaction ${tx} (one transaction for the 2 calls of this response: c1, c2)`,
+          `introduced ${path}:1:7 error: Type 'string' is not assignable to type 'number'.`,
+          '',
+          `diff --git a/${path} b/${path}`,
+          `--- a/${path}`,
+          `+++ b/${path}`,
+          '@@ -1 +1 @@',
+          `-const ${letter}: number = 1`,
+          `+const ${letter}: number = 'one'`,
+        ].join('\n')
+      expect(outs.map((o) => o.output)).toEqual([part('a.ts', 'a'), part('b.ts', 'b')])
+    } finally {
+      await engine.close()
+    }
   })
 
   it("gives one call the server's text as it is", async () => {
