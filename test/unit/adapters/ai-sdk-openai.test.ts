@@ -2,9 +2,10 @@
 // real Responses provider over a scripted fetch, which answers with apply_patch_call items and
 // checks the exact apply_patch_call_output items the provider sends back in the next request.
 import { createOpenAI } from '@ai-sdk/openai'
-import { generateText, stepCountIs } from 'ai'
+import { generateText, stepCountIs, type ToolSet } from 'ai'
 import { afterEach, describe, expect, it } from 'vitest'
 import { applyPatchExecute, patchloomTools } from '../../../src/adapters/ai-sdk.js'
+import type { Engine } from '../../../src/index.js'
 import {
   hashOf,
   lastTransaction,
@@ -26,6 +27,17 @@ type Operation =
   | { type: 'create_file'; path: string; diff: string }
   | { type: 'update_file'; path: string; diff: string }
   | { type: 'delete_file'; path: string }
+
+/**
+ * The provider tool over `engine`. Here @ai-sdk/openai and ai resolve two copies of
+ * @ai-sdk/provider-utils (4.0.66 and 4.0.67), whose Tool types tsc does not unify within a
+ * ToolSet; at run time the tool is one plain object either way.
+ */
+function applyPatchTool(openai: ReturnType<typeof createOpenAI>, engine: Engine): ToolSet[string] {
+  return openai.tools.applyPatch({
+    execute: applyPatchExecute(engine),
+  }) as unknown as ToolSet[string]
+}
 
 function call(id: string, operation: Operation): Record<string, unknown> {
   return { type: 'apply_patch_call', id: `apc_${id}`, call_id: id, status: 'completed', operation }
@@ -56,7 +68,7 @@ async function turn(
   const openai = createOpenAI({ apiKey: 'test', fetch })
   const result = await generateText({
     model: openai.responses('gpt-5.1'),
-    tools: { apply_patch: openai.tools.applyPatch({ execute: applyPatchExecute(w.engine) }) },
+    tools: { apply_patch: applyPatchTool(openai, w.engine) },
     prompt: 'Edit.',
     stopWhen: stepCountIs(3),
   }).catch((e: unknown) => e)
@@ -178,7 +190,7 @@ describe("@ai-sdk/openai's apply_patch tool with applyPatchExecute", () => {
       model: openai.responses('gpt-5.1'),
       tools: {
         ...patchloomTools(w.engine, { only: ['read_file', 'edit_file'] }),
-        apply_patch: openai.tools.applyPatch({ execute: applyPatchExecute(w.engine) }),
+        apply_patch: applyPatchTool(openai, w.engine),
       },
       prompt: 'Edit.',
       stopWhen: stepCountIs(4),
