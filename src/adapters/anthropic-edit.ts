@@ -255,6 +255,7 @@ async function stale(
 ): Promise<Reply> {
   let file
   try {
+    // Recorded as a view, so the next call needs none (DECISIONS.md D-163).
     file = await readForAgent(session.workspace, session.agent, path)
   } catch (error) {
     if (isEditError(error) && error.code === 'FILE_NOT_FOUND') {

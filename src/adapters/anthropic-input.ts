@@ -138,6 +138,7 @@ export function checkInput(input: unknown, version: TextEditorVersion): Checked 
           `str_replace needs old_str (a non-empty string): the text to replace, copied exactly from the file${oldStr === '' ? '; to write a whole file, use create' : ''}.`,
         )
       }
+      // Left out, new_str is empty: old_str is deleted (DECISIONS.md D-165).
       if (newStr !== undefined && typeof newStr !== 'string') {
         return bad('new_str must be a string: the text that replaces old_str.')
       }

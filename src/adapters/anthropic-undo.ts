@@ -24,6 +24,7 @@ export async function undoEdit(
     if (!isEditError(error)) throw error
     return refuse(commonError('undo_edit', path, failureOfData(error.toData()), workspace.root))
   }
+  // This agent's transactions only, not the journal's newest (DECISIONS.md D-164).
   const mine = workspace.memory.transactionsOf(agent)
   const last = mine.length === 0 ? undefined : await lastEdit(session, mine, rel)
   if (last === undefined) {

@@ -51,7 +51,7 @@ export async function view(
   const count = file.lines.length
   const window = range === undefined ? { first: 1, last: count } : checkRange(range, count, path)
   if (typeof window === 'string') {
-    // Nothing of the file was shown: it does not count as read.
+    // Nothing of the file was shown: it does not count as read (DECISIONS.md D-163).
     workspace.memory.see(agent, file.rel, before ?? null)
     return error(window)
   }

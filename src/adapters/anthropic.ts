@@ -236,6 +236,7 @@ function run(
   }
 }
 
+// The SDK's tool runner runs one response's calls at once (DECISIONS.md D-166).
 /** The tail of each agent's calls on each engine: a call starts when the one before it ends. */
 const queues = new WeakMap<Engine, Map<string, Promise<unknown>>>()
 
