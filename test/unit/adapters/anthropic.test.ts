@@ -904,6 +904,19 @@ describe('a hand-written loop over messages.create', () => {
   })
 })
 
+describe('patchloom/anthropic', () => {
+  it('exports these names at run time', async () => {
+    const module = await import('../../../src/adapters/anthropic.js')
+    expect(Object.keys(module).sort()).toEqual([
+      'DEFAULT_TEXT_EDITOR_VERSION',
+      'TEXT_EDITOR_VERSIONS',
+      'handleTextEditor',
+      'textEditorRunnable',
+      'textEditorTool',
+    ])
+  })
+})
+
 describe('textEditorRunnable', () => {
   it('throws a refusal as a plain Error without the SDK’s ToolError, for the runner to send', async () => {
     const { engine } = await workspace({ 'a.ts': THREE })
