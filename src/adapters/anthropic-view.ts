@@ -33,19 +33,17 @@ export async function view(
   const { workspace, agent } = session
   // A directory may be named with a trailing slash, which names no file to the sandbox.
   const target = path.length > 1 ? path.replace(/\/+$/, '') : path
-  const root = isRoot(session, target)
-  const resolved = root ? null : await workspace.resolve(target)
-  if (root || isDirectory((resolved as { abs: string }).abs)) {
+  const resolved = isRoot(session, target) ? null : await workspace.resolve(target)
+  if (resolved === null || isDirectory(resolved.abs)) {
     if (range !== undefined) {
       return error(
         `${path} is a directory, and view_range applies to files only; view the directory without it.`,
       )
     }
-    const abs = resolved === null ? workspace.root : resolved.abs
-    const rel = resolved === null ? '' : resolved.rel
-    return { content: await listDirectory(abs, rel, path), isError: false }
+    const listing = await listDirectory(resolved?.abs ?? workspace.root, resolved?.rel ?? '', path)
+    return { content: listing, isError: false }
   }
-  const rel = (resolved as { rel: string }).rel
+  const rel = resolved.rel
   const before = workspace.memory.seen(agent, rel)
   const file = await readForAgent(workspace, agent, target)
   const count = file.lines.length
