@@ -104,3 +104,28 @@ export function checkEngine(engine: Engine): void {
     throw new TypeError('patchloom: the first argument must be an engine from createEngine().')
   }
 }
+
+// An SDK runs the tool calls of one response at once (Promise.all in the AI SDK's generateText):
+// a read and an edit of one file in one step would race (DECISIONS.md D-166).
+/** The tail of each agent's calls on each engine: a call starts when the one before it ends. */
+const queues = new WeakMap<Engine, Map<string, Promise<unknown>>>()
+
+/** Runs `run` once every earlier call queued for this agent on this engine has settled. */
+export function inOrder<T>(engine: Engine, agent: string, run: () => Promise<T>): Promise<T> {
+  let byAgent = queues.get(engine)
+  if (byAgent === undefined) {
+    byAgent = new Map()
+    queues.set(engine, byAgent)
+  }
+  const agents = byAgent
+  const result = (agents.get(agent) ?? Promise.resolve()).then(run)
+  const tail = result.then(
+    () => undefined,
+    () => undefined,
+  )
+  agents.set(agent, tail)
+  void tail.then(() => {
+    if (agents.get(agent) === tail) agents.delete(agent)
+  })
+  return result
+}
