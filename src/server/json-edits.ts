@@ -274,7 +274,8 @@ export async function remember(
     if (file.from !== undefined) workspace.memory.see(agent, file.from, null)
     workspace.memory.see(agent, file.path, file.afterHash)
     if (file.afterHash === null) continue
-    const now = await workspace.now(await workspace.resolve(file.path)).catch(() => null)
+    // Read back without resolving the path again: the bytes count only at the hash it wrote.
+    const now = await workspace.now(workspace.committedPath(file.path)).catch(() => null)
     if (now !== null && now.hash === file.afterHash) workspace.keepVersion(now)
   }
   if (result.transaction !== undefined) workspace.memory.pushTransaction(agent, result.transaction)

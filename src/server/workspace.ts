@@ -4,7 +4,7 @@
 // globs), for reads as for writes.
 import { closeSync, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs'
 import { lstat, realpath } from 'node:fs/promises'
-import { basename } from 'node:path'
+import { basename, join } from 'node:path'
 import { DEFAULT_DENY_GLOBS, DEFAULT_LIMITS } from '../defaults.js'
 import { createEngineWithInternals } from '../engine/engine.js'
 import type { Engine } from '../engine/api.js'
@@ -98,6 +98,15 @@ export class Workspace {
    */
   resolve(path: string): Promise<ResolvedPath> {
     return resolveWorkspacePath(this.#ctx, path, 0, { fs: createSyncReadFs() })
+  }
+
+  /**
+   * A path the engine reported for a file it just committed, joined to the root without resolving
+   * it again (the engine resolved it in the sandbox): for reading back what was written, whose
+   * bytes count only when they hash to what the engine reported.
+   */
+  committedPath(rel: string): ResolvedPath {
+    return { input: rel, rel, abs: join(this.root, rel) }
   }
 
   /**
