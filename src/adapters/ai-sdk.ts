@@ -9,7 +9,7 @@ import type * as z from 'zod'
 import type { Engine } from '../engine/api.js'
 import { TOOLS, type ToolName } from '../server/tools.js'
 import { applyPatchCall, type ApplyPatchOperation, type ApplyPatchOptions } from './openai.js'
-import { callTool, checkEngine, inSession, type AdapterOptions } from './session.js'
+import { callTool, checkEngine, inOrder, inSession, type AdapterOptions } from './session.js'
 
 export type { AdapterOptions } from './session.js'
 export type { ToolName } from '../server/tools.js'
@@ -44,8 +44,10 @@ const TOOL_NAMES: readonly ToolName[] = TOOLS.map((tool) => tool.name)
 /**
  * The patchloom tools as AI SDK tools over `engine`, for `generateText` or `streamText`. Each
  * execute runs the call as the MCP server does (read-before-write, rebasing, paths inside the
- * workspace) and never rejects: a refusal is an output the model reads as error text. Throws
- * TypeError if `engine` is not one or `only` names a tool that does not exist.
+ * workspace) and never rejects: a refusal is an output the model reads as error text. The
+ * calls of one agent run one after another in the order they were made, though the SDK starts
+ * a step's calls at once. Throws TypeError if `engine` is not one or `only` names a tool that
+ * does not exist.
  * @example
  * const result = await generateText({ model, tools: patchloomTools(engine), stopWhen: stepCountIs(10), prompt })
  */
@@ -61,6 +63,7 @@ export function patchloomTools<const N extends ToolName = ToolName>(
       `patchloom: no tool named ${unknown.map((n) => JSON.stringify(n)).join(', ')}; the tools are ${TOOL_NAMES.join(', ')}.`,
     )
   }
+  const agent = options.agent ?? 'agent'
   const tools: Partial<Record<ToolName, Tool<never, ToolOutput>>> = {}
   for (const def of TOOLS) {
     if (!names.includes(def.name as N)) continue
@@ -70,7 +73,9 @@ export function patchloomTools<const N extends ToolName = ToolName>(
       description: def.description,
       inputSchema: inputSchemaOf(name),
       execute: (input: Readonly<Record<string, unknown>>) =>
-        inSession(engine, options, true, (session) => callTool(session, name, input)),
+        inOrder(engine, agent, () =>
+          inSession(engine, options, true, (session) => callTool(session, name, input)),
+        ),
       toModelOutput: modelOutput,
     } as Tool<never, ToolOutput>
   }
@@ -114,7 +119,7 @@ export interface OpenAIApplyPatchOutput {
 /**
  * The execute of @ai-sdk/openai's apply_patch provider tool over `engine`: each operation is one
  * patchloom/openai applyPatchCall (its own transaction; read-before-write off by default, as
- * there). Never rejects: a failure is status 'failed' with the text the model reads. Throws
+ * there), in call order with this agent's other calls. Never rejects: a failure is status 'failed' with the text the model reads. Throws
  * TypeError if `engine` is not one.
  * @example
  * tools: { apply_patch: openai.tools.applyPatch({ execute: applyPatchExecute(engine) }) }
@@ -124,11 +129,11 @@ export function applyPatchExecute(
   options: ApplyPatchOptions = {},
 ): (input: OpenAIApplyPatchInput) => Promise<OpenAIApplyPatchOutput> {
   checkEngine(engine)
+  const agent = options.agent ?? 'agent'
   return async ({ callId, operation }) => {
-    const { status, output } = await applyPatchCall(
-      engine,
-      { type: 'apply_patch_call', call_id: callId, operation },
-      options,
+    const call = { type: 'apply_patch_call', call_id: callId, operation } as const
+    const { status, output } = await inOrder(engine, agent, () =>
+      applyPatchCall(engine, call, options),
     )
     return { status, output }
   }

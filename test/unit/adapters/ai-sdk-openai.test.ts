@@ -132,6 +132,27 @@ describe("@ai-sdk/openai's apply_patch tool with applyPatchExecute", () => {
     expect(await w.engine.transactions()).toHaveLength(2)
   })
 
+  it("applies one response's calls in their order, a later one building on an earlier one", async () => {
+    const w = await turn(
+      { 'a.txt': 'one\ntwo\n' },
+      [
+        call('c1', { type: 'update_file', path: 'a.txt', diff: ' one\n-two\n+TWO\n' }),
+        call('c2', { type: 'update_file', path: 'a.txt', diff: ' one\n-TWO\n+2\n' }),
+      ],
+      async (w) => {
+        const [second, first] = await w.engine.transactions()
+        const text = (after: string, id: string | undefined, from: string, to: string) =>
+          `M a.txt (+1 -1)\ncontent_hash a.txt: ${hashOf(after)}\ntransaction ${id}\n\n` +
+          `diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-${from}\n+${to}`
+        return [
+          output('c1', 'completed', text('one\nTWO\n', first?.id, 'two', 'TWO')),
+          output('c2', 'completed', text('one\n2\n', second?.id, 'TWO', '2')),
+        ]
+      },
+    )
+    expect(await w.read('a.txt')).toBe('one\n2\n')
+  })
+
   it('sends a hunk that does not match back as failed, and leaves the file untouched', async () => {
     const w = await turn(
       { 'a.txt': 'one\ntwo\n' },

@@ -514,6 +514,54 @@ describe('edits through generateText', () => {
   })
 })
 
+describe('calls of one step', () => {
+  it('run in the order the model made them, though the SDK starts them at once', async () => {
+    const w = await open({ 'a.txt': 'one\n', 'c.txt': 'three\n' })
+    const { sent } = await loop(patchloomTools(w.engine), [
+      [{ id: 'r0', tool: 'read_file', input: { path: 'c.txt' } }],
+      [
+        { id: 'r1', tool: 'read_file', input: { path: 'a.txt' } },
+        {
+          id: 'e1',
+          tool: 'edit_file',
+          input: { path: 'a.txt', old_string: 'one', new_string: '1' },
+        },
+        { id: 'w1', tool: 'write_file', input: { path: 'b.txt', content: 'two\n' } },
+        {
+          id: 'e2',
+          tool: 'edit_file',
+          input: { path: 'b.txt', old_string: 'two', new_string: '2' },
+        },
+        {
+          id: 'e3',
+          tool: 'edit_file',
+          input: { path: 'b.txt', old_string: '2', new_string: 'II' },
+        },
+        // Made after this edit, the read shows the edited file.
+        {
+          id: 'e4',
+          tool: 'edit_file',
+          input: { path: 'c.txt', old_string: 'three', new_string: '3' },
+        },
+        { id: 'r2', tool: 'read_file', input: { path: 'c.txt' } },
+      ],
+    ])
+    expect(await w.read('a.txt')).toBe('1\n')
+    expect(await w.read('b.txt')).toBe('II\n')
+    const message = sent(1) as { content: { toolCallId: string; output: { type: string } }[] }
+    expect(message.content.map((p) => [p.toolCallId, p.output.type])).toEqual([
+      ['r1', 'text'],
+      ['e1', 'text'],
+      ['w1', 'text'],
+      ['e2', 'text'],
+      ['e3', 'text'],
+      ['e4', 'text'],
+      ['r2', 'text'],
+    ])
+    expect(message.content.at(-1)).toEqual(textResult('r2', 'read_file', readText('c.txt', '3\n')))
+  })
+})
+
 describe('options', () => {
   it('agents sharing an engine each need their own read', async () => {
     const w = await open({ 'a.txt': 'one\n' })
