@@ -21,7 +21,7 @@ import {
 } from './anthropic-input.js'
 import { undoEdit } from './anthropic-undo.js'
 import { view, type Reply } from './anthropic-view.js'
-import { checkEngine, openSession, type AdapterOptions, type Session } from './session.js'
+import { checkEngine, inOrder, openSession, type AdapterOptions, type Session } from './session.js'
 
 export type { AdapterOptions } from './session.js'
 export {
@@ -132,8 +132,8 @@ export function handleTextEditor(
   const version = options.version ?? DEFAULT_TEXT_EDITOR_VERSION
   checkVersion(version)
   checkMaxCharacters(options.maxCharacters)
-  const agent = options.agent ?? 'agent'
-  return inOrder(engine, agent, async () => {
+  // The SDK's tool runner runs one response's calls at once (DECISIONS.md D-166).
+  return inOrder(engine, options.agent ?? 'agent', async () => {
     const reply = await answer(engine, toolUse, version, options)
     return {
       type: 'tool_result',
@@ -234,29 +234,6 @@ function run(
     case 'undo_edit':
       return undoEdit(session, command.path, maxCharacters)
   }
-}
-
-// The SDK's tool runner runs one response's calls at once (DECISIONS.md D-166).
-/** The tail of each agent's calls on each engine: a call starts when the one before it ends. */
-const queues = new WeakMap<Engine, Map<string, Promise<unknown>>>()
-
-function inOrder<T>(engine: Engine, agent: string, run: () => Promise<T>): Promise<T> {
-  let byAgent = queues.get(engine)
-  if (byAgent === undefined) {
-    byAgent = new Map()
-    queues.set(engine, byAgent)
-  }
-  const agents = byAgent
-  const result = (agents.get(agent) ?? Promise.resolve()).then(run)
-  const tail = result.then(
-    () => undefined,
-    () => undefined,
-  )
-  agents.set(agent, tail)
-  void tail.then(() => {
-    if (agents.get(agent) === tail) agents.delete(agent)
-  })
-  return result
 }
 
 function checkVersion(version: unknown): asserts version is TextEditorVersion {
