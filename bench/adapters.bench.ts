@@ -3,7 +3,7 @@
 // of one 200-line file (so the adapter's memory of its file stays current) and every call commits
 // a real change, turning `value = 1` into `value = 2` or back; the two sides' calls alternate.
 // The figure is the difference of the two medians (and their ratio), measured in the same run.
-// Run: npm run bench:adapters, or npm run build && node dist/bench/adapters.bench.js [--calls 2000] [--durability full]
+// Run: npm run bench:adapters, or npm run build && node dist/bench/adapters.bench.js [--calls 2000] [--durability full] [--dir /dev/shm]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -22,6 +22,8 @@ const option = (name: string, fallback: string): string => {
 }
 const CALLS = Number(option('--calls', '2000'))
 const DURABILITY = option('--durability', 'fast') as Durability
+/** Where the scratch workspace goes: a tmpfs such as /dev/shm takes the disk's noise out. */
+const DIR = option('--dir', tmpdir())
 const WARMUP = 200
 
 const DIRECT_FILE = 'src/direct.ts'
@@ -151,14 +153,16 @@ async function measure(pair: Pair, root: string): Promise<{ direct: number; adap
 }
 
 async function main(): Promise<void> {
-  const root = mkdtempSync(path.join(tmpdir(), 'patchloom-adapters-bench-'))
+  const root = mkdtempSync(path.join(DIR, 'patchloom-adapters-bench-'))
   try {
     writeFileSync(path.join(root, 'package.json'), '{}\n')
     const { mkdirSync } = await import('node:fs')
     mkdirSync(path.join(root, 'src'))
     console.log(machineLine())
     console.log(loadLine())
-    console.log(`${CALLS} calls per row after ${WARMUP} warm-up calls, durability '${DURABILITY}'`)
+    console.log(
+      `${CALLS} calls per row after ${WARMUP} warm-up calls, durability '${DURABILITY}', in ${DIR}`,
+    )
     const rows: string[][] = []
     for (const pair of PAIRS(root)) {
       const { direct, adapter } = await measure(pair, root)
