@@ -1,7 +1,7 @@
 // patchloom/ai-sdk through the AI SDK's own loop: generateText (and streamText) with ai/test's
 // MockLanguageModelV3 scripted to call the tools over several steps. Each test checks the files
 // on disk and the exact tool-result parts the SDK sends back to the model in the next step.
-import { writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Tool, ToolSet } from 'ai'
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest'
@@ -120,6 +120,20 @@ describe('the tools', () => {
     }>()
     const some = (engine: Engine) => patchloomTools(engine, { only: ['undo'] })
     expectTypeOf<keyof ReturnType<typeof some>>().toEqualTypeOf<'undo'>()
+  })
+
+  it('come from a module that exports two functions and imports no SDK at run time', async () => {
+    const module = await import('../../../src/adapters/ai-sdk.js')
+    expect(Object.keys(module).sort()).toEqual(['applyPatchExecute', 'patchloomTools'])
+    const source = await readFile(
+      new URL('../../../src/adapters/ai-sdk.ts', import.meta.url),
+      'utf8',
+    )
+    const runtime = [...source.matchAll(/^import (?!type )[^;]*? from '([^']+)'/gms)].map(
+      (m) => m[1],
+    )
+    expect(runtime).toContain('./session.js')
+    expect(runtime.filter((specifier) => !specifier?.startsWith('.'))).toEqual([])
   })
 
   it('throw TypeError for a first argument that is not an engine, and for an unknown tool', async () => {
