@@ -119,8 +119,8 @@ export interface OpenAIApplyPatchOutput {
 /**
  * The execute of @ai-sdk/openai's apply_patch provider tool over `engine`: each operation is one
  * patchloom/openai applyPatchCall (its own transaction; read-before-write off by default, as
- * there), in call order with this agent's other calls. Never rejects: a failure is status 'failed' with the text the model reads. Throws
- * TypeError if `engine` is not one.
+ * there), in call order with this agent's other calls. Never rejects: a failure is status
+ * 'failed' with the text the model reads. Throws TypeError if `engine` is not one.
  * @example
  * tools: { apply_patch: openai.tools.applyPatch({ execute: applyPatchExecute(engine) }) }
  */
