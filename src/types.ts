@@ -300,6 +300,11 @@ export interface ComputeInput {
   readonly placements?: true
   /** A MATCH_NOT_FOUND needs no near-miss candidates (history replay only counts refusals). */
   readonly noCandidates?: true
+  /**
+   * Line hunks keep the file's final-newline state whatever the format's rule (CheckOptions
+   * finalNewline 'keep'; src/apply/apply-hunks.ts finishLastLine).
+   */
+  readonly keepFinalNewline?: true
 }
 
 /** One file's computed change, before anything is written. */

@@ -3,9 +3,9 @@
 // and removed lines are the file's lines (text and terminator); added lines are restyled to the
 // file's indentation and quotes (src/match/restyle.ts) and take its dominant line ending, unless
 // the patch states endings (HunkLine.eol, a unified diff of a CRLF file): then exactly those, as
-// `git apply` writes them. The final-newline rule depends on the format (finishLastLine).
-// Decoding, BOMs and patch-text conversion are the caller's (src/apply/compute.ts); this module
-// sees lines only.
+// `git apply` writes them. The final-newline rule is the format's, or the file's own state when
+// asked (finishLastLine). Decoding, BOMs and patch-text conversion are the caller's
+// (src/apply/compute.ts); this module sees lines only.
 import { errorData, type EditErrorData } from '../errors.js'
 import { passWords } from '../match/pass-words.js'
 import { fail, ok, type Result } from '../result.js'
@@ -39,6 +39,11 @@ export interface ApplyHunksInput {
   readonly candidates?: boolean
   /** The ending added lines take; the file's dominant one when absent (Codex's model sets it). */
   readonly newLineEol?: Exclude<Eol, ''>
+  /**
+   * true: the file keeps its final-newline state whatever the format's rule (a file without a
+   * final newline keeps none, one with it keeps it), as for SEARCH/REPLACE and string edits.
+   */
+  readonly keepFinalNewline?: boolean
 }
 
 export interface ApplyHunksOutput {
@@ -101,7 +106,8 @@ export function applyHunks(input: ApplyHunksInput): Result<ApplyHunksOutput> {
   }
   const regions: LineRegion[] = []
   const spliced = splice(input.lines, placed, eol, added, regions)
-  const finished = finishLastLine(spliced, endHunk, input.format, hadFinalNewline, eol)
+  const rule = finalNewlineRule(input)
+  const finished = finishLastLine(spliced, endHunk, rule, hadFinalNewline, eol)
   return ok({ lines: finished, warnings, regions, placements })
 }
 
@@ -222,7 +228,8 @@ function applySequential(
   }
   const last = table.length > 0 ? table.line(table.length - 1) : undefined
   if (last !== undefined) {
-    const [finished] = finishLastLine([last], endHunk, input.format, hadFinalNewline, eol)
+    const rule = finalNewlineRule(input)
+    const [finished] = finishLastLine([last], endHunk, rule, hadFinalNewline, eol)
     if (finished !== last) table.replace(table.length - 1, table.length, [finished as Line])
   }
   const regions = table.regions()
@@ -402,23 +409,29 @@ function splice(
   return out
 }
 
+/** The format whose final-newline rule applies: the format's own, or 'edits' (keep the file's). */
+function finalNewlineRule(input: ApplyHunksInput): PatchFormat {
+  return input.keepFinalNewline === true ? 'edits' : input.format
+}
+
 /**
  * The final-newline rule, applied when a hunk touched the file's last line (matched it, or
  * inserted at the end): Codex patches end the file with a newline (as Codex does); unified diffs
- * follow the new side's "\ No newline at end of file" exactly; other formats keep the file's
+ * follow the new side's "\ No newline at end of file" exactly; other formats, and any format
+ * when the caller keeps the file's state (ApplyHunksInput.keepFinalNewline), keep the file's
  * original state. Untouched, the last line keeps its own terminator (or lack of one).
  */
 function finishLastLine(
   lines: Line[],
   endHunk: LineHunk | null,
-  format: PatchFormat,
+  rule: PatchFormat,
   hadFinalNewline: boolean,
   eol: Exclude<Eol, ''>,
 ): Line[] {
   const last = lines[lines.length - 1]
   if (endHunk === null || last === undefined) return lines
   let wanted: Eol
-  switch (format) {
+  switch (rule) {
     case 'codex':
       wanted = last.eol === '' ? eol : last.eol
       break

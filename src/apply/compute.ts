@@ -183,7 +183,7 @@ function splicedContent({ bytes, additions, deletions }: SplicedFile): Content {
 /**
  * Whether the op may take the exact splice (exact-splice.ts): only its counts are wanted (no
  * diff to render from lines), the file is UTF-8, and the hunks are a unified diff's, located
- * near their stated lines, in UTF-8 text.
+ * near their stated lines, in UTF-8 text, with the diff's own final-newline rule.
  */
 function canSpliceExact(job: ComputeInput): boolean {
   return (
@@ -191,6 +191,8 @@ function canSpliceExact(job: ComputeInput): boolean {
     job.sourceIsUtf8 === true &&
     job.rawBytes !== true &&
     job.format === 'unified' &&
+    // The final-newline state is then applyHunks' to keep (finishLastLine), not the splice's.
+    job.keepFinalNewline !== true &&
     (job.op.kind === 'update' || job.op.kind === 'copy') &&
     job.op.locate === 'near-line' &&
     // A hunk without numbers states no line to splice at; its lines alone place it.
@@ -230,6 +232,7 @@ function applyLineHunks(
     exactOnly: decoded.mode === 'bytes',
     ...(job.noCandidates === true ? { candidates: false } : {}),
     ...(codex === null ? {} : { newLineEol: codex.newLineEol }),
+    ...(job.keepFinalNewline === true ? { keepFinalNewline: true } : {}),
   })
   if (!applied.ok) return raw ? fail(rawBytesError(applied.error, fileDecoded)) : applied
   const text = joinLines(applied.value.lines)

@@ -151,6 +151,15 @@ export interface CheckOptions {
    * `parse.binary-skipped` warning. @default 'refuse'
    */
   readonly binaryWithoutData?: 'refuse' | 'skip'
+  /**
+   * Whether a file the request updates ends in a newline: as the patch format's rule says
+   * ('format': a Codex hunk that reaches the last line ends the file with one, a unified diff
+   * follows its "\ No newline at end of file", SEARCH/REPLACE keeps the file's), or as the file
+   * does now ('keep', whatever the format: a file without a final newline keeps none, one with it
+   * keeps it). For harnesses whose patch language cannot state it, such as OpenAI's V4A diffs.
+   * Files the request creates are written as the patch states them. @default 'format'
+   */
+  readonly finalNewline?: 'format' | 'keep'
 }
 
 export interface ApplyOptions extends CheckOptions {

@@ -296,6 +296,13 @@ class EditEngine implements InternalEngine {
         `Invalid option: binaryWithoutData must be refuse or skip; got ${JSON.stringify(binary)}.`,
       )
     }
+    const finalNewline = options.finalNewline
+    if (finalNewline !== undefined && finalNewline !== 'format' && finalNewline !== 'keep') {
+      throw new EditError(
+        'CONFIG_INVALID',
+        `Invalid option: finalNewline must be format or keep; got ${JSON.stringify(finalNewline)}.`,
+      )
+    }
     const signal = combineSignals(options.signal, timeoutMs)
     throwIfAborted(signal)
     const { limits } = this.#config
@@ -338,6 +345,7 @@ class EditEngine implements InternalEngine {
           wantDiagnostics ||
           (!dryRun && (planned.plan?.ops.length ?? Infinity) <= INLINE_SYNC_MAX_FILES),
         keepAfter: !dryRun,
+        finalNewline: finalNewline ?? 'format',
       },
       signal,
     )

@@ -51,6 +51,8 @@ export interface VerifySettings {
    * a copy of every new file.
    */
   readonly keepAfter: boolean
+  /** A file's final-newline state: the format's rule, or kept (CheckOptions.finalNewline). */
+  readonly finalNewline: 'format' | 'keep'
 }
 
 /** The order failures are reported in: an earlier phase wins over a later one. */
@@ -319,6 +321,7 @@ function computeInput(p: PreparedOp, settings: VerifySettings): ComputeInput {
     // Only ops whose own lines hold raw bytes lose leniency; the rest of the patch keeps it.
     ...(settings.rawPatch && opHasRawBytes(op) ? { rawBytes: true as const } : {}),
     ...(settings.diffs ? {} : { countOnly: true as const }),
+    ...(settings.finalNewline === 'keep' ? { keepFinalNewline: true as const } : {}),
     // Native checks are cheap next to decoding; only the count-only splice uses them.
     ...(!settings.diffs && read.snap.bytes !== null ? plainness(read.snap.bytes) : {}),
   }

@@ -8,8 +8,9 @@ import type { FileOp } from '../types.js'
 
 // 2: ComputeInput.rawBytes. 3: the WorkerReply envelope. 4: one verify job in which the worker
 // reads its own files. 5: sections naming one path verified in sequence, prepared ops carrying
-// their commit role (skipWrite, skipRemove, replaces; DECISIONS.md D-132).
-export const JOB_PROTOCOL = 5
+// their commit role (skipWrite, skipRemove, replaces; DECISIONS.md D-132). 6: the settings'
+// finalNewline, which a worker of 5 would ignore.
+export const JOB_PROTOCOL = 6
 
 /** The tasks of workers/engine.worker.ts, each with the words its failures are reported in. */
 export const TASKS = { verify: 'verification', replay: 'replay' } as const

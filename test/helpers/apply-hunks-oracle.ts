@@ -32,6 +32,8 @@ interface ApplyHunksInput {
   readonly path: string
   /** Bytes-mode file: only byte-exact matches are allowed (FILE_NOT_TEXT otherwise). */
   readonly exactOnly: boolean
+  /** true: the file keeps its final-newline state whatever the format's rule. */
+  readonly keepFinalNewline?: boolean
 }
 
 interface ApplyHunksOutput {
@@ -92,7 +94,7 @@ export function applyHunksOracle(input: ApplyHunksInput): Result<ApplyHunksOutpu
       }
       current = next
     }
-    const finished = finishLastLine(current, endHunk, input.format, hadFinalNewline, eol)
+    const finished = finishLastLine(current, endHunk, ruleOf(input), hadFinalNewline, eol)
     return ok({ lines: finished, warnings })
   }
 
@@ -135,7 +137,7 @@ export function applyHunksOracle(input: ApplyHunksInput): Result<ApplyHunksOutpu
   }
   const regions: LineRegion[] = []
   const spliced = splice(input.lines, placed, eol, added, regions)
-  const finished = finishLastLine(spliced, endHunk, input.format, hadFinalNewline, eol)
+  const finished = finishLastLine(spliced, endHunk, ruleOf(input), hadFinalNewline, eol)
   return ok({ lines: finished, warnings, regions })
 }
 
@@ -208,6 +210,11 @@ function splice(
     if (line.eol === '') out[i] = { text: line.text, eol }
   }
   return out
+}
+
+/** The format whose final-newline rule applies: 'edits' (the file's state) when it is kept. */
+function ruleOf(input: ApplyHunksInput): PatchFormat {
+  return input.keepFinalNewline === true ? 'edits' : input.format
 }
 
 /**

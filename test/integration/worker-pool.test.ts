@@ -60,6 +60,7 @@ async function settingsFor(): Promise<VerifySettings> {
     diffs: true,
     keepBefore: false,
     keepAfter: true,
+    finalNewline: 'format',
   }
 }
 

@@ -156,7 +156,7 @@ describe('public API', () => {
   it('gives check its own options and keeps route internal', () => {
     expectTypeOf<Parameters<Engine['check']>[1]>().toEqualTypeOf<CheckOptions | undefined>()
     expectTypeOf<keyof CheckOptions>().toEqualTypeOf<
-      'format' | 'signal' | 'timeoutMs' | 'diffs' | 'binaryWithoutData'
+      'format' | 'signal' | 'timeoutMs' | 'diffs' | 'binaryWithoutData' | 'finalNewline'
     >()
     expectTypeOf<keyof ApplyOptions>().toEqualTypeOf<
       | 'format'
@@ -164,6 +164,7 @@ describe('public API', () => {
       | 'timeoutMs'
       | 'diffs'
       | 'binaryWithoutData'
+      | 'finalNewline'
       | 'dryRun'
       | 'approve'
       | 'diagnostics'

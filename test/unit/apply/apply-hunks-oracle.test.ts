@@ -49,9 +49,10 @@ describe("applyHunks 'sequential' against the per-hunk oracle", () => {
         fc.property(
           fileText,
           fc.array(block, { minLength: 1, maxLength: 8 }),
-          fc.constantFrom<PatchFormat>('search-replace', 'search-replace', 'edits'),
+          fc.constantFrom<PatchFormat>('search-replace', 'search-replace', 'edits', 'codex'),
           fc.boolean(),
-          (text, blocks, format, exact) => {
+          fc.boolean(),
+          (text, blocks, format, exact, keep) => {
             const hunks = hunksFor(text, blocks)
             fc.pre(hunks !== null)
             const input = {
@@ -61,6 +62,7 @@ describe("applyHunks 'sequential' against the per-hunk oracle", () => {
               format,
               path: 'f.txt',
               exactOnly: exact && blocks.length % 2 === 0,
+              ...(keep ? { keepFinalNewline: true } : {}),
             }
             const want = applyHunksOracle(input)
             const got = applyHunks(input)

@@ -17,6 +17,7 @@ interface RunOptions {
   mode?: LocateMode
   format?: PatchFormat
   exactOnly?: boolean
+  keepFinalNewline?: boolean
 }
 
 function run(
@@ -31,6 +32,9 @@ function run(
     format: options.format ?? 'codex',
     path: 'src/f.ts',
     exactOnly: options.exactOnly ?? false,
+    ...(options.keepFinalNewline === undefined
+      ? {}
+      : { keepFinalNewline: options.keepFinalNewline }),
   })
   if (!result.ok)
     throw new Error(`unexpected failure: ${result.error.code}: ${result.error.message}`)
@@ -491,6 +495,30 @@ describe('applyHunks (line endings and final newline)', () => {
 
   it('leaves a missing final newline alone when a Codex change does not touch the last line', () => {
     expect(run('a\nb\nc', [hunk(['-a', '+A'])]).text).toBe('A\nb\nc')
+  })
+
+  it("keeps the file's final-newline state in every format when asked to", () => {
+    const keep = { keepFinalNewline: true }
+    // Codex: a hunk reaching the last line (as context, as a removal, or adding after it).
+    expect(run('a\nb', [hunk([' a', '-b', '+c'])], keep).text).toBe('a\nc')
+    expect(run('a\r\nb', [hunk([' b', '+c'])], keep).text).toBe('a\r\nb\r\nc')
+    expect(run('a\nb', [hunk(['+c'])], keep).text).toBe('a\nb\nc')
+    expect(run('a\nb', [hunk(['-a', '+A', ' b'], { endOfFile: true })], keep).text).toBe('A\nb')
+    // Removing the unterminated last line leaves the line before it unterminated.
+    expect(run('a\nb\nc', [hunk([' b', '-c'])], keep).text).toBe('a\nb')
+    // A file that ends in a newline keeps it.
+    expect(run('a\nb\n', [hunk([' a', '-b', '+c'])], keep).text).toBe('a\nc\n')
+    // Unified: the file's state wins over the diff's markers, both ways.
+    const nl = { mode: 'near-line', format: 'unified', keepFinalNewline: true } as const
+    const marked = { oldStartLine: 1, oldNoNewlineAtEnd: true }
+    expect(run('a\nb', [hunk([' a', '-b', '+c'], marked)], nl).text).toBe('a\nc')
+    const dropped = { oldStartLine: 1, newNoNewlineAtEnd: true }
+    expect(run('a\nb\n', [hunk([' a', '-b', '+c'], dropped)], nl).text).toBe('a\nc\n')
+    // Sequential mode in a format with its own rule.
+    const seq = { mode: 'sequential', format: 'codex', keepFinalNewline: true } as const
+    expect(run('a\nb', [hunk(['-b', '+c'])], seq).text).toBe('a\nc')
+    // false is the format's rule.
+    expect(run('a\nb', [hunk([' a', '-b', '+c'])], { keepFinalNewline: false }).text).toBe('a\nc\n')
   })
 
   it('gives the old last line a terminator when lines are added after it', () => {

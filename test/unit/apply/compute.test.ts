@@ -75,6 +75,63 @@ describe('computeFile', () => {
     expect(gitReplay(before, out.diff)).toEqual(Buffer.from(after))
   })
 
+  it("keeps the file's final-newline state when asked, in Codex's lone-CR model too", () => {
+    const text = (out: { after: Uint8Array | null }) =>
+      Buffer.from(out.after as Uint8Array).toString('utf8')
+    const run = (job: Parameters<typeof computeFile>[0]) => {
+      const outcome = computeFile(job)
+      if (!outcome.ok) throw new Error(outcome.error.message)
+      return outcome.value
+    }
+    const op = update([
+      [' ', 'k'],
+      ['-', 'l'],
+      ['+', 'L'],
+    ])
+    // A lone CR is a line end for Codex; the file ends in no ending at all, and keeps none.
+    const source = utf8('k\rl')
+    expect(text(run({ format: 'codex', op, source }))).toBe('k\rL\r')
+    const kept = run({ format: 'codex', op, source, keepFinalNewline: true })
+    expect(text(kept)).toBe('k\rL')
+    expect(kept).toMatchObject({ additions: 1, deletions: 1 })
+    // One that ends in a lone CR keeps it.
+    expect(text(run({ format: 'codex', op, source: utf8('k\rl\r'), keepFinalNewline: true }))).toBe(
+      'k\rL\r',
+    )
+    // A unified diff's marker yields to the file's state, also where only counts are wanted.
+    const hunk = {
+      patchLine: 2,
+      hints: [],
+      endOfFile: false,
+      oldStartLine: 1,
+      newNoNewlineAtEnd: true,
+      lines: [
+        { op: ' ' as const, text: 'k' },
+        { op: '-' as const, text: 'l' },
+        { op: '+' as const, text: 'L' },
+      ],
+    }
+    const unified: FileOp = {
+      kind: 'update',
+      path: 'f.txt',
+      patchLine: 1,
+      locate: 'near-line',
+      hunks: [hunk],
+    }
+    const lf = utf8('k\nl\n')
+    const counted = { countOnly: true, sourceIsUtf8: true, sourceHasNoCrOrNul: true } as const
+    expect(text(run({ format: 'unified', op: unified, source: lf, ...counted }))).toBe('k\nL')
+    const keptLf = run({
+      format: 'unified',
+      op: unified,
+      source: lf,
+      ...counted,
+      keepFinalNewline: true,
+    })
+    expect(text(keptLf)).toBe('k\nL\n')
+    expect(keptLf).toMatchObject({ additions: 1, deletions: 1, diff: '' })
+  })
+
   it('diffs non-UTF-8 text line by line, as git does, and keeps its bytes', () => {
     const before = bytes('caf\xe9\nline2\nline3\n')
     const out = compute(
