@@ -27,6 +27,8 @@ export async function runAtomic(
   const outcome = await callTool(session, 'apply_patch', {
     patch: codexPatch(sections),
     format: 'codex',
+    // A V4A diff cannot state a final newline: the file keeps its own (DECISIONS.md D-170).
+    final_newline: 'keep',
   })
   if (outcome.ok) return ready.map((p) => ({ ok: true, text: callPart(outcome, p, ids) }))
 

@@ -61,6 +61,8 @@ export async function runOne(session: Session, operation: unknown): Promise<Call
   const outcome = await callTool(session, 'apply_patch', {
     patch: codexPatch(sections),
     format: 'codex',
+    // A V4A diff cannot state a final newline: the file keeps its own (DECISIONS.md D-170).
+    final_newline: 'keep',
   })
   return { ok: outcome.ok, text: modelText(outcome, diffLine(sections, 0)) }
 }

@@ -91,7 +91,9 @@ async function edits(
  * A patch proves what it knows of each file by its context lines, so it needs no earlier read,
  * except where it replaces or deletes a whole existing file without stating its content (a
  * Codex Add File over one, a Codex Delete File): that needs the file read at its current hash,
- * as write_file does.
+ * as write_file does. `final_newline: 'keep'` is an argument of the adapters' own, not in the
+ * tool's schema (which MCP clients are held to): ApplyOptions.finalNewline 'keep', for patch
+ * languages that cannot state a final newline (OpenAI's V4A diffs, src/adapters/openai-run.ts).
  */
 async function patch(
   workspace: Workspace,
@@ -127,6 +129,7 @@ async function patch(
   const result = await workspace.engine.apply(text, {
     format,
     ...(skip ? { binaryWithoutData: 'skip' as const } : {}),
+    ...(args['final_newline'] === 'keep' ? { finalNewline: 'keep' as const } : {}),
     dryRun: args['dry_run'] === true,
     ...(typeof args['diagnostics'] === 'boolean' ? { diagnostics: args['diagnostics'] } : {}),
   })

@@ -335,12 +335,12 @@ describe('the Agents SDK Runner with createEditor', () => {
     expect(await w.engine.transactions()).toEqual([])
   })
 
-  it("keeps a CRLF file's endings and a missing final newline the diff does not reach", async () => {
+  it("keeps a CRLF file's endings and a missing final newline, also where the diff reaches it", async () => {
     const w = await agentTurn(
       { 'w.txt': 'a\r\nb\r\nc\r\nd\r\ne\r\nf', 'v.txt': 'a\r\nb\r\nc' },
       [
         call('c1', { type: 'update_file', path: 'w.txt', diff: ' a\n-b\n+B\n c\n' }),
-        // A hunk that reaches the last line ends the file with a newline, as Codex does.
+        // A hunk that reaches the last line keeps the missing newline, as agents-core's applier does.
         call('c2', {
           type: 'update_file',
           path: 'v.txt',
@@ -372,8 +372,8 @@ describe('the Agents SDK Runner with createEditor', () => {
           completed(
             'c2',
             [
-              'M v.txt (+2 -2)',
-              `content_hash v.txt: ${hashOf('a\r\nB\r\nc\r\n')}`,
+              'M v.txt (+1 -1)',
+              `content_hash v.txt: ${hashOf('a\r\nB\r\nc')}`,
               `transaction ${t2}`,
               '',
               'diff --git a/v.txt b/v.txt',
@@ -382,16 +382,15 @@ describe('the Agents SDK Runner with createEditor', () => {
               '@@ -1,3 +1,3 @@',
               ' a\r',
               '-b\r',
-              '-c',
-              '\\ No newline at end of file',
               '+B\r',
-              '+c\r',
+              ' c',
+              '\\ No newline at end of file',
             ].join('\n'),
           ),
         ]
       },
     )
     expect(await w.read('w.txt')).toBe('a\r\nB\r\nc\r\nd\r\ne\r\nf')
-    expect(await w.read('v.txt')).toBe('a\r\nB\r\nc\r\n')
+    expect(await w.read('v.txt')).toBe('a\r\nB\r\nc')
   })
 })

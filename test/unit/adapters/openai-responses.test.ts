@@ -313,7 +313,12 @@ describe('the Responses API loop with applyPatchCalls', () => {
       { 'crlf.txt': crlf, 'bare.txt': bare },
       [
         call('c1', { type: 'update_file', path: 'crlf.txt', diff: ' one\n-two\n+TWO\n three\n' }),
-        call('c2', { type: 'update_file', path: 'bare.txt', diff: '-first\n+FIRST\n second\n' }),
+        // Its hunk reaches the last line (as context): the file still ends without a newline.
+        call('c2', {
+          type: 'update_file',
+          path: 'bare.txt',
+          diff: '-first\n+FIRST\n second\n last\n',
+        }),
       ],
       async (w) => {
         const [t2, t1] = (await w.engine.transactions()).map((t) => t.id)
@@ -428,6 +433,61 @@ describe('the Responses API loop with applyPatchCalls', () => {
 })
 
 describe('the Responses API loop with atomic applyPatchCalls', () => {
+  it('keeps missing final newlines in one transaction, where the diffs reach the last lines', async () => {
+    const w = await turn(
+      { 'a.txt': 'a\nb', 'z.txt': 'y\r\nz' },
+      [
+        call('c1', { type: 'update_file', path: 'a.txt', diff: ' a\n-b\n+B\n*** End of File\n' }),
+        call('c2', { type: 'update_file', path: 'z.txt', diff: ' z\n+after\n' }),
+      ],
+      async (w) => {
+        const tx = await lastTransaction(w.engine)
+        const shared = `transaction ${tx} (one transaction for the 2 calls of this response: c1, c2)`
+        return [
+          completed(
+            'c1',
+            [
+              'M a.txt (+1 -1)',
+              `content_hash a.txt: ${hashOf('a\nB')}`,
+              shared,
+              '',
+              'diff --git a/a.txt b/a.txt',
+              '--- a/a.txt',
+              '+++ b/a.txt',
+              '@@ -1,2 +1,2 @@',
+              ' a',
+              '-b',
+              '\\ No newline at end of file',
+              '+B',
+              '\\ No newline at end of file',
+            ].join('\n'),
+          ),
+          completed(
+            'c2',
+            [
+              'M z.txt (+2 -1)',
+              `content_hash z.txt: ${hashOf('y\r\nz\r\nafter')}`,
+              shared,
+              '',
+              'diff --git a/z.txt b/z.txt',
+              '--- a/z.txt',
+              '+++ b/z.txt',
+              '@@ -1,2 +1,3 @@',
+              ' y\r',
+              '-z',
+              '\\ No newline at end of file',
+              '+z\r',
+              '+after',
+              '\\ No newline at end of file',
+            ].join('\n'),
+          ),
+        ]
+      },
+      { atomic: true },
+    )
+    expect([await w.read('a.txt'), await w.read('z.txt')]).toEqual(['a\nB', 'y\r\nz\r\nafter'])
+  })
+
   it('lands every call of a response in one transaction', async () => {
     const w = await turn(
       { 'a.txt': 'a\n', 'gone.txt': 'g\n' },
