@@ -14,7 +14,9 @@ import { EditError } from '../errors.js'
 import type { JournalFs } from '../journal/fs.js'
 import { Journal } from '../journal/journal.js'
 import { keyRing, type KeyRing } from '../journal/trust.js'
+import { hashBytes } from '../hash.js'
 import type {
+  CommitStep,
   JournalHooks,
   RecoveryReport,
   TransactionInfo,
@@ -69,6 +71,11 @@ export interface EngineInternals {
 export interface InternalRequestOptions {
   /** @default 'auto' */
   readonly route?: RequestedRoute
+  /**
+   * Called after a commit with the bytes of every regular file it wrote, by their hash: the
+   * server's memory keeps them for rebasing without reading the files back.
+   */
+  readonly onCommitted?: (written: ReadonlyMap<string, Uint8Array>) => void
 }
 
 export type InternalApplyOptions = ApplyOptions & InternalRequestOptions
@@ -378,6 +385,7 @@ class EditEngine implements InternalEngine {
     const steps = commitSteps(ctx.rootReal, verified, format)
     const journal = await this.#journalFor()
     const transaction = await journal.commit(steps, summaryOf(files), warnings)
+    if (options.onCommitted !== undefined) options.onCommitted(writtenBytes(steps))
     const committed = transaction === undefined ? {} : { transaction }
     if (wantDiagnostics) {
       const report = await this.#diagnostics.after(ctx.rootReal, changes, baseline, warnings)
@@ -555,4 +563,14 @@ interface VerifiedRequestAt {
 
 function isOn(option: EngineOptions['diagnostics']): boolean {
   return option !== undefined && option !== false
+}
+
+/** The regular files a commit wrote, by the hash verification took of their bytes. */
+function writtenBytes(steps: readonly CommitStep[]): Map<string, Uint8Array> {
+  const written = new Map<string, Uint8Array>()
+  for (const step of steps) {
+    if (step.kind !== 'write' || step.symlink === true) continue
+    written.set(step.afterHash ?? hashBytes(step.bytes), step.bytes)
+  }
+  return written
 }

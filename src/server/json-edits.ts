@@ -110,12 +110,14 @@ async function transact(
   for (let attempt = 1; ; attempt++) {
     try {
       const text = editListText(request.edits, files, bases, merged)
+      let written: ReadonlyMap<string, Uint8Array> | undefined
       const result = await workspace.engine.apply(text, {
         format: 'edits',
         dryRun: request.dryRun,
         ...(request.diagnostics === undefined ? {} : { diagnostics: request.diagnostics }),
+        onCommitted: (bytes) => (written = bytes),
       })
-      if (!request.dryRun) await remember(workspace, request.agent, result)
+      if (!request.dryRun) await remember(workspace, request.agent, result, written)
       return { result, rebased }
     } catch (error) {
       if (!isEditError(error) || attempt >= MAX_ATTEMPTS) throw error
@@ -264,16 +266,26 @@ function computeText(op: EditsOp, source: Uint8Array, required = false): string 
   return after === null ? null : decodeText(after)
 }
 
-/** After a commit: the agent has seen each file as it now is, and owns the transaction. */
+/**
+ * After a commit: the agent has seen each file as it now is, and owns the transaction. Each
+ * file's new version is kept for rebasing: from `written` (the bytes the engine reported it
+ * wrote, by hash) where it has them, else read back from disk.
+ */
 export async function remember(
   workspace: Workspace,
   agent: string,
   result: ApplyResult,
+  written?: ReadonlyMap<string, Uint8Array>,
 ): Promise<void> {
   for (const file of result.files) {
     if (file.from !== undefined) workspace.memory.see(agent, file.from, null)
     workspace.memory.see(agent, file.path, file.afterHash)
     if (file.afterHash === null) continue
+    const bytes = written?.get(file.afterHash)
+    if (bytes !== undefined) {
+      workspace.keepVersion({ bytes, hash: file.afterHash })
+      continue
+    }
     // Read back without resolving the path again: the bytes count only at the hash it wrote.
     const now = await workspace.now(workspace.committedPath(file.path)).catch(() => null)
     if (now !== null && now.hash === file.afterHash) workspace.keepVersion(now)

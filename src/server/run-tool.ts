@@ -126,14 +126,16 @@ async function patch(
       }
     }
   }
+  let written: ReadonlyMap<string, Uint8Array> | undefined
   const result = await workspace.engine.apply(text, {
     format,
     ...(skip ? { binaryWithoutData: 'skip' as const } : {}),
     ...(args['final_newline'] === 'keep' ? { finalNewline: 'keep' as const } : {}),
     dryRun: args['dry_run'] === true,
     ...(typeof args['diagnostics'] === 'boolean' ? { diagnostics: args['diagnostics'] } : {}),
+    onCommitted: (bytes) => (written = bytes),
   })
-  if (!result.dryRun) await remember(workspace, agent, result)
+  if (!result.dryRun) await remember(workspace, agent, result, written)
   return writeOutcome(result, new Map())
 }
 

@@ -6,7 +6,7 @@ import { closeSync, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs
 import { lstat, realpath } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import { DEFAULT_DENY_GLOBS, DEFAULT_LIMITS } from '../defaults.js'
-import { createEngineWithInternals } from '../engine/engine.js'
+import { createEngineWithInternals, type InternalEngine } from '../engine/engine.js'
 import type { Engine } from '../engine/api.js'
 import { compileGlobs } from '../workspace/glob.js'
 import type { WorkerPool } from '../threads/worker-pool.js'
@@ -42,7 +42,11 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 export class Workspace {
   readonly name: string
   readonly root: string
-  readonly engine: Engine
+  /**
+   * The workspace's engine, typed with the internal request options (`onCommitted`): a caller's
+   * engine from createEngine takes them; any other Engine ignores them.
+   */
+  readonly engine: InternalEngine
   readonly memory: WorkspaceMemory
   /** Held from a transaction's first read of a file to its commit (keys: absolute paths). */
   readonly lock: AcquireKeys = pathLocks()
@@ -59,7 +63,7 @@ export class Workspace {
   ) {
     this.name = name
     this.root = rootReal
-    this.engine = engine
+    this.engine = engine as InternalEngine
     this.memory = new WorkspaceMemory(memory)
     this.#ownsEngine = ownsEngine
     const isDenied = compileGlobs(DEFAULT_DENY_GLOBS)
