@@ -29,6 +29,9 @@ export async function runAtomic(
     format: 'codex',
     // A V4A diff cannot state a final newline: the file keeps its own (DECISIONS.md D-170).
     final_newline: 'keep',
+    // create_file never replaces a file, not even one made since prepare() looked
+    // (DECISIONS.md D-159).
+    adds_must_be_new: true,
   })
   if (outcome.ok) return ready.map((p) => ({ ok: true, text: callPart(outcome, p, ids) }))
 

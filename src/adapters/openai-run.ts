@@ -63,6 +63,9 @@ export async function runOne(session: Session, operation: unknown): Promise<Call
     format: 'codex',
     // A V4A diff cannot state a final newline: the file keeps its own (DECISIONS.md D-170).
     final_newline: 'keep',
+    // create_file never replaces a file, not even one made since prepare() looked
+    // (DECISIONS.md D-159).
+    adds_must_be_new: true,
   })
   return { ok: outcome.ok, text: modelText(outcome, diffLine(sections, 0)) }
 }

@@ -38,7 +38,13 @@ import { detectCaseInsensitive, syncCaseProbeFs } from '../workspace/case-fold.j
 import { resolveWorkspacePath, type PathContext } from '../workspace/paths.js'
 import { checkLinkTargets, fileResults, patchWarnings } from './results.js'
 import { commitSteps, summaryOf } from './commit-steps.js'
-import { planRequest, verifyPlanned, type RouteTaken, type VerifiedRequest } from './plan.js'
+import {
+  planRequest,
+  verifyPlanned,
+  type PlannedRequest,
+  type RouteTaken,
+  type VerifiedRequest,
+} from './plan.js'
 import type { RequestedRoute } from './route.js'
 import { INLINE_SYNC_MAX_FILES } from './dispatch.js'
 import { COMMIT_ATTEMPTS, committedRel, mayRebase, rebaseRefusal } from './rebase.js'
@@ -76,6 +82,11 @@ export interface InternalRequestOptions {
    * server's memory keeps them for rebasing without reading the files back.
    */
   readonly onCommitted?: (written: ReadonlyMap<string, Uint8Array>) => void
+  /**
+   * Codex Add File sections refuse an existing file (FILE_EXISTS) instead of replacing it, as a
+   * diff's new file does: checked where the target is read and again under the journal's lock.
+   */
+  readonly addsMustBeNew?: boolean
 }
 
 export type InternalApplyOptions = ApplyOptions & InternalRequestOptions
@@ -318,7 +329,8 @@ class EditEngine implements InternalEngine {
     const diffs = options.diffs ?? true
     const engine = { config: this.#config, pool: this.#pool }
     // Parsed here, or split for the workers to parse (plan.ts); before the journal.
-    const planned = planRequest(engine, patch, format, route, diffs, binary === 'skip')
+    const parsed = planRequest(engine, patch, format, route, diffs, binary === 'skip')
+    const planned = options.addsMustBeNew === true ? withNewAdds(parsed) : parsed
     const rootReal = await this.#root()
     // Interrupted transactions are rolled back before any file is read; a dry run only reports
     // them and writes nothing. Transactions not acted on come back as warnings.
@@ -573,4 +585,14 @@ function writtenBytes(steps: readonly CommitStep[]): Map<string, Uint8Array> {
     written.set(step.afterHash ?? hashBytes(step.bytes), step.bytes)
   }
   return written
+}
+
+/** The plan with every overwriting Add File made one that must create its file. */
+function withNewAdds(planned: PlannedRequest): PlannedRequest {
+  const plan = planned.plan
+  if (plan === undefined) return planned
+  const ops = plan.ops.map((op) =>
+    op.kind === 'add' && op.overwrite ? { ...op, overwrite: false } : op,
+  )
+  return { ...planned, plan: { ...plan, ops } }
 }

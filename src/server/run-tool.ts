@@ -93,7 +93,8 @@ async function edits(
  * Codex Add File over one, a Codex Delete File): that needs the file read at its current hash,
  * as write_file does. `final_newline: 'keep'` is an argument of the adapters' own, not in the
  * tool's schema (which MCP clients are held to): ApplyOptions.finalNewline 'keep', for patch
- * languages that cannot state a final newline (OpenAI's V4A diffs, src/adapters/openai-run.ts).
+ * languages that cannot state a final newline (OpenAI's V4A diffs, src/adapters/openai-run.ts);
+ * so is `adds_must_be_new: true`: a Codex Add File refuses an existing file (OpenAI's create_file).
  */
 async function patch(
   workspace: Workspace,
@@ -131,6 +132,7 @@ async function patch(
     format,
     ...(skip ? { binaryWithoutData: 'skip' as const } : {}),
     ...(args['final_newline'] === 'keep' ? { finalNewline: 'keep' as const } : {}),
+    ...(args['adds_must_be_new'] === true ? { addsMustBeNew: true } : {}),
     dryRun: args['dry_run'] === true,
     ...(typeof args['diagnostics'] === 'boolean' ? { diagnostics: args['diagnostics'] } : {}),
     onCommitted: (bytes) => (written = bytes),
