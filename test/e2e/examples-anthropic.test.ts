@@ -1,28 +1,16 @@
 // test/examples/anthropic.mjs, the README's Anthropic example, run with node in scripted mode
 // (ANTHROPIC_API_KEY removed): it imports patchloom/anthropic from the built package (dist/).
-import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { runExample } from '../helpers/run-example.js'
 
-const EXAMPLE = fileURLToPath(new URL('../examples/anthropic.mjs', import.meta.url))
 const BUILT = fileURLToPath(new URL('../../dist/src/adapters/anthropic.js', import.meta.url))
-
-function runExample(): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env }
-  delete env['ANTHROPIC_API_KEY']
-  return new Promise((resolve) => {
-    execFile(process.execPath, [EXAMPLE], { env, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1
-      resolve({ code, stdout, stderr })
-    })
-  })
-}
 
 describe('test/examples/anthropic.mjs', () => {
   it('runs the scripted tool loop: a refused str_replace names both matches, the retry lands', async () => {
     expect(existsSync(BUILT), 'run `npm run build` first').toBe(true)
-    const { code, stdout, stderr } = await runExample()
+    const { code, stdout, stderr } = await runExample('anthropic', 'ANTHROPIC_API_KEY')
     expect(stderr).toBe('')
     expect(code).toBe(0)
     expect(stdout).toContain('model: scripted')

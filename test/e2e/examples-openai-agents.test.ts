@@ -1,32 +1,17 @@
 // test/examples/openai-agents.mjs, the example the README quotes for patchloom/openai, run with
 // `node` in scripted mode (OPENAI_API_KEY removed), importing the built package through its
 // own exports ('patchloom', 'patchloom/openai'): it must exit 0 and print each loop's outputs.
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { runExample } from '../helpers/run-example.js'
 
-const EXAMPLE = fileURLToPath(new URL('../examples/openai-agents.mjs', import.meta.url))
 const BUILT = fileURLToPath(new URL('../../dist/src/adapters/openai.js', import.meta.url))
-
-function runExample(): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { ...process.env }
-  delete env['OPENAI_API_KEY']
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [EXAMPLE], { env })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
 
 describe('the patchloom/openai example', () => {
   it('runs the Agents SDK and the Responses API loops with a scripted model', async () => {
     expect(existsSync(BUILT), `${BUILT} is missing; run \`npm run build\` first`).toBe(true)
-    const { code, stdout, stderr } = await runExample()
+    const { code, stdout, stderr } = await runExample('openai-agents', 'OPENAI_API_KEY')
     expect(stderr).toBe('')
     expect(code).toBe(0)
     expect(stdout).toContain('(a scripted model)')

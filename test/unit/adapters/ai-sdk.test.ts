@@ -5,11 +5,13 @@ import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Tool, ToolSet } from 'ai'
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest'
+import {
+  engineWithReport,
+  introducedReport,
+  typeError,
+} from '../../helpers/scripted-diagnostics.js'
 import { patchloomTools, type ToolInput, type ToolOutput } from '../../../src/adapters/ai-sdk.js'
-import { createEngineWithInternals } from '../../../src/engine/engine.js'
 import type { Engine } from '../../../src/index.js'
-import type { LspClient } from '../../../src/lsp/client-types.js'
-import type { DiagnosticsReport } from '../../../src/lsp/reports.js'
 import { TOOLS } from '../../../src/server/tools.js'
 import { toolJson } from '../../../src/server/tool-json.js'
 import { errorResult, loop, streamLoop, textResult, toolMessage } from './ai-sdk-fixture.js'
@@ -637,43 +639,10 @@ describe('streamText', () => {
   })
 })
 
-const REPORT: DiagnosticsReport = {
-  introduced: [
-    {
-      path: 'a.ts',
-      line: 1,
-      column: 7,
-      endLine: 1,
-      endColumn: 8,
-      severity: 'error',
-      code: '2322',
-      source: 'ts',
-      message: "Type 'string' is not assignable to type 'number'.",
-    },
-  ],
-  resolved: [],
-  remaining: [],
-  settled: true,
-  waitedMs: 12,
-  servers: [],
-}
-
-/** A language-server client that answers every question with REPORT. */
-const scriptedLsp: LspClient = {
-  baseline: async () => ({ byPath: {}, servers: [] }),
-  afterChange: async () => REPORT,
-  diagnostics: async () => REPORT,
-  status: async () => ({ servers: [] }),
-  close: async () => undefined,
-}
-
 describe('diagnostics (a scripted language-server client)', () => {
   it('the diagnostics tool reports them, and a write with diagnostics on appends them', async () => {
     const w = await open({ 'a.ts': 'const x: number = 1\n' })
-    const engine = createEngineWithInternals(
-      { root: w.root, workers: false, durability: 'fast' },
-      { lspClientFactory: () => scriptedLsp },
-    )
+    const engine = engineWithReport(w.root, introducedReport([typeError('a.ts')], 12))
     try {
       const { result, sent } = await loop(patchloomTools(engine, { diagnostics: true }), [
         [{ id: 'd1', tool: 'diagnostics', input: { paths: ['a.ts'] } }],

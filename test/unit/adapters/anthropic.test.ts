@@ -12,15 +12,17 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages'
 import { describe, expect, it } from 'vitest'
 import {
+  engineWithReport,
+  introducedReport,
+  typeError,
+} from '../../helpers/scripted-diagnostics.js'
+import {
   handleTextEditor,
   textEditorRunnable,
   textEditorTool,
   TEXT_EDITOR_VERSIONS,
 } from '../../../src/adapters/anthropic.js'
 import { callTool, openSession } from '../../../src/adapters/session.js'
-import { createEngineWithInternals } from '../../../src/engine/engine.js'
-import type { LspClient } from '../../../src/lsp/client-types.js'
-import type { DiagnosticsReport } from '../../../src/lsp/reports.js'
 import { hashBytes } from '../../../src/hash.js'
 import { ok, refused, runTextEditor, scriptedModel, workspace } from './anthropic-script.js'
 
@@ -457,37 +459,7 @@ describe('insert', () => {
 describe('diagnostics', () => {
   it('appends the errors a change introduced when asked, with a scripted language server', async () => {
     const { root } = await workspace({ 'a.ts': 'const x: number = 1\n' })
-    const report: DiagnosticsReport = {
-      introduced: [
-        {
-          path: 'a.ts',
-          line: 1,
-          column: 7,
-          endLine: 1,
-          endColumn: 8,
-          severity: 'error',
-          code: '2322',
-          source: 'ts',
-          message: "Type 'string' is not assignable to type 'number'.",
-        },
-      ],
-      resolved: [],
-      remaining: [],
-      settled: true,
-      waitedMs: 1,
-      servers: [],
-    }
-    const client: LspClient = {
-      baseline: async () => ({ byPath: {}, servers: [] }),
-      afterChange: async () => report,
-      diagnostics: async () => report,
-      status: async () => ({ servers: [] }),
-      close: async () => undefined,
-    }
-    const engine = createEngineWithInternals(
-      { root, workers: false, durability: 'fast' },
-      { lspClientFactory: () => client },
-    )
+    const engine = engineWithReport(root, introducedReport([typeError('a.ts')]))
     const { results } = await runTextEditor(
       engine,
       [

@@ -6,6 +6,11 @@
 import { rm } from 'node:fs/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
+  engineWithReport,
+  introducedReport,
+  typeError,
+} from '../../helpers/scripted-diagnostics.js'
+import {
   applyPatchCall,
   applyPatchCalls,
   createEditor,
@@ -13,10 +18,7 @@ import {
   type ApplyPatchOperation,
 } from '../../../src/adapters/openai.js'
 import { callTool, openSession } from '../../../src/adapters/session.js'
-import { createEngineWithInternals } from '../../../src/engine/engine.js'
 import { createEngine, type Engine } from '../../../src/index.js'
-import type { LspClient } from '../../../src/lsp/client-types.js'
-import type { DiagnosticsReport } from '../../../src/lsp/reports.js'
 import { hashOf, lastTransaction, workspace, type TestWorkspace } from './openai-fixture.js'
 
 function call(id: string, operation: ApplyPatchOperation): ApplyPatchCall {
@@ -245,35 +247,9 @@ describe('applyPatchCalls with atomic', () => {
 
   it("gives each call its own file's diagnostics, with a scripted language server", async () => {
     const w = await open({ 'a.ts': 'const a: number = 1\n', 'b.ts': 'const b: number = 1\n' })
-    const error = (path: string) => ({
-      path,
-      line: 1,
-      column: 7,
-      endLine: 1,
-      endColumn: 8,
-      severity: 'error' as const,
-      code: '2322',
-      source: 'ts',
-      message: "Type 'string' is not assignable to type 'number'.",
-    })
-    const report: DiagnosticsReport = {
-      introduced: [error('a.ts'), error('b.ts')],
-      resolved: [],
-      remaining: [],
-      settled: true,
-      waitedMs: 1,
-      servers: [],
-    }
-    const client: LspClient = {
-      baseline: async () => ({ byPath: {}, servers: [] }),
-      afterChange: async () => report,
-      diagnostics: async () => report,
-      status: async () => ({ servers: [] }),
-      close: async () => undefined,
-    }
-    const engine = createEngineWithInternals(
-      { root: w.root, workers: false, durability: 'fast' },
-      { lspClientFactory: () => client },
+    const engine = engineWithReport(
+      w.root,
+      introducedReport([typeError('a.ts'), typeError('b.ts')]),
     )
     try {
       const outs = await applyPatchCalls(

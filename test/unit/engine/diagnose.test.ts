@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createEngineWithInternals } from '../../../src/engine/engine.js'
 import type { Baseline, LspClient } from '../../../src/lsp/client-types.js'
 import type { DiagnosticsReport, FileChange } from '../../../src/lsp/reports.js'
+import { introducedReport, typeError } from '../../helpers/scripted-diagnostics.js'
 
 let root: string
 beforeEach(async () => {
@@ -21,23 +22,7 @@ const PATCH =
   '*** Begin Patch\n*** Update File: a.ts\n@@\n-const x: number = 1\n+const x: number = "s"\n*** End Patch\n'
 
 const REPORT: DiagnosticsReport = {
-  introduced: [
-    {
-      path: 'a.ts',
-      line: 1,
-      column: 7,
-      endLine: 1,
-      endColumn: 8,
-      severity: 'error',
-      code: '2322',
-      source: 'ts',
-      message: 'Type string is not assignable to type number.',
-    },
-  ],
-  resolved: [],
-  remaining: [],
-  settled: true,
-  waitedMs: 42,
+  ...introducedReport([typeError('a.ts')], 42),
   servers: [
     {
       adapter: 'typescript',
