@@ -16,6 +16,7 @@ import { Journal } from '../journal/journal.js'
 import { keyRing, type KeyRing } from '../journal/trust.js'
 import { hashBytes } from '../hash.js'
 import type {
+  CommitBatchStats,
   CommitStep,
   JournalHooks,
   RecoveryReport,
@@ -66,6 +67,8 @@ export interface EngineInternals {
    * the engine's own, and left running by close(). Ignored when the workers option is false.
    */
   readonly sharedPool?: WorkerPool
+  /** Told about each lock turn of the journal's commit (see JournalOptions.onCommitBatch). */
+  readonly onCommitBatch?: (stats: CommitBatchStats) => void
 }
 
 // Kept out of the public options: DECISIONS.md D-104.
@@ -508,6 +511,9 @@ class EditEngine implements InternalEngine {
           ...(this.#internals.journalKeyRing === undefined
             ? {}
             : { keyRing: this.#internals.journalKeyRing }),
+          ...(this.#internals.onCommitBatch === undefined
+            ? {}
+            : { onCommitBatch: this.#internals.onCommitBatch }),
           // The sandbox apply uses (containment through symlinks, deny globs), for every path
           // a transaction names before recovery or undo acts on it. The last component is not
           // followed: the journal acts on the path itself (lstat, rename over it, unlink), never

@@ -20,7 +20,9 @@ import { RACY_MS, runTransaction } from './transaction.js'
 import { keyFileTrust, keyRing, stateDirFor, type JournalTrust, type KeyRing } from './trust.js'
 import { planUndo } from './undo.js'
 import { relDir, vetTransaction, type PathCheck } from './vet.js'
+import { countSyncs } from './sync-count.js'
 import type {
+  CommitBatchStats,
   CommitStep,
   Durability,
   JournalConflict,
@@ -54,6 +56,8 @@ export interface JournalOptions {
   readonly keyRing?: KeyRing
   /** The engine's sandbox for the paths a transaction names (vet.ts). */
   readonly checkPath?: PathCheck
+  /** Told about each lock turn that committed (or tried to): how many, how long, how many fsyncs. */
+  readonly onCommitBatch?: (stats: CommitBatchStats) => void
 }
 
 const GITIGNORE = '# patchloom staging journal and lock: never commit these.\n*\n'
@@ -205,7 +209,8 @@ export class Journal {
     // Files first, then the workspace lock, always in this order (see acquirePaths).
     const releasePaths = await acquirePaths(steps.map((s) => s.abs))
     try {
-      return await this.#locked(() => this.#commitLocked(steps, summary, warnings))
+      const queuedAt = performance.now()
+      return await this.#locked(() => this.#measured(queuedAt, steps, summary, warnings))
     } finally {
       releasePaths()
     }
@@ -226,11 +231,12 @@ export class Journal {
   /** Restores the before state of a committed transaction (the newest undoable one by default). */
   async undo(id?: string): Promise<UndoResult> {
     await this.beforeRequest(false)
+    const queuedAt = performance.now()
     return this.#locked(async () => {
       const infos = await describeTransactions(this.#ctx())
       const plan = await planUndo(this.#ctx(), infos, id)
       const warnings: Warning[] = []
-      const transaction = await this.#commitLocked(plan.steps, plan.summary, warnings)
+      const transaction = await this.#measured(queuedAt, plan.steps, plan.summary, warnings)
       if (transaction === undefined) throw new Error('journal: an undo always has steps')
       return {
         transaction,
@@ -246,7 +252,36 @@ export class Journal {
     return describeTransactions(this.#ctx())
   }
 
+  /** #commitLocked, reported to onCommitBatch (when set) as a batch of one. */
+  async #measured(
+    queuedAt: number,
+    steps: readonly CommitStep[],
+    summary: TransactionSummary,
+    warnings?: Warning[],
+  ): Promise<string | undefined> {
+    const report = this.#options.onCommitBatch
+    if (report === undefined || steps.length === 0)
+      return this.#commitLocked(this.#ctx(), steps, summary, warnings)
+    const lockedAt = performance.now()
+    const counter = countSyncs(this.#fs)
+    let refused = 1
+    try {
+      const id = await this.#commitLocked(this.#ctx(counter.fs), steps, summary, warnings)
+      refused = 0
+      return id
+    } finally {
+      tell(report, {
+        transactions: 1,
+        refused,
+        lockWaitMs: lockedAt - queuedAt,
+        commitMs: performance.now() - lockedAt,
+        ...counter.read(),
+      })
+    }
+  }
+
   async #commitLocked(
+    ctx: RecoveryContext,
     steps: readonly CommitStep[],
     summary: TransactionSummary,
     warnings?: Warning[],
@@ -254,9 +289,9 @@ export class Journal {
     if (steps.length === 0) return undefined
     // A transaction left pending by a process that died (or a failed rollback) comes first: its
     // files must be back in their before state before anything else is checked against them.
-    const entries = await listEntries(this.#fs, this.#layout)
+    const entries = await listEntries(ctx.fs, this.#layout)
     if (entries.some((e) => e.status === 'pending')) {
-      const report = await recoverAll(this.#ctx(), false)
+      const report = await recoverAll(ctx, false)
       // Refusals were reported before the request (beforeRequest); only news is logged here.
       if (report.rolledBack.length > 0 || report.conflicts.some((c) => c.code === undefined))
         this.#options.onRecovered?.(report)
@@ -269,7 +304,7 @@ export class Journal {
     const id = newTransactionId(
       new Date(newest === '' ? now : Math.max(now, transactionTime(newest) + 1)),
     )
-    const notDurable = await runTransaction(this.#ctx(), id, steps, summary)
+    const notDurable = await runTransaction(ctx, id, steps, summary)
     warnings?.push(...notDurable)
     // The listing above still holds: only a lock holder adds or removes committed transactions.
     const committed = [...entries.filter((e) => e.status === 'committed').map((e) => e.id), id]
@@ -396,15 +431,25 @@ export class Journal {
     }
   }
 
-  #ctx(): RecoveryContext {
+  /** `fs`: the journal's own, or a wrapper of it (countSyncs). */
+  #ctx(fs: JournalFs = this.#fs): RecoveryContext {
     return {
-      fs: this.#fs,
+      fs,
       layout: this.#layout,
       durability: this.#options.durability,
       hooks: this.#options.hooks ?? {},
       trust: this.#trust,
       ...(this.#options.checkPath === undefined ? {} : { checkPath: this.#options.checkPath }),
     }
+  }
+}
+
+/** A listener's failure is not the commit's: the batch's outcome stands whatever it throws. */
+function tell(report: (stats: CommitBatchStats) => void, stats: CommitBatchStats): void {
+  try {
+    report(stats)
+  } catch {
+    // ignored: see above
   }
 }
 

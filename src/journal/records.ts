@@ -195,3 +195,23 @@ export interface JournalHooks {
   /** Called synchronously at each instrumented point; used only by tests and the crash harness. */
   readonly at?: (point: JournalPoint, index: number) => void
 }
+
+/**
+ * One lock turn of the journal's commit: the transactions committed together while the workspace
+ * lock was held once (a commit on its own is a batch of one). Reported to
+ * JournalOptions.onCommitBatch.
+ */
+export interface CommitBatchStats {
+  /** Transactions the batch took, refused ones included. */
+  readonly transactions: number
+  /** Of those, the ones that failed (a re-check refused them, or they were rolled back). */
+  readonly refused: number
+  /** The longest wait for the workspace lock among the batch's transactions. */
+  readonly lockWaitMs: number
+  /** How long the batch held the lock. */
+  readonly commitMs: number
+  /** Wall time spent in fsync calls (overlapping calls counted once). */
+  readonly syncMs: number
+  /** fsync calls made. */
+  readonly syncs: number
+}
