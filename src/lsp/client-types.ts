@@ -58,6 +58,13 @@ export interface PoolServerStatus {
 
 export interface PoolStatus {
   readonly servers: readonly PoolServerStatus[]
+  /**
+   * Servers the pool stopped since it started because they crashed (or failed mid-request) or
+   * went over the memory limit; the next request for their files starts a fresh one.
+   */
+  readonly restarts?: { readonly crash: number; readonly memory: number }
+  /** Set when the pool itself is gone (its thread died): why. Diagnostics are unavailable. */
+  readonly unavailable?: string
 }
 
 export interface LspClient {

@@ -99,7 +99,7 @@ export function startLspClient(
       return call(() => remote.diagnostics(paths, reportOptions))
     },
     async status(): Promise<PoolStatus> {
-      if (deathMessage !== undefined) return { servers: [] }
+      if (deathMessage !== undefined) return { servers: [], unavailable: deathMessage }
       return call(() => remote.status())
     },
     async close(): Promise<void> {

@@ -102,6 +102,8 @@ export class SidecarPool {
   readonly #health: PoolHealth
   /** Last settled diagnostics per absolute path: the before-state of documents with no baseline. */
   readonly #remembered = new Map<string, readonly FileDiagnostic[]>()
+  /** Servers stopped by a crash (or a failure mid-request) and by the memory limit. */
+  readonly #restarts = { crash: 0, memory: 0 }
   #waiters: (() => void)[] = []
   #sweepTimer: ReturnType<typeof setInterval> | undefined
   #sweeping = false
@@ -271,7 +273,7 @@ export class SidecarPool {
         retryInMs: Math.max(0, health.blockedUntilMs - now),
       })
     }
-    return { servers: [...live, ...blocked] }
+    return { servers: [...live, ...blocked], restarts: { ...this.#restarts } }
   }
 
   /** Stops every server (each stop has its own grace period) and the housekeeping timer. */
@@ -320,7 +322,10 @@ export class SidecarPool {
       }
     } catch (error) {
       // A session that failed mid-request is in an unknown state: drop it, restart on next use.
-      if (server.exit === undefined) void this.#retire(server)
+      if (server.exit === undefined) {
+        this.#restarts.crash++
+        void this.#retire(server)
+      }
       const exit = server.exit ?? { code: null, signal: null, stderrTail: errorMessage(error) }
       return { report: this.#crashedReport(server, exit, this.#now() - startedMs) }
     } finally {
@@ -423,11 +428,15 @@ export class SidecarPool {
 
   async #checkMemory(server: Server): Promise<void> {
     const rss = await safeRss(server.session)
-    if (rss !== undefined && rss > this.#memoryLimitBytes) server.retiring = true
+    if (rss !== undefined && rss > this.#memoryLimitBytes && !server.retiring) {
+      server.retiring = true
+      this.#restarts.memory++
+    }
   }
 
   #onExit(server: Server, exit: SessionExit): void {
     if (server.stopping || server.exit !== undefined) return
+    this.#restarts.crash++
     server.exit = exit
     this.#forget(server)
     server.markExited(exit)

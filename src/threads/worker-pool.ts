@@ -12,6 +12,20 @@ import { EditError } from '../errors.js'
 import { unwrap, type Result } from '../result.js'
 import { TASKS, type StampedJob, type TaskName, type WorkerReply } from './jobs.js'
 
+/** The pool's state now, for the server's metrics; all zero before the pool starts. */
+export interface WorkerPoolStats {
+  readonly threads: number
+  readonly maxThreads: number
+  /** Tasks sent and not yet answered (running or queued). */
+  readonly tasksInFlight: number
+  /** Tasks waiting for a free thread. */
+  readonly queued: number
+  /** Tasks the pool has finished since it started. */
+  readonly completed: number
+  /** Piscina's estimate: mean run time times tasks over the time since start times maxThreads. */
+  readonly utilization: number
+}
+
 export interface WorkerPoolOptions {
   readonly minThreads?: number
   readonly maxThreads?: number
@@ -52,6 +66,7 @@ export function defaultMaxThreads(): number {
 export class WorkerPool {
   readonly #options: WorkerPoolOptions
   #pool: Piscina | undefined
+  #inFlight = 0
 
   constructor(options: WorkerPoolOptions = {}) {
     this.#options = options
@@ -74,6 +89,18 @@ export class WorkerPool {
     return this.#options.maxThreads ?? defaultMaxThreads()
   }
 
+  get stats(): WorkerPoolStats {
+    const pool = this.#pool
+    return {
+      threads: pool?.threads.length ?? 0,
+      maxThreads: this.maxThreads,
+      tasksInFlight: this.#inFlight,
+      queued: pool?.queueSize ?? 0,
+      completed: pool?.completed ?? 0,
+      utilization: pool?.utilization ?? 0,
+    }
+  }
+
   async close(): Promise<void> {
     const pool = this.#pool
     this.#pool = undefined
@@ -87,6 +114,7 @@ export class WorkerPool {
   ): Promise<Result<T>> {
     const pool = await this.#ensure()
     let reply: WorkerReply<T>
+    this.#inFlight++
     try {
       reply = (await pool.run(job, {
         name,
@@ -100,6 +128,8 @@ export class WorkerPool {
         `A ${TASKS[name]} worker failed during ${name}: ${(error as Error).message}`,
         { cause: error },
       )
+    } finally {
+      this.#inFlight--
     }
     return resultOf(reply)
   }

@@ -315,6 +315,8 @@ describe('SidecarPool', () => {
     expect((await h.pool.status()).servers).toEqual([])
     await h.pool.diagnostics(['/ws/p1/x.a'])
     expect(h.sessions).toHaveLength(2)
+    // Stopping an idle server and starting it again on demand is no restart.
+    expect((await h.pool.status()).restarts).toEqual({ crash: 0, memory: 0 })
   })
 
   it('reports crashed for a request in flight when its server exits, and restarts on next use', async () => {
@@ -340,7 +342,7 @@ describe('SidecarPool', () => {
           'diagnostics were pending; it restarts on next use.',
       },
     ])
-    expect(await h.pool.status()).toEqual({ servers: [] })
+    expect(await h.pool.status()).toEqual({ servers: [], restarts: { crash: 1, memory: 0 } })
     h.prepare = () => undefined
     const next = await h.pool.diagnostics(['/ws/p1/x.a'])
     expect(next.servers[0]?.state).toBe('ready')
@@ -358,6 +360,7 @@ describe('SidecarPool', () => {
     await h.pool.diagnostics(['/ws/p1/x.a'])
     expect(h.sessions).toHaveLength(2)
     expect(h.sessions[1]?.stopped).toBe(false)
+    expect((await h.pool.status()).restarts).toEqual({ crash: 0, memory: 1 })
   })
 
   it('marks a server broken after repeated failed starts and retries only after backoff', async () => {
