@@ -4,6 +4,7 @@
 // process, or a rollback that failed earlier). A dry run only inspects: it writes nothing, not
 // even the lock, and reports what recovery would do. Only transactions vet.ts accepts are
 // acted on; any other is reported as a notice and left as it is, and never stops a request.
+// Commits waiting for the lock commit together, a batch per lock turn (runBatch, transaction.ts).
 import path from 'node:path'
 import { EditError } from '../errors.js'
 import type { Warning } from '../types.js'
@@ -16,7 +17,8 @@ import { acquireLock, acquirePaths, type WorkspaceLock } from './lock.js'
 import { newTransactionId, transactionTime } from './manifest.js'
 import { recoverAll, type RecoveryContext } from './recover.js'
 import { listEntries } from './store.js'
-import { RACY_MS, runTransaction } from './transaction.js'
+import { RACY_MS, runBatch, type BatchMember } from './transaction.js'
+import { isLinkState } from './symlink.js'
 import { keyFileTrust, keyRing, stateDirFor, type JournalTrust, type KeyRing } from './trust.js'
 import { planUndo } from './undo.js'
 import { relDir, vetTransaction, type PathCheck } from './vet.js'
@@ -58,7 +60,18 @@ export interface JournalOptions {
   readonly checkPath?: PathCheck
   /** Told about each lock turn that committed (or tried to): how many, how long, how many fsyncs. */
   readonly onCommitBatch?: (stats: CommitBatchStats) => void
+  /**
+   * Commits waiting for the workspace lock commit together, a batch per lock turn; false: one
+   * lock turn each (for benches that compare the two). @default true
+   */
+  readonly groupCommit?: boolean
 }
+
+// A batch's bounds (DECISIONS.md D-171): one batch holds the lock for a bounded time, and a
+// transaction larger than them still goes, alone.
+const BATCH_TRANSACTIONS = 64
+const BATCH_BYTES = 16 * 1024 * 1024
+const BATCH_STEPS = 4096
 
 const GITIGNORE = '# patchloom staging journal and lock: never commit these.\n*\n'
 
@@ -73,6 +86,9 @@ export class Journal {
   #sweptTrash = false
   /** The journal directory's entries as a dry run listed them, and its lstat just before. */
   #dryListing: { readonly stat: JournalStat; readonly entries: readonly Entry[] } | undefined
+  /** Commits waiting for the next batch, in arrival order (#drain). */
+  #waiting: Waiting[] = []
+  #draining = false
 
   constructor(options: JournalOptions) {
     this.#options = options
@@ -206,14 +222,88 @@ export class Journal {
     warnings?: Warning[],
   ): Promise<string | undefined> {
     if (steps.length === 0) return undefined
-    // Files first, then the workspace lock, always in this order (see acquirePaths).
+    // Files first, then the workspace lock, always in this order (see acquirePaths). Held while
+    // the transaction waits in the queue: transactions queued together touch disjoint files.
     const releasePaths = await acquirePaths(steps.map((s) => s.abs))
     try {
-      const queuedAt = performance.now()
-      return await this.#locked(() => this.#measured(queuedAt, steps, summary, warnings))
+      const waiting = waitingFor(steps, summary, warnings)
+      if (this.#options.groupCommit === false) {
+        await this.#locked(() => this.#commitBatch(async () => [waiting], performance.now())).catch(
+          waiting.reject,
+        )
+      } else {
+        this.#waiting.push(waiting)
+        this.#drain()
+      }
+      return await waiting.done
     } finally {
       releasePaths()
     }
+  }
+
+  /**
+   * Commits the queued transactions, a batch per lock turn, until none is left: whoever gets the
+   * lock takes every transaction queued by then that may share a batch (#takeBatch). Runs once
+   * per journal at a time; a commit that arrives while a batch runs waits for the next turn.
+   */
+  #drain(): void {
+    if (this.#draining) return
+    this.#draining = true
+    void (async () => {
+      while (this.#waiting.length > 0) {
+        const waited = [...this.#waiting]
+        try {
+          await this.#locked(() => this.#commitBatch(() => this.#takeBatch(), performance.now()))
+        } catch (error) {
+          // The lock (or the journal directory) could not be had: those that waited for it fail.
+          const failed = new Set(waited)
+          this.#waiting = this.#waiting.filter((w) => !failed.has(w))
+          for (const w of waited) w.reject(error)
+        }
+      }
+      this.#draining = false
+    })()
+  }
+
+  // The next batch off the queue (DECISIONS.md D-171): its head, and when the head may share a
+  // batch, every later transaction that may too, in queue order, up to the batch's bounds. The
+  // others stay queued, in order, for the next turns. Called under the lock, after recovery, so
+  // what #mayShare sees holds until the batch is committed.
+  async #takeBatch(): Promise<Waiting[]> {
+    const head = this.#waiting[0]
+    if (head === undefined) return []
+    const batch: Waiting[] = [head]
+    if (await this.#mayShare(head)) {
+      let bytes = head.bytes
+      let steps = head.steps.length
+      for (const w of this.#waiting.slice(1)) {
+        if (batch.length >= BATCH_TRANSACTIONS) break
+        if (bytes + w.bytes > BATCH_BYTES || steps + w.steps.length > BATCH_STEPS) continue
+        if (!(await this.#mayShare(w))) continue
+        batch.push(w)
+        bytes += w.bytes
+        steps += w.steps.length
+      }
+    }
+    const taken = new Set(batch)
+    this.#waiting = this.#waiting.filter((w) => !taken.has(w))
+    return batch
+  }
+
+  // Whether a transaction may share a batch (DECISIONS.md D-171): every step writes a regular
+  // file over a regular file, or creates one in a directory that exists. Removals (which prune
+  // directories), symlinks, type changes and new directories go in a batch of their own.
+  async #mayShare(waiting: Waiting): Promise<boolean> {
+    for (const step of waiting.steps) {
+      if (step.kind === 'remove' || step.symlink === true) return false
+      if (step.before !== null) {
+        if (isLinkState(step.before)) return false
+        continue
+      }
+      const parent = await this.#fs.lstat(path.dirname(step.abs)).catch(() => undefined)
+      if (parent?.kind !== 'dir') return false
+    }
+    return true
   }
 
   /** `patchloom recover`: rolls back unfinished transactions and retries earlier conflicts. */
@@ -236,8 +326,9 @@ export class Journal {
       const infos = await describeTransactions(this.#ctx())
       const plan = await planUndo(this.#ctx(), infos, id)
       const warnings: Warning[] = []
-      const transaction = await this.#measured(queuedAt, plan.steps, plan.summary, warnings)
-      if (transaction === undefined) throw new Error('journal: an undo always has steps')
+      const waiting = waitingFor(plan.steps, plan.summary, warnings, queuedAt)
+      await this.#commitBatch(async () => [waiting], performance.now())
+      const transaction = await waiting.done
       return {
         transaction,
         undone: plan.undone,
@@ -252,65 +343,87 @@ export class Journal {
     return describeTransactions(this.#ctx())
   }
 
-  /** #commitLocked, reported to onCommitBatch (when set) as a batch of one. */
-  async #measured(
-    queuedAt: number,
-    steps: readonly CommitStep[],
-    summary: TransactionSummary,
-    warnings?: Warning[],
-  ): Promise<string | undefined> {
+  /**
+   * One lock turn: recovers what a crash left pending, then commits the batch `take` returns
+   * (runBatch) and prunes. Settles every transaction of the batch, each with its own id or
+   * error, and never throws; reports the turn to onCommitBatch. The caller holds the lock.
+   */
+  async #commitBatch(take: () => Promise<Waiting[]>, lockedAt: number): Promise<void> {
     const report = this.#options.onCommitBatch
-    if (report === undefined || steps.length === 0)
-      return this.#commitLocked(this.#ctx(), steps, summary, warnings)
-    const lockedAt = performance.now()
-    const counter = countSyncs(this.#fs)
-    let refused = 1
+    const counter = report === undefined ? undefined : countSyncs(this.#fs)
+    const ctx = this.#ctx(counter?.fs)
+    let batch: readonly Waiting[] = []
+    let refused = 0
     try {
-      const id = await this.#commitLocked(this.#ctx(counter.fs), steps, summary, warnings)
-      refused = 0
-      return id
-    } finally {
-      tell(report, {
-        transactions: 1,
-        refused,
-        lockWaitMs: lockedAt - queuedAt,
-        commitMs: performance.now() - lockedAt,
-        ...counter.read(),
+      // A transaction left pending by a process that died (or a failed rollback) comes first:
+      // its files must be back in their before state before anything else is checked against
+      // them, and before the batch is chosen (recovery removes directories it made).
+      const entries = await listEntries(ctx.fs, this.#layout)
+      const recoveryWarnings: Warning[] = []
+      let recoveryFailed: { error: unknown } | undefined
+      if (entries.some((e) => e.status === 'pending')) {
+        try {
+          const recovered = await recoverAll(ctx, false)
+          // Refusals were reported before the request (beforeRequest); only news is logged.
+          if (
+            recovered.rolledBack.length > 0 ||
+            recovered.conflicts.some((c) => c.code === undefined)
+          )
+            this.#options.onRecovered?.(recovered)
+          recoveryWarnings.push(...(recovered.warnings ?? []))
+        } catch (error) {
+          recoveryFailed = { error }
+        }
+      }
+      batch = await take()
+      if (recoveryFailed !== undefined) throw recoveryFailed.error
+      // Ids order the log, undo's default and pruning, so each sorts after every id in the
+      // journal, and after the batch's earlier ones: also for commits in one millisecond, or
+      // after the clock stepped back.
+      let newest = entries.reduce((max, e) => (e.id > max ? e.id : max), '')
+      const members = batch.map((w) => {
+        const now = Date.now()
+        newest = newTransactionId(
+          new Date(newest === '' ? now : Math.max(now, transactionTime(newest) + 1)),
+        )
+        w.warnings?.push(...recoveryWarnings)
+        return { id: newest, steps: w.steps, summary: w.summary }
       })
+      const outcomes = await runBatch(ctx, members)
+      // The listing above still holds: only a lock holder adds or removes committed transactions.
+      const committed = entries.filter((e) => e.status === 'committed').map((e) => e.id)
+      outcomes.forEach((o, i) => {
+        if (o.ok) committed.push((members[i] as BatchMember).id)
+      })
+      await this.#prune(committed).catch(() => undefined) // the commit stands; pruning retries next time
+      outcomes.forEach((outcome, i) => {
+        const w = batch[i] as Waiting
+        if (!outcome.ok) {
+          refused++
+          w.reject(outcome.error)
+          return
+        }
+        w.warnings?.push(...outcome.warnings)
+        try {
+          this.#options.hooks?.at?.('cleaned', 0)
+          w.resolve((members[i] as BatchMember).id)
+        } catch (error) {
+          w.reject(error)
+        }
+      })
+    } catch (error) {
+      // Recovery failed, or a bug: every transaction of the batch not settled yet fails with it.
+      for (const w of batch) if (w.reject(error)) refused++
+    } finally {
+      if (report !== undefined && counter !== undefined && batch.length > 0)
+        tell(report, {
+          transactions: batch.length,
+          refused,
+          lockWaitMs: Math.max(...batch.map((w) => lockedAt - w.queuedAt)),
+          commitMs: performance.now() - lockedAt,
+          ...counter.read(),
+        })
     }
-  }
-
-  async #commitLocked(
-    ctx: RecoveryContext,
-    steps: readonly CommitStep[],
-    summary: TransactionSummary,
-    warnings?: Warning[],
-  ): Promise<string | undefined> {
-    if (steps.length === 0) return undefined
-    // A transaction left pending by a process that died (or a failed rollback) comes first: its
-    // files must be back in their before state before anything else is checked against them.
-    const entries = await listEntries(ctx.fs, this.#layout)
-    if (entries.some((e) => e.status === 'pending')) {
-      const report = await recoverAll(ctx, false)
-      // Refusals were reported before the request (beforeRequest); only news is logged here.
-      if (report.rolledBack.length > 0 || report.conflicts.some((c) => c.code === undefined))
-        this.#options.onRecovered?.(report)
-      warnings?.push(...(report.warnings ?? []))
-    }
-    // Ids order the log, undo's default and pruning, so each sorts after every id in the journal:
-    // also for two commits in one millisecond, or after the clock stepped back.
-    const newest = entries.reduce((max, e) => (e.id > max ? e.id : max), '')
-    const now = Date.now()
-    const id = newTransactionId(
-      new Date(newest === '' ? now : Math.max(now, transactionTime(newest) + 1)),
-    )
-    const notDurable = await runTransaction(ctx, id, steps, summary)
-    warnings?.push(...notDurable)
-    // The listing above still holds: only a lock holder adds or removes committed transactions.
-    const committed = [...entries.filter((e) => e.status === 'committed').map((e) => e.id), id]
-    await this.#prune(committed).catch(() => undefined) // the commit stands; pruning retries next time
-    this.#options.hooks?.at?.('cleaned', 0)
-    return id
   }
 
   /**
@@ -441,6 +554,53 @@ export class Journal {
       trust: this.#trust,
       ...(this.#options.checkPath === undefined ? {} : { checkPath: this.#options.checkPath }),
     }
+  }
+}
+
+/** A commit waiting for its lock turn; resolve and reject settle it once (reject: whether now). */
+interface Waiting {
+  readonly steps: readonly CommitStep[]
+  readonly summary: TransactionSummary
+  readonly warnings: Warning[] | undefined
+  readonly queuedAt: number
+  /** What it stages, for the batch's bound. */
+  readonly bytes: number
+  readonly done: Promise<string>
+  resolve(id: string): void
+  reject(error: unknown): boolean
+}
+
+function waitingFor(
+  steps: readonly CommitStep[],
+  summary: TransactionSummary,
+  warnings: Warning[] | undefined,
+  queuedAt = performance.now(),
+): Waiting {
+  let settled = false
+  let resolve!: (id: string) => void
+  let reject!: (error: unknown) => void
+  const done = new Promise<string>((res, rej) => {
+    resolve = res
+    reject = rej
+  })
+  return {
+    steps,
+    summary,
+    warnings,
+    queuedAt,
+    bytes: steps.reduce((n, s) => n + (s.kind === 'write' ? s.bytes.length : 0), 0),
+    done,
+    resolve: (id) => {
+      if (settled) return
+      settled = true
+      resolve(id)
+    },
+    reject: (error) => {
+      if (settled) return false
+      settled = true
+      reject(error)
+      return true
+    },
   }
 }
 

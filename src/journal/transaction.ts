@@ -1,10 +1,11 @@
-// One transaction through the write-ahead journal, run while the workspace lock is held, in three
-// phases (runTransaction): prepare stages every new content in <id>.pending as new.N and keeps
-// every old content as old.N, checks both against the verified hashes and writes the manifest,
-// before any target is touched; replace, in step order, re-checks each target and renames the
-// staged file over it (or unlinks it); mark fsyncs the touched directories and renames
-// <id>.pending to <id>: committed. Any failure before the mark rolls back with the same code
-// recovery uses (recover.ts), so a failed commit and a crashed one end the same way.
+// Transactions through the write-ahead journal, run while the workspace lock is held, alone
+// (runTransaction) or several at once (runBatch), in three phases: prepare stages every new
+// content in <id>.pending as new.N and keeps every old content as old.N, checks both against the
+// verified hashes and writes the manifest, before any target is touched; replace, in step order,
+// re-checks each target and renames the staged file over it (or unlinks it); mark fsyncs the
+// touched directories and renames <id>.pending to <id>: committed. Any failure before the mark
+// rolls back with the same code recovery uses (recover.ts), so a failed commit and a crashed one
+// end the same way; in a batch, only the transaction it concerns.
 import { equalBytes } from '../bytes/equal.js'
 import path from 'node:path'
 import { EditError } from '../errors.js'
@@ -48,18 +49,52 @@ type Captured =
   /** A symlink, backed up as a new link: its target string must still hash the same. */
   | { readonly kind: 'link'; readonly hash: string }
 
-// The phases in detail:
-//   prepare: stage every new content in <id>.pending as new.N, keep every old content as old.N
-//            (a hard link, else a copy; a symlink as a new link, see symlink.ts), check both
-//            against the verified hashes, write the manifest; with durability 'full' fsync all
-//            of it. No target has been touched yet.
-//   replace: in step order, re-check each target and rename the staged file over it (or unlink
-//            it). A write may stand where an earlier removal of the same transaction took a file
-//            or link away from a directory it needs (foo removed, foo/bar written), or where a
-//            directory stands whose files earlier removals took (foo/bar removed, foo written):
-//            its directories are then made, or the emptied directory removed, just before it.
-//   mark:    fsync the touched directories, then rename <id>.pending to <id>: committed, and
-//            fsync the journal directory (a failure there is a warning: see the end).
+/** One transaction of a batch: its id (ids increase in batch order), steps and summary. */
+export interface BatchMember {
+  readonly id: string
+  readonly steps: readonly CommitStep[]
+  readonly summary: TransactionSummary
+}
+
+/** How one transaction of a batch ended: committed (with its warnings), or its error. */
+export type MemberOutcome =
+  | { readonly ok: true; readonly warnings: Warning[] }
+  | { readonly ok: false; readonly error: unknown }
+
+/** A transaction of a batch from its prepare on: what later phases need of it. */
+interface Prepared {
+  readonly member: BatchMember
+  readonly index: number
+  readonly dir: string
+  readonly captured: readonly Captured[]
+  readonly manifestSteps: readonly ManifestStep[]
+  readonly manifestTemp: string
+  /** Staged files and copied backups to flush with the manifest (durability 'full'). */
+  readonly syncFiles: readonly string[]
+  readonly touchedDirs: Set<string>
+  /** Steps begun (see replaceAll). */
+  started: number
+}
+
+// The phases in detail, each one round for the whole batch:
+//   prepare: for each transaction, stage every new content in <id>.pending as new.N, keep every
+//            old content as old.N (a hard link, else a copy; a symlink as a new link, see
+//            symlink.ts), check both against the verified hashes, write the manifest aside; with
+//            durability 'full' fsync all of it (one round for every transaction), name each
+//            manifest, then fsync the transaction directories and the journal directory (one
+//            round). No target has been touched yet.
+//   replace: for each transaction, in step order, re-check each target and rename the staged
+//            file over it (or unlink it). A write may stand where an earlier removal of the same
+//            transaction took a file or link away from a directory it needs (foo removed,
+//            foo/bar written), or where a directory stands whose files earlier removals took
+//            (foo/bar removed, foo written): its directories are then made, or the emptied
+//            directory removed, just before it.
+//   mark:    fsync every touched directory and transaction directory (one round), then rename
+//            each <id>.pending to <id>: committed, and fsync the journal directory once (a
+//            failure there is a warning: see the end).
+// A failure ends only the transactions it concerns: in prepare, their staging is dropped; later,
+// each is rolled back on its own. The journal decides which transactions may share a batch
+// (journal.ts); those here touch disjoint files and make or remove no directories of another's.
 /**
  * Runs one transaction; returns when it is committed, with a `journal.not-durable` warning when
  * the commit mark could not be synced. The caller holds the workspace lock.
@@ -70,162 +105,333 @@ export async function runTransaction(
   steps: readonly CommitStep[],
   summary: TransactionSummary,
 ): Promise<Warning[]> {
+  const [outcome] = await runBatch(ctx, [{ id, steps, summary }])
+  if (outcome === undefined) throw new Error('journal: a batch of one has one outcome')
+  if (!outcome.ok) throw outcome.error
+  return outcome.warnings
+}
+
+/**
+ * Runs the transactions of one batch, in the phases above; one outcome per member, in order.
+ * Never throws for a member's failure. The caller holds the workspace lock.
+ */
+export async function runBatch(
+  ctx: TransactionContext,
+  members: readonly BatchMember[],
+): Promise<MemberOutcome[]> {
   const { fs, layout, hooks } = ctx
   const sync = ctx.durability === 'full'
-  const dir = txnDir(layout, id, 'pending')
-  const removals = removalIndex(steps)
-  hooks.at?.('locked', 0)
-  const manifestSteps: ManifestStep[] = []
-  let captured: Captured[]
-  try {
-    // PERF (D-122): one directory per transaction; each mkdir cost 0.2-0.6 ms here.
-    await fs.mkdir(dir)
-    await forEachLimited(steps, async (step, i) => {
-      if (step.kind !== 'write') return
-      const staged = stagedPath(dir, MANIFEST_VERSION, i)
-      if (step.symlink === true) await fs.symlink(step.bytes, staged)
-      // Flushed with the manifest below, in one round of fsyncs (D-125).
-      else await fs.writeNew(staged, step.bytes, step.permissions, false)
-      hooks.at?.('staged', i)
-    })
-    captured = await captureAll(ctx, dir, steps, removals)
-    // A directory two new files share is created (and removed on rollback) by the first step
-    // only: listed twice, the second mkdir would fail with EEXIST.
-    const claimedDirs = new Set<string>()
-    for (const [i, step] of steps.entries()) {
-      const createdDirs =
-        step.kind === 'write' && step.before === null
-          ? (await missingDirs(ctx, step.abs, removedBefore(removals, i))).filter(
-              (d) => !claimedDirs.has(d),
-            )
-          : []
-      for (const d of createdDirs) claimedDirs.add(d)
-      manifestSteps.push({
-        kind: step.kind,
-        // The real path, symlinks resolved: recovery and undo refuse to write through a symlink
-        // (vet.ts), and step.rel may spell the file through a symlinked directory.
-        path: userPath(layout, step.abs) ?? step.rel,
-        before: step.before,
-        after:
-          step.kind === 'write'
-            ? step.symlink === true
-              ? // Recorded as every link is, whatever bits the step carries (manifest.ts).
-                {
-                  hash: hashBytes(step.bytes),
-                  permissions: SYMLINK_PERMISSIONS,
-                  kind: 'symlink' as const,
-                }
-              : // PERF: the engine passes the hash it already took of these bytes.
-                { hash: step.afterHash ?? hashBytes(step.bytes), permissions: step.permissions }
-            : null,
-        createdDirs,
-      })
-    }
-    const manifest: Manifest = {
-      version: MANIFEST_VERSION,
-      id,
-      createdAt: new Date().toISOString(),
-      durability: ctx.durability,
-      summary,
-      steps: manifestSteps,
-    }
-    // Written aside and renamed: a manifest is either absent (nothing was touched) or whole.
-    const manifestTemp = path.join(dir, MANIFEST + '.tmp')
-    const bytes = await encodeSignedManifest(ctx.trust, manifest)
-    await fs.writeNew(manifestTemp, bytes, 0o644, false)
-    // PERF (D-125): the staged contents and the manifest's flushed at once, before the
-    // manifest gets its name: none of them matters until a target is replaced, which waits for
-    // every sync here and below, and a manifest is never named before its bytes are durable.
-    if (sync) {
-      const files = steps.flatMap((step, i) => [
-        ...(step.kind === 'write' && step.symlink !== true
-          ? [stagedPath(dir, MANIFEST_VERSION, i)]
-          : []),
-        // A backup that is a copy (a hard link shares the target's inode: nothing to flush).
-        ...(captured[i]?.kind === 'copied' ? [backupPath(dir, MANIFEST_VERSION, i)] : []),
-      ])
-      await forEachLimited([...files, manifestTemp], (p) => fs.syncFile(p))
-    }
-    await fs.rename(manifestTemp, path.join(dir, MANIFEST))
-    // Independent of one another, and all done before any target is touched: in flight at once.
-    if (sync) await forEachLimited([dir, layout.journalDir], (d) => fs.syncDir(d))
-  } catch (error) {
-    // Nothing in the workspace has been touched: drop the staging directory and report.
-    await fs.removeTree(dir).catch(() => undefined)
-    throw asCommitError(error, 'nothing was changed', layout.root, dir, steps)
+  const outcomes: (MemberOutcome | undefined)[] = members.map(() => undefined)
+  const fail = (p: Prepared | number, error: unknown): void => {
+    outcomes[typeof p === 'number' ? p : p.index] = { ok: false, error }
   }
-  hooks.at?.('prepared', 0)
+  // Failed before any target was touched: its staging is dropped.
+  const unprepared = async (p: Prepared, error: unknown): Promise<void> => {
+    await fs.removeTree(p.dir).catch(() => undefined)
+    fail(p, asCommitError(error, 'nothing was changed', layout.root, p.dir, p.member.steps))
+  }
 
-  const touchedDirs = new Set<string>()
-  const emptied: string[] = []
-  // Steps begun; a step that failed half-way (after creating its directories) is rolled back too.
-  // A step whose re-check or directory creation failed has touched nothing: what it found there is
-  // someone else's change, which rollback would otherwise report as a conflict or remove.
-  let started = 0
-  try {
-    const breathe = slicer()
-    for (const [i, step] of steps.entries()) {
-      await breathe()
-      const was = captured[i] as Captured
-      await recheck(ctx, step, was)
-      if (step.kind === 'write') {
-        if (was.kind === 'absent' && was.clear === true) await clearEmptiedDir(ctx, step)
-        const made = await makeDirs(ctx, step, (manifestSteps[i] as ManifestStep).createdDirs)
-        for (const abs of made) touchedDirs.add(path.dirname(abs))
-      }
-      started = i + 1
-      if (step.kind === 'write') {
-        await fs.rename(stagedPath(dir, MANIFEST_VERSION, i), step.abs)
-      } else {
-        await fs.unlink(step.abs)
-        emptied.push(path.dirname(step.abs))
-      }
-      touchedDirs.add(path.dirname(step.abs))
-      hooks.at?.('replaced', i)
+  let live: Prepared[] = []
+  for (const [index, member] of members.entries()) {
+    // A hook that throws here is a crash before the transaction began: nothing to drop.
+    try {
+      hooks.at?.('locked', 0)
+    } catch (error) {
+      fail(index, error)
+      continue
     }
-    // Pruned only once every step is in place: a later step may write into the directory a
-    // removal emptied (delete d/a, add d/b), and its manifest expects that directory to exist.
-    for (const d of emptied)
-      for (const pruned of await pruneEmptyDirs(fs, d, layout.root))
-        touchedDirs.add(path.dirname(pruned))
-    // All of them finish before the mark below; their order among themselves does not matter.
-    if (sync)
-      await forEachLimited([...touchedDirs, dir], (d) =>
-        d === dir ? fs.syncDir(d) : syncIfPresent(fs, d),
-      )
-    hooks.at?.('synced', 0)
-    await fs.rename(dir, txnDir(layout, id, 'committed'))
-  } catch (error) {
-    const outcome = await rollBackFailed(ctx, id, dir, started)
-    if (outcome.ok)
-      throw asCommitError(
-        error,
-        `the change was rolled back; no file was changed${notDurableRollback(outcome.warnings)}`,
-        layout.root,
-        dir,
-        steps,
-      )
-    const first = outcome.conflicts[0]
-    throw new EditError(
-      'JOURNAL_ROLLBACK_FAILED',
-      `Committing failed (${describe(error, layout.root, dir, steps)}) and rolling back failed too: ${outcome.reason} The transaction ${id} stays in .patchloom/journal; run \`patchloom recover\` once the cause is fixed.`,
-      { ...(first === undefined ? {} : { path: first }), cause: error },
+    const dir = txnDir(layout, member.id, 'pending')
+    try {
+      live.push(await stage(ctx, member, index, dir))
+    } catch (error) {
+      await fs.removeTree(dir).catch(() => undefined)
+      fail(index, asCommitError(error, 'nothing was changed', layout.root, dir, member.steps))
+    }
+  }
+  // PERF (D-125): the staged contents and the manifests flushed at once, before the manifests
+  // get their names: none of them matters until a target is replaced, which waits for every
+  // sync here and below, and a manifest is never named before its bytes are durable.
+  if (sync) {
+    const failed = await syncRound(
+      live.flatMap((p) =>
+        [...p.syncFiles, p.manifestTemp].map((f) => ({ target: f, owners: [p] })),
+      ),
+      (f) => fs.syncFile(f),
     )
+    for (const [p, error] of failed) await unprepared(p, error)
+    live = live.filter((p) => !failed.has(p))
+  }
+  const named: Prepared[] = []
+  for (const p of live) {
+    try {
+      await fs.rename(p.manifestTemp, path.join(p.dir, MANIFEST))
+      named.push(p)
+    } catch (error) {
+      await unprepared(p, error)
+    }
+  }
+  live = named
+  // Independent of one another, and all done before any target is touched: in flight at once.
+  if (sync && live.length > 0) {
+    const failed = await syncRound(
+      [
+        ...live.map((p) => ({ target: p.dir, owners: [p] })),
+        { target: layout.journalDir, owners: live },
+      ],
+      (d) => fs.syncDir(d),
+    )
+    for (const [p, error] of failed) await unprepared(p, error)
+    live = live.filter((p) => !failed.has(p))
+  }
+  const prepared: Prepared[] = []
+  for (const p of live) {
+    // A hook that throws here is a crash with the transaction prepared: it stays pending.
+    try {
+      hooks.at?.('prepared', 0)
+      prepared.push(p)
+    } catch (error) {
+      fail(p, error)
+    }
+  }
+  live = prepared
+
+  // Rolled back on its own: what the transaction touched goes back to its before state.
+  const undo = async (p: Prepared, error: unknown): Promise<void> => {
+    fail(p, await rolledBack(ctx, p, error))
+  }
+  const replaced: Prepared[] = []
+  for (const p of live) {
+    try {
+      await replaceAll(ctx, p)
+      replaced.push(p)
+    } catch (error) {
+      await undo(p, error)
+    }
+  }
+  live = replaced
+  // All of them finish before the marks below; their order among themselves does not matter.
+  if (sync && live.length > 0) {
+    const owners = new Map<string, Prepared[]>()
+    for (const p of live)
+      for (const d of p.touchedDirs) owners.set(d, [...(owners.get(d) ?? []), p])
+    const txnDirs = new Set(live.map((p) => p.dir))
+    const failed = await syncRound(
+      [
+        ...[...owners].map(([d, ps]) => ({ target: d, owners: ps })),
+        ...live.map((p) => ({ target: p.dir, owners: [p] })),
+      ],
+      (d) => (txnDirs.has(d) ? fs.syncDir(d) : syncIfPresent(fs, d)),
+    )
+    for (const [p, error] of failed) await undo(p, error)
+    live = live.filter((p) => !failed.has(p))
+  }
+  const marked: Prepared[] = []
+  for (const p of live) {
+    try {
+      hooks.at?.('synced', 0)
+      await fs.rename(p.dir, txnDir(layout, p.member.id, 'committed'))
+      marked.push(p)
+    } catch (error) {
+      await undo(p, error)
+    }
   }
   // Committed: nothing after the mark may roll back (the pending directory is gone), so a failed
   // sync of the mark cannot fail the commit. It is reported instead: until the disk flushes
   // the rename, a power cut would roll the whole change back (still all-or-nothing, but not the
   // durable commit `full` promises).
   const warnings: Warning[] = []
-  if (sync) {
+  if (sync && marked.length > 0) {
     try {
       await fs.syncDir(layout.journalDir)
     } catch (error) {
       warnings.push(notDurable(error))
     }
   }
-  hooks.at?.('marked', 0)
-  return warnings
+  for (const p of marked) {
+    try {
+      hooks.at?.('marked', 0)
+      outcomes[p.index] = { ok: true, warnings: [...warnings] }
+    } catch (error) {
+      fail(p, error)
+    }
+  }
+  return outcomes.map(
+    (o) => o ?? { ok: false, error: new Error('journal: a member has no outcome') },
+  )
+}
+
+/** Prepare without its syncs: stages, backs up and writes the manifest aside (see above). */
+async function stage(
+  ctx: TransactionContext,
+  member: BatchMember,
+  index: number,
+  dir: string,
+): Promise<Prepared> {
+  const { fs, layout, hooks } = ctx
+  const { id, steps, summary } = member
+  const removals = removalIndex(steps)
+  const manifestSteps: ManifestStep[] = []
+  // PERF (D-122): one directory per transaction; each mkdir cost 0.2-0.6 ms here.
+  await fs.mkdir(dir)
+  await forEachLimited(steps, async (step, i) => {
+    if (step.kind !== 'write') return
+    const staged = stagedPath(dir, MANIFEST_VERSION, i)
+    if (step.symlink === true) await fs.symlink(step.bytes, staged)
+    // Flushed with the manifest, in one round of fsyncs (D-125).
+    else await fs.writeNew(staged, step.bytes, step.permissions, false)
+    hooks.at?.('staged', i)
+  })
+  const captured = await captureAll(ctx, dir, steps, removals)
+  // A directory two new files share is created (and removed on rollback) by the first step
+  // only: listed twice, the second mkdir would fail with EEXIST.
+  const claimedDirs = new Set<string>()
+  for (const [i, step] of steps.entries()) {
+    const createdDirs =
+      step.kind === 'write' && step.before === null
+        ? (await missingDirs(ctx, step.abs, removedBefore(removals, i))).filter(
+            (d) => !claimedDirs.has(d),
+          )
+        : []
+    for (const d of createdDirs) claimedDirs.add(d)
+    manifestSteps.push({
+      kind: step.kind,
+      // The real path, symlinks resolved: recovery and undo refuse to write through a symlink
+      // (vet.ts), and step.rel may spell the file through a symlinked directory.
+      path: userPath(layout, step.abs) ?? step.rel,
+      before: step.before,
+      after:
+        step.kind === 'write'
+          ? step.symlink === true
+            ? // Recorded as every link is, whatever bits the step carries (manifest.ts).
+              {
+                hash: hashBytes(step.bytes),
+                permissions: SYMLINK_PERMISSIONS,
+                kind: 'symlink' as const,
+              }
+            : // PERF: the engine passes the hash it already took of these bytes.
+              { hash: step.afterHash ?? hashBytes(step.bytes), permissions: step.permissions }
+          : null,
+      createdDirs,
+    })
+  }
+  const manifest: Manifest = {
+    version: MANIFEST_VERSION,
+    id,
+    createdAt: new Date().toISOString(),
+    durability: ctx.durability,
+    summary,
+    steps: manifestSteps,
+  }
+  // Written aside and renamed: a manifest is either absent (nothing was touched) or whole.
+  const manifestTemp = path.join(dir, MANIFEST + '.tmp')
+  const bytes = await encodeSignedManifest(ctx.trust, manifest)
+  await fs.writeNew(manifestTemp, bytes, 0o644, false)
+  const syncFiles = steps.flatMap((step, i) => [
+    ...(step.kind === 'write' && step.symlink !== true
+      ? [stagedPath(dir, MANIFEST_VERSION, i)]
+      : []),
+    // A backup that is a copy (a hard link shares the target's inode: nothing to flush).
+    ...(captured[i]?.kind === 'copied' ? [backupPath(dir, MANIFEST_VERSION, i)] : []),
+  ])
+  return {
+    member,
+    index,
+    dir,
+    captured,
+    manifestSteps,
+    manifestTemp,
+    syncFiles,
+    touchedDirs: new Set(),
+    started: 0,
+  }
+}
+
+/**
+ * Replaces the targets of one prepared transaction, in step order, and prunes the directories
+ * its removals emptied; records the directories it touched. Throws on the first failure, with
+ * `p.started` saying how many steps were begun.
+ */
+async function replaceAll(ctx: TransactionContext, p: Prepared): Promise<void> {
+  const { fs, layout, hooks } = ctx
+  const emptied: string[] = []
+  // A step that failed half-way (after creating its directories) is rolled back too. A step
+  // whose re-check or directory creation failed has touched nothing: what it found there is
+  // someone else's change, which rollback would otherwise report as a conflict or remove.
+  const breathe = slicer()
+  for (const [i, step] of p.member.steps.entries()) {
+    await breathe()
+    const was = p.captured[i] as Captured
+    await recheck(ctx, step, was)
+    if (step.kind === 'write') {
+      if (was.kind === 'absent' && was.clear === true) await clearEmptiedDir(ctx, step)
+      const made = await makeDirs(ctx, step, (p.manifestSteps[i] as ManifestStep).createdDirs)
+      for (const abs of made) p.touchedDirs.add(path.dirname(abs))
+    }
+    p.started = i + 1
+    if (step.kind === 'write') {
+      await fs.rename(stagedPath(p.dir, MANIFEST_VERSION, i), step.abs)
+    } else {
+      await fs.unlink(step.abs)
+      emptied.push(path.dirname(step.abs))
+    }
+    p.touchedDirs.add(path.dirname(step.abs))
+    hooks.at?.('replaced', i)
+  }
+  // Pruned only once every step is in place: a later step may write into the directory a
+  // removal emptied (delete d/a, add d/b), and its manifest expects that directory to exist.
+  for (const d of emptied)
+    for (const pruned of await pruneEmptyDirs(fs, d, layout.root))
+      p.touchedDirs.add(path.dirname(pruned))
+}
+
+/** Rolls one transaction back after `error`; the error its caller gets. */
+async function rolledBack(ctx: TransactionContext, p: Prepared, error: unknown): Promise<unknown> {
+  const { layout } = ctx
+  const { id, steps } = p.member
+  const outcome = await rollBackFailed(ctx, id, p.dir, p.started)
+  if (outcome.ok)
+    return asCommitError(
+      error,
+      `the change was rolled back; no file was changed${notDurableRollback(outcome.warnings)}`,
+      layout.root,
+      p.dir,
+      steps,
+    )
+  const first = outcome.conflicts[0]
+  return new EditError(
+    'JOURNAL_ROLLBACK_FAILED',
+    `Committing failed (${describe(error, layout.root, p.dir, steps)}) and rolling back failed too: ${outcome.reason} The transaction ${id} stays in .patchloom/journal; run \`patchloom recover\` once the cause is fixed.`,
+    { ...(first === undefined ? {} : { path: first }), cause: error },
+  )
+}
+
+/**
+ * One round of fsyncs: every target, CONCURRENCY at a time. A failure fails the transactions
+ * that own the target (the first error of each is returned); a target whose owners have all
+ * failed already is not synced.
+ */
+async function syncRound(
+  items: readonly { readonly target: string; readonly owners: readonly Prepared[] }[],
+  run: (target: string) => Promise<void>,
+): Promise<Map<Prepared, unknown>> {
+  const failed = new Map<Prepared, unknown>()
+  let next = 0
+  const breathe = slicer()
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      await breathe()
+      const item = items[next++]
+      if (item === undefined) break
+      if (item.owners.every((p) => failed.has(p))) continue
+      try {
+        await run(item.target)
+      } catch (error) {
+        for (const p of item.owners) if (!failed.has(p)) failed.set(p, error)
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker))
+  return failed
 }
 
 function notDurable(error: unknown): Warning {

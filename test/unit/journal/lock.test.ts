@@ -99,12 +99,16 @@ describe('Journal lock within one process', () => {
       steps.map((step, i) => journals[Math.floor(i / 2)]!.commit([step], STANDARD_SUMMARY)),
     )
     expect(new Set(ids).size).toBe(6)
+    // A lock turn begins with a transaction's first point after the previous turn's last
+    // (cleaned); a journal's queued commits may share one turn (group commit).
     const runs: string[][] = []
-    for (const event of events) {
-      if (event.endsWith(':locked')) runs.push([])
+    for (const [i, event] of events.entries()) {
+      if (event.endsWith(':locked') && (i === 0 || events[i - 1]?.endsWith(':cleaned') === true))
+        runs.push([])
       runs.at(-1)?.push(event)
     }
-    expect(runs).toHaveLength(6)
+    expect(runs.length).toBeGreaterThanOrEqual(3)
+    expect(events.filter((e) => e.endsWith(':cleaned'))).toHaveLength(6)
     for (const run of runs) {
       const owner = run[0]?.split(':')[0]
       expect(run.every((e) => e.startsWith(`${owner}:`))).toBe(true)
