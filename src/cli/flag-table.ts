@@ -145,6 +145,7 @@ const SERVED = {
   '--no-read-before-write': {},
   '--durability': durability,
   '--diagnostics': {},
+  '--log-format': { value: oneOf(['json', 'text'] as const, 'log format') },
 } as const satisfies FlagTable
 
 export const SERVER_FLAGS = {

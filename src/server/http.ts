@@ -4,6 +4,8 @@
 // limit and a per-client limit on requests in flight. Both protocol eras are served through
 // reused McpServer instances (instances.ts): 2026-07-28 requests by the SDK's createMcpHandler,
 // 2025-era traffic (`initialize` and all) statelessly by the SDK's web-standard transport.
+// Beside /mcp: /healthz and /readyz, outside the token and Host checks (they say nothing but
+// "up" and a reason code), and /metrics, behind the same checks as /mcp (DECISIONS.md D-181).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { AuthInfo, McpServer } from '@modelcontextprotocol/server'
@@ -12,7 +14,17 @@ import { EditError } from '../errors.js'
 import { AGENT_NAME, type TokenTable } from './auth.js'
 import { directCandidate, DirectLeg, directRequest } from './direct.js'
 import { InstancePool, reusingHandler } from './instances.js'
-import type { Caller } from './service.js'
+import type { BusyLimit } from './observe.js'
+import { acceptedRequestId, REQUEST_ID_HEADER } from './request-id.js'
+import type { Caller, Readiness } from './service.js'
+
+/** What /metrics serves and what the transport counts (metrics.ts's ServerMetrics). */
+export interface HttpMetrics {
+  readonly contentType: string
+  text(): Promise<string>
+  busy(limit: BusyLimit): void
+  httpRefused(status: number): void
+}
 
 export interface HttpOptions {
   /** Address to bind. @default '127.0.0.1' */
@@ -30,6 +42,10 @@ export interface HttpOptions {
   /** Makes the MCP server instance serving one request. */
   readonly factory: () => McpServer
   readonly onError?: (error: Error) => void
+  /** Served at /metrics (404 without). */
+  readonly metrics?: HttpMetrics
+  /** What /readyz answers while the server is not draining. @default always ready */
+  readonly readiness?: () => Promise<Readiness>
 }
 
 export interface RunningHttp {
@@ -80,7 +96,7 @@ export async function startHttp(options: HttpOptions): Promise<RunningHttp> {
     const text = await readBody(req, maxBody)
     if (text === undefined) {
       res.setHeader('connection', 'close')
-      return reply(res, 413, `Request body over ${maxBody} bytes.`)
+      return refuse(res, 413, `Request body over ${maxBody} bytes.`)
     }
     let body: unknown
     try {
@@ -104,13 +120,33 @@ export async function startHttp(options: HttpOptions): Promise<RunningHttp> {
   const inFlight = new Map<string, number>()
   /** Requests being served, until their response is written (what a shutdown waits for). */
   const pending = new Set<Promise<void>>()
+  const metrics = options.metrics
+  let draining = false
+  /** A refusal of the transport's own, counted. */
+  const refuse = (res: ServerResponse, status: number, message: string): void => {
+    metrics?.httpRefused(status)
+    reply(res, status, message)
+  }
 
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://localhost')
-      if (url.pathname !== '/mcp') return reply(res, 404, 'Not found: the MCP endpoint is /mcp.')
+      const path = url.pathname
+      if (path === '/healthz' || path === '/readyz') {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return probeReply(res, 405, {})
+        if (path === '/healthz') return probeReply(res, 200, { status: 'ok' })
+        const ready: Readiness = draining
+          ? { ready: false, reason: 'draining' }
+          : ((await options.readiness?.()) ?? { ready: true })
+        return ready.ready
+          ? probeReply(res, 200, { status: 'ready' })
+          : probeReply(res, 503, { status: 'not_ready', reason: ready.reason })
+      }
+      if (path !== '/mcp' && (path !== '/metrics' || metrics === undefined)) {
+        return refuse(res, 404, 'Not found: the MCP endpoint is /mcp.')
+      }
       if (!allowed.has(hostnameOf(req.headers.host))) {
-        return reply(
+        return refuse(
           res,
           403,
           `Forbidden: Host ${JSON.stringify(req.headers.host ?? '')} is not one this server answers to.`,
@@ -118,23 +154,34 @@ export async function startHttp(options: HttpOptions): Promise<RunningHttp> {
       }
       const origin = req.headers.origin
       if (origin !== undefined && !allowed.has(originHostname(origin))) {
-        return reply(res, 403, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed.`)
+        return refuse(res, 403, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed.`)
       }
       const length = Number(req.headers['content-length'] ?? 0)
-      if (length > maxBody) return reply(res, 413, `Request body over ${maxBody} bytes.`)
+      if (length > maxBody) return refuse(res, 413, `Request body over ${maxBody} bytes.`)
       const caller = callerOf(req, options.tokens)
       if (typeof caller === 'string') {
         res.setHeader('WWW-Authenticate', 'Bearer realm="patchloom"')
-        return reply(res, 401, caller)
+        return refuse(res, 401, caller)
+      }
+      if (path === '/metrics' && metrics !== undefined) {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'Use GET.')
+        const text = await metrics.text()
+        res.writeHead(200, {
+          'content-type': metrics.contentType,
+          'content-length': Buffer.byteLength(text),
+        })
+        return void res.end(req.method === 'HEAD' ? undefined : text)
       }
       const client = caller.client
       const count = inFlight.get(client) ?? 0
       if (count >= perClient) {
+        metrics?.busy('client')
         res.setHeader('Retry-After', '1')
-        return reply(res, 429, `Too many requests in flight for this client (limit ${perClient}).`)
+        return refuse(res, 429, `Too many requests in flight for this client (limit ${perClient}).`)
       }
       inFlight.set(client, count + 1)
       try {
+        const requestId = acceptedRequestId(req.headers[REQUEST_ID_HEADER])
         const auth: AuthInfo = {
           token: caller.token,
           clientId: caller.agent,
@@ -142,6 +189,7 @@ export async function startHttp(options: HttpOptions): Promise<RunningHttp> {
           extra: {
             agent: caller.agent,
             ...(caller.workspace === undefined ? {} : { workspace: caller.workspace }),
+            ...(requestId === undefined ? {} : { requestId }),
           },
         }
         const served = directCandidate(req)
@@ -173,6 +221,7 @@ export async function startHttp(options: HttpOptions): Promise<RunningHttp> {
     url: `http://${shown}:${address.port}/mcp`,
     server,
     close: async (drain) => {
+      draining = true
       // Stop accepting, let the requests in flight finish, then drop the kept-alive sockets.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
@@ -233,6 +282,17 @@ function originHostname(origin: string): string {
   } catch {
     return ''
   }
+}
+
+/** A probe's answer: a small JSON object, never anything about the workspaces or the callers. */
+function probeReply(res: ServerResponse, status: number, body: Record<string, string>): void {
+  const text = JSON.stringify(body)
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+  })
+  res.end(text)
 }
 
 function reply(res: ServerResponse, status: number, message: string, code = -32000): void {

@@ -18,6 +18,12 @@ const hash = z
   .string()
   .regex(/^sha256:[0-9a-f]{64}$/)
   .describe('A content_hash returned by read_file or by a write.')
+const requestId = z
+  .string()
+  .optional()
+  .describe(
+    "This call's id, the client's X-Request-Id or one the server made: quote it when reporting a problem.",
+  )
 const dryRun = z.boolean().optional().describe('Verify and report the diff; write nothing.')
 const diagnostics = z
   .boolean()
@@ -145,6 +151,7 @@ const writeOutput = z.object({
   ),
   warnings: z.array(warning),
   diagnostics: diagnosticsReport.optional(),
+  request_id: requestId,
 })
 
 export interface ToolDef {
@@ -194,6 +201,7 @@ export const TOOLS = [
       end_line: z.number(),
       total_lines: z.number(),
       more: z.boolean().describe('Lines remain after end_line.'),
+      request_id: requestId,
     }),
     annotations: readOnly,
   },
@@ -305,6 +313,7 @@ export const TOOLS = [
           previous_hash: z.string().nullable(),
         }),
       ),
+      request_id: requestId,
     }),
     annotations: writes,
   },
@@ -320,6 +329,7 @@ export const TOOLS = [
       diagnostics: z.array(diagnostic),
       settled: z.boolean(),
       waited_ms: z.number(),
+      request_id: requestId,
     }),
     annotations: readOnly,
   },
@@ -340,4 +350,5 @@ export const toolErrorSchema = z.object({
       .array(z.object({ line: z.number(), score: z.number(), preview: z.string() }))
       .optional(),
   }),
+  request_id: requestId,
 })

@@ -1,7 +1,8 @@
 // One workspace the server serves: its engine, its path sandbox, its memory of what each
 // agent has seen, and the in-process locks that order overlapping transactions. Every path a
 // request names goes through the engine's own resolution (containment through symlinks, deny
-// globs), for reads as for writes.
+// globs), for reads as for writes. With an observer (the serve command's metrics), it reports
+// its waits for those locks and each lock turn of its journal's commit.
 import { closeSync, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs'
 import { lstat, realpath } from 'node:fs/promises'
 import { basename, join } from 'node:path'
@@ -16,7 +17,9 @@ import { EditError } from '../errors.js'
 import { hashBytes } from '../hash.js'
 import type { Durability, RecoveryReport } from '../journal/records.js'
 import { pathLocks, type AcquireKeys } from '../journal/lock.js'
+import type { LspClient, PoolStatus, SidecarPoolOptions } from '../lsp/client-types.js'
 import { WorkspaceMemory, type MemoryLimits } from './memory.js'
+import type { ServerObserver } from './observe.js'
 
 export interface WorkspaceSpec {
   /** What requests call it (the `workspace` argument); the root's base name by default. */
@@ -29,6 +32,7 @@ export interface WorkspaceSettings {
   readonly diagnostics: boolean
   readonly memory?: MemoryLimits
   readonly pool?: WorkerPool
+  readonly observer?: ServerObserver
 }
 
 /** A file's bytes as they are now, with their hash; null when there is no file. */
@@ -49,10 +53,12 @@ export class Workspace {
   readonly engine: InternalEngine
   readonly memory: WorkspaceMemory
   /** Held from a transaction's first read of a file to its commit (keys: absolute paths). */
-  readonly lock: AcquireKeys = pathLocks()
+  readonly lock: AcquireKeys
   readonly #ctx: PathContext
   /** Whether close() stops the engine: false for a caller's engine (Workspace.over). */
   readonly #ownsEngine: boolean
+  /** The engine's language-server client, once a request has started it (Workspace.open). */
+  #lsp: LspClient | undefined
 
   private constructor(
     name: string,
@@ -60,29 +66,62 @@ export class Workspace {
     engine: Engine,
     memory: MemoryLimits | undefined,
     ownsEngine: boolean,
+    observer?: ServerObserver,
   ) {
     this.name = name
     this.root = rootReal
     this.engine = engine as InternalEngine
     this.memory = new WorkspaceMemory(memory)
     this.#ownsEngine = ownsEngine
+    this.lock = observer === undefined ? pathLocks() : timedLocks(pathLocks(), observer)
     const isDenied = compileGlobs(DEFAULT_DENY_GLOBS)
     this.#ctx = { root: rootReal, rootReal, isDenied }
   }
 
   /** What recovery did when the workspace opened (interrupted commits rolled back, or refused). */
   recovery: RecoveryReport = { rolledBack: [], conflicted: [], conflicts: [] }
+  /** Whether recovery has run (Workspace.open), or is the engine's own (Workspace.over). */
+  recovered = false
 
   /** Opens a workspace: its root must be an existing directory; interrupted commits roll back. */
   static async open(spec: WorkspaceSpec, settings: WorkspaceSettings): Promise<Workspace> {
     const rootReal = await existingRoot(spec.root)
+    const { observer } = settings
+    let workspace: Workspace | undefined
     const engine = createEngineWithInternals(
       { root: rootReal, durability: settings.durability, diagnostics: settings.diagnostics },
-      settings.pool === undefined ? {} : { sharedPool: settings.pool },
+      {
+        ...(settings.pool === undefined ? {} : { sharedPool: settings.pool }),
+        ...(observer === undefined
+          ? {}
+          : { onCommitBatch: (stats) => observer.commitBatch(spec.name, stats) }),
+        // The engine's own way of starting the client, kept here too so its status can be read.
+        lspClientFactory: async (options: SidecarPoolOptions) => {
+          const { startLspClient } = await import('../lsp/client.js')
+          const client = startLspClient(options)
+          if (workspace !== undefined) workspace.#lsp = client
+          return client
+        },
+      },
     )
-    const workspace = new Workspace(spec.name, rootReal, engine, settings.memory, true)
+    workspace = new Workspace(spec.name, rootReal, engine, settings.memory, true, observer)
     workspace.recovery = await engine.recover()
+    workspace.recovered = true
     return workspace
+  }
+
+  /**
+   * The language-server pool's status; undefined while no request has started it. A pool that
+   * cannot answer reads as unavailable.
+   */
+  async languageServers(): Promise<PoolStatus | undefined> {
+    const lsp = this.#lsp
+    if (lsp === undefined) return undefined
+    try {
+      return await lsp.status()
+    } catch (error) {
+      return { servers: [], unavailable: error instanceof Error ? error.message : String(error) }
+    }
   }
 
   /**
@@ -92,7 +131,9 @@ export class Workspace {
    */
   static async over(engine: Engine, memory?: MemoryLimits): Promise<Workspace> {
     const rootReal = await existingRoot(engine.root)
-    return new Workspace(basename(rootReal) || 'root', rootReal, engine, memory, false)
+    const workspace = new Workspace(basename(rootReal) || 'root', rootReal, engine, memory, false)
+    workspace.recovered = true
+    return workspace
   }
 
   // Synchronous calls on purpose, here and in now() (DECISIONS.md D-123).
@@ -167,6 +208,16 @@ export class Workspace {
 
   close(): Promise<void> {
     return this.#ownsEngine ? this.engine.close() : Promise.resolve()
+  }
+}
+
+/** `locks` telling `observer` how long each claim waited. */
+function timedLocks(locks: AcquireKeys, observer: ServerObserver): AcquireKeys {
+  return async (keys) => {
+    const started = performance.now()
+    const release = await locks(keys)
+    observer.serverLockWait(performance.now() - started)
+    return release
   }
 }
 

@@ -1,14 +1,18 @@
 // `patchloom mcp`, `patchloom serve --http` and `patchloom tools`: argv, read against
 // SERVER_FLAGS (flag-table.ts), -> a running server or the tool list; SERVER_USAGE below is the
 // accepted syntax. Loaded by the CLI only for these commands, so one-shot commands never load the
-// SDK; the one file of cli/ that imports server/.
+// SDK; the one file of cli/ that imports server/. Servers log to stderr, one line per event
+// (log-lines.ts); `serve` also counts what /metrics serves (metrics.ts).
 import { resolve } from 'node:path'
 import { EditError } from '../../errors.js'
 import type { Durability } from '../../journal/records.js'
 import { ok, type Result } from '../../result.js'
 import { AGENT_NAME, loadTokenFile, singleToken, type TokenTable } from '../../server/auth.js'
 import { startHttp } from '../../server/http.js'
+import { LineLog, type LogFormat } from '../../server/log-lines.js'
 import { createMcpServer, type CallerOf } from '../../server/mcp.js'
+import { ServerMetrics } from '../../server/metrics.js'
+import { allOf } from '../../server/observe.js'
 import { EditService, type ServiceOptions } from '../../server/service.js'
 import { toolJson } from '../../server/tool-json.js'
 import { TOOLS } from '../../server/tools.js'
@@ -35,6 +39,7 @@ interface ServerCommand {
   readonly durability: Durability
   readonly diagnostics: boolean
   readonly json: boolean
+  readonly logFormat: LogFormat
 }
 
 export const SERVER_USAGE = `  patchloom mcp [--root DIR]... [--workspace NAME=DIR]... [--agent NAME] [SERVER FLAGS]
@@ -42,7 +47,8 @@ export const SERVER_USAGE = `  patchloom mcp [--root DIR]... [--workspace NAME=D
                   [--token-file FILE] [--allow-host NAME]... [--max-body-bytes N]
                   [--max-in-flight N] [SERVER FLAGS]
   patchloom tools [--json]
-  SERVER FLAGS: [--no-read-before-write] [--durability full|fast] [--diagnostics]`
+  SERVER FLAGS: [--no-read-before-write] [--durability full|fast] [--diagnostics]
+                [--log-format json|text]`
 
 export function parseServerArgs(argv: readonly string[]): Result<ServerCommand> {
   const [kind, ...rest] = argv
@@ -80,6 +86,7 @@ export function parseServerArgs(argv: readonly string[]): Result<ServerCommand> 
     durability: flags['--durability'] ?? 'full',
     diagnostics: flags['--diagnostics'] === true,
     json: flags['--json'] === true,
+    logFormat: flags['--log-format'] ?? 'json',
   })
 }
 
@@ -98,28 +105,41 @@ export async function runServerCommand(
     return 0
   }
   const roots = command.roots.length > 0 ? command.roots : [{ root: io.cwd }]
+  const lines = new LineLog(command.logFormat, io.stderr)
+  const metrics = command.kind === 'serve' ? new ServerMetrics() : undefined
   const options: ServiceOptions = {
     workspaces: roots.map((r) => ({ ...r, root: resolve(io.cwd, r.root) })),
     readBeforeWrite: command.readBeforeWrite,
     durability: command.durability,
     diagnostics: command.diagnostics,
+    observer: metrics === undefined ? lines : allOf(metrics, lines),
   }
   const tokens = await tokensOf(command, io)
   const service = await EditService.open(options)
+  metrics?.watch(() => service.snapshot())
   const names = service.workspaces.map((w) => `${w.name}=${w.root}`).join(', ')
-  const log = (message: string): void => io.stderr(`patchloom: ${message}\n`)
   for (const w of service.workspaces) {
     const { rolledBack, conflicts } = w.recovery
-    if (rolledBack.length > 0)
-      log(`${w.name}: rolled back interrupted transactions ${rolledBack.join(', ')}`)
+    lines.event(
+      'info',
+      'workspace.recovered',
+      rolledBack.length > 0
+        ? `${w.name}: rolled back interrupted transactions ${rolledBack.join(', ')}`
+        : `${w.name}: opened ${w.root}, nothing to recover`,
+      { workspace: w.name, root: w.root, rolled_back: rolledBack, conflicts: conflicts.length },
+    )
     // Refused (not written here, untrusted) or left in conflict: `patchloom recover` explains.
     for (const c of conflicts) {
-      log(
+      lines.event(
+        'warn',
+        'workspace.not_recovered',
         `${w.name}: transaction ${c.transaction} not recovered (${c.code ?? 'conflict'}, ${c.path}): ${c.reason}`,
+        { workspace: w.name, transaction: c.transaction, code: c.code ?? 'conflict' },
       )
     }
   }
-  const onError = (error: Error): void => log(`error: ${error.message}`)
+  const onError = (error: Error): void =>
+    lines.event('error', 'server.error', `error: ${error.message}`)
   let stop: () => Promise<void>
   let stopped: Promise<void>
   if (command.kind === 'mcp') {
@@ -136,12 +156,16 @@ export async function runServerCommand(
     stop = async () => {
       await handle.close()
     }
-    log(`serving MCP on stdio (workspaces: ${names})`)
+    lines.event('info', 'server.started', `serving MCP on stdio (workspaces: ${names})`, {
+      transport: 'stdio',
+      workspaces: service.workspaces.map((w) => w.name),
+    })
   } else {
     const http = command.http as { host: string; port: number }
     const callerOf: CallerOf = (extra) => ({
       agent: typeof extra?.['agent'] === 'string' ? extra['agent'] : 'anonymous',
       ...(typeof extra?.['workspace'] === 'string' ? { workspace: extra['workspace'] } : {}),
+      ...(typeof extra?.['requestId'] === 'string' ? { requestId: extra['requestId'] } : {}),
     })
     const running = await startHttp({
       host: http.host,
@@ -152,6 +176,8 @@ export async function runServerCommand(
       ...(command.maxInFlight === undefined ? {} : { maxInFlightPerClient: command.maxInFlight }),
       factory: () => createMcpServer({ service, version, callerOf }),
       onError,
+      ...(metrics === undefined ? {} : { metrics }),
+      readiness: () => service.readiness(),
     }).catch(async (error: unknown) => {
       await service.close()
       throw error
@@ -160,18 +186,28 @@ export async function runServerCommand(
     stop = () => running.close(() => service.close())
     // The URL on its own line, so scripts (and tests) can read where the server is.
     io.stdout(`${running.url}\n`)
-    log(
+    lines.event(
+      'info',
+      'server.started',
       `serving MCP over HTTP at ${running.url} (workspaces: ${names}${tokens === undefined ? '' : '; bearer token required'})`,
+      {
+        transport: 'http',
+        url: running.url,
+        workspaces: service.workspaces.map((w) => w.name),
+        token: tokens !== undefined,
+      },
     )
   }
   const signalled = new Promise<string>((resolveSignal) => {
     for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => resolveSignal(sig))
   })
   const why = await Promise.race([signalled, stopped.then(() => 'end of input')])
-  log(`${why}: draining requests in flight, then stopping`)
+  lines.event('info', 'server.draining', `${why}: draining requests in flight, then stopping`, {
+    reason: why,
+  })
   await stop()
   await service.close()
-  log('stopped')
+  lines.event('info', 'server.stopped', 'stopped')
   return 0
 }
 

@@ -1,0 +1,75 @@
+// The server commands' log on stderr: one line per event, as a JSON object (the default) or as
+// the human-readable `patchloom: ...` sentence. Events are the server's start, workspaces'
+// recovery, errors, the drain and the stop, each with a `message`, and one `tool.call` line per
+// tool call with its request id, tool, workspace, agent, outcome and milliseconds. Call lines are
+// written together once per turn of the event loop (one write, not one per call); every other
+// event writes at once, with anything waiting before it.
+import type { BusyLimit, ServerObserver, ToolCallRecord } from './observe.js'
+import type { CommitBatchStats } from '../journal/records.js'
+
+export type LogFormat = 'json' | 'text'
+export const LOG_FORMATS: readonly LogFormat[] = ['json', 'text']
+
+export type LogLevel = 'info' | 'warn' | 'error'
+
+type Fields = Readonly<Record<string, unknown>>
+
+export class LineLog implements ServerObserver {
+  readonly #format: LogFormat
+  readonly #write: (text: string) => void
+  #pending = ''
+  #scheduled = false
+
+  constructor(format: LogFormat, write: (text: string) => void) {
+    this.#format = format
+    this.#write = write
+  }
+
+  /** One event: `message` is the sentence the text format prints; `fields` go in the JSON. */
+  event(level: LogLevel, event: string, message: string, fields: Fields = {}): void {
+    this.#pending +=
+      this.#format === 'json'
+        ? `${JSON.stringify({ time: new Date().toISOString(), level, event, message, ...fields })}\n`
+        : `patchloom: ${message}\n`
+    this.flush()
+  }
+
+  // PERF: on every call (bench/server-costs.bench.ts, the observed service row).
+  toolCall(call: ToolCallRecord): void {
+    const ms = Math.round(call.ms * 100) / 100
+    const level: LogLevel = call.outcome === 'INTERNAL' ? 'error' : 'info'
+    this.#pending +=
+      this.#format === 'json'
+        ? `${JSON.stringify({
+            time: new Date().toISOString(),
+            level,
+            event: 'tool.call',
+            request_id: call.requestId,
+            tool: call.tool,
+            workspace: call.workspace ?? null,
+            agent: call.agent,
+            outcome: call.outcome,
+            ms,
+          })}\n`
+        : `patchloom: ${call.tool} ${call.outcome} in ${ms} ms (request ${call.requestId}, workspace ${call.workspace ?? '-'}, agent ${call.agent})\n`
+    if (!this.#scheduled) {
+      this.#scheduled = true
+      setImmediate(() => this.flush())
+    }
+  }
+
+  busy(_limit: BusyLimit): void {}
+
+  serverLockWait(_ms: number): void {}
+
+  commitBatch(_workspace: string, _stats: CommitBatchStats): void {}
+
+  /** Writes every line waiting. */
+  flush(): void {
+    this.#scheduled = false
+    if (this.#pending === '') return
+    const text = this.#pending
+    this.#pending = ''
+    this.#write(text)
+  }
+}
