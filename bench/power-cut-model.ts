@@ -1,11 +1,12 @@
 // A model-checked power cut (in the spirit of ALICE and CrashMonkey), shared by
 // bench/power-cut.ts (the big enumeration) and test/unit/journal/power-cut.test.ts (CI-sized).
-// It runs one real commit through Journal.commit on a temp directory with a recording JournalFs,
-// turns every mutating call into primitive operations on a small in-memory filesystem model,
+// It runs one real commit through Journal.commit on a temp directory with a recording JournalFs
+// (or a batch: several called at once on disjoint files, which the journal groups into one lock
+// turn), turns every mutating call into primitive operations on a small in-memory filesystem model,
 // enumerates the states a power cut may leave, writes each into a fresh temp directory, runs the
-// real recovery there (Journal.recover) and checks that the workspace is exactly before or exactly
-// after the change, with nothing left pending; and exactly after once a `full` commit has
-// returned without a journal.not-durable warning. With `recoveryCuts`, the recovery of some of
+// real recovery there (Journal.recover) and checks that each transaction's files are exactly
+// before or exactly after it, with nothing left pending; and exactly after once its `full` commit
+// has returned without a journal.not-durable warning. With `recoveryCuts`, the recovery of some of
 // those states is recorded and cut the same way. It judges; printing is left to the callers.
 //
 // The persistence model is the conservative POSIX one, not ext4's data=ordered:
@@ -66,13 +67,20 @@ export interface PowerCutFixture {
   /** Whether .patchloom/journal exists (durably) before the change; else the commit creates it. */
   readonly journalExists?: boolean
   /** In commit order; a move is a write of the destination and a remove of the source. */
-  readonly changes: readonly (
-    | { readonly kind: 'write'; readonly path: string; readonly text: string }
-    /** The path becomes a symlink whose target string is `target`. */
-    | { readonly kind: 'symlink'; readonly path: string; readonly target: string }
-    | { readonly kind: 'remove'; readonly path: string }
-  )[]
+  readonly changes: readonly Change[]
+  /**
+   * Further transactions on other files, committed concurrently with `changes` (Journal.commit
+   * called for all at once) so that the journal commits them as one batch; the check fails if
+   * it does not. Each is judged on its own files.
+   */
+  readonly concurrent?: readonly (readonly Change[])[]
 }
+
+export type Change =
+  | { readonly kind: 'write'; readonly path: string; readonly text: string }
+  /** The path becomes a symlink whose target string is `target`. */
+  | { readonly kind: 'symlink'; readonly path: string; readonly target: string }
+  | { readonly kind: 'remove'; readonly path: string }
 
 /** The CI-sized change: an update, an add into a new directory, a delete that empties one. */
 export const SMALL_FIXTURE: PowerCutFixture = {
@@ -114,6 +122,22 @@ export const TYPE_CHANGE_FIXTURE: PowerCutFixture = {
     { kind: 'remove', path: 'd/deep/y' },
     { kind: 'write', path: 'foo/bar', text: 'inside\n' },
     { kind: 'write', path: 'd', text: 'now a file\n' },
+  ],
+}
+
+/**
+ * A CI-sized batch: two transactions committed at once, one updating a file, one updating a file
+ * in another directory and creating one beside it.
+ */
+export const BATCH_FIXTURE: PowerCutFixture = {
+  files: { 'a.txt': 'alpha\n', 'src/b.ts': 'export const b = 1\n' },
+  journalExists: true,
+  changes: [{ kind: 'write', path: 'a.txt', text: 'ALPHA\n' }],
+  concurrent: [
+    [
+      { kind: 'write', path: 'src/b.ts', text: 'export const b = 2\n' },
+      { kind: 'write', path: 'src/new.ts', text: 'export const n = 1\n' },
+    ],
   ],
 }
 
@@ -182,7 +206,8 @@ class Recorder {
   readonly rootIno = 1
   #nextIno = 2
   readonly #last = new Map<string, number>()
-  #txn: string | undefined
+  /** Transaction ids in the order they first appear: labelled <id>, <id2>, ... */
+  readonly #txns: string[] = []
 
   constructor(readonly root: string) {}
 
@@ -235,8 +260,10 @@ class Recorder {
   label(abs: string): string {
     const rel = this.rel(abs) || '.'
     const txn = /\.patchloom\/journal\/(\d{8}T\d{9}Z-[0-9a-z]{6})/.exec(rel)?.[1]
-    this.#txn ??= txn
-    return this.#txn === undefined ? rel : rel.split(this.#txn).join('<id>')
+    if (txn !== undefined && !this.#txns.includes(txn)) this.#txns.push(txn)
+    let out = rel
+    this.#txns.forEach((id, i) => (out = out.split(id).join(i === 0 ? '<id>' : `<id${i + 1}>`)))
+    return out
   }
 
   lookup(abs: string): number | undefined {
@@ -332,6 +359,27 @@ class Recorder {
 
 /** How the recording JournalFs treats one syncDir call: as asked, dropped, or failed with EIO. */
 export type SyncPolicy = (dir: string, earlierCalls: readonly string[]) => 'sync' | 'skip' | 'fail'
+
+/** Whether a workspace target was replaced yet (a staged file renamed out of its transaction). */
+const replacedYet = (calls: readonly string[]): boolean =>
+  calls.some((c) => /^rename \.patchloom\/journal\/\S+\/new\.\d+ /.test(c))
+/** Whether a transaction was marked yet (renamed from <id>.pending to its committed name). */
+const markedYet = (calls: readonly string[]): boolean =>
+  calls.some((c) => /^rename \.patchloom\/journal\/\S+\.pending \.patchloom\/journal\//.test(c))
+
+/**
+ * A deliberately weakened commit: the directory syncs before any target is replaced (the
+ * transaction directories and the journal directory: a batch's second round) are dropped.
+ */
+export const SKIP_PREPARED_DIR_SYNCS: SyncPolicy = (dir, calls) =>
+  dir.startsWith('.patchloom/journal') && !replacedYet(calls) ? 'skip' : 'sync'
+
+/**
+ * A deliberately weakened commit: every directory sync between the first replaced target and the
+ * first mark is dropped, so the marks go out before the replaced files' directories are synced.
+ */
+export const MARK_BEFORE_REPLACED_SYNCS: SyncPolicy = (_dir, calls) =>
+  replacedYet(calls) && !markedYet(calls) ? 'skip' : 'sync'
 
 function recordingFs(
   rec: Recorder,
@@ -620,13 +668,25 @@ export interface PowerCutOptions {
    * what the journal relies on. Default true.
    */
   readonly atomicRename?: boolean
+  /**
+   * A killed process instead of a power cut: every operation before the cut persists (the
+   * kernel still holds them), which is what `fast` promises to survive. Default false.
+   */
+  readonly processKill?: boolean
   /** Pending states with replaced files whose recovery is itself cut by a power cut. Default 0. */
   readonly recoveryCuts?: number
   /** Stop checking after this many vulnerable states (enough to show that the check can fail). */
   readonly stopAfter?: number
 }
 
-export type Verdict = 'before' | 'after' | 'torn' | 'lost' | 'pending-left' | 'recovery-failed'
+/** `split`: a batch's transactions each exactly before or after, not all the same (whole). */
+export type Verdict =
+  'before' | 'after' | 'split' | 'torn' | 'lost' | 'pending-left' | 'recovery-failed'
+
+/** What one transaction's files are after recovery: wholly before, wholly after, or neither. */
+type TxnVerdict = 'before' | 'after' | undefined
+
+const WHOLE: readonly Verdict[] = ['before', 'after', 'split']
 
 export interface VulnerableState {
   readonly verdict: Verdict
@@ -651,9 +711,12 @@ export interface PowerCutReport {
   /** Distinct states written to disk and recovered. */
   readonly checked: number
   readonly exhaustive: boolean
-  /** Whether the commit returned and promised durability (full, no warning). */
+  /** Whether every commit returned and promised durability (full, no warning). */
   readonly promisedDurable: boolean
+  /** Every commit's warnings (a batch's, in order, concatenated). */
   readonly commitWarnings: readonly Warning[]
+  /** Transactions committed at once (1 unless the fixture is a batch). */
+  readonly transactions: number
   readonly outcomes: Readonly<Record<Verdict, number>>
   /** Whole states in which recovery still reported a conflict (kept as <id>.conflict). */
   readonly conflicts: number
@@ -700,7 +763,11 @@ async function writeFixture(root: string, fixture: PowerCutFixture): Promise<voi
   }
 }
 
-function stepsFor(root: string, fixture: PowerCutFixture): CommitStep[] {
+function stepsFor(
+  root: string,
+  fixture: PowerCutFixture,
+  changes: readonly Change[],
+): CommitStep[] {
   const enc = new TextEncoder()
   // path -> its text, or a symlink's target string
   const present = new Map<string, { text: string; symlink: boolean }>([
@@ -717,7 +784,7 @@ function stepsFor(root: string, fixture: PowerCutFixture): CommitStep[] {
       ? { hash, permissions: SYMLINK_PERMISSIONS, kind: 'symlink' }
       : { hash, permissions: 0o644 }
   }
-  return fixture.changes.map((change) => {
+  return changes.map((change) => {
     const abs = path.join(root, change.path)
     const before = state(change.path)
     if (change.kind === 'remove') {
@@ -832,14 +899,37 @@ async function check(options: PowerCutOptions, base: string): Promise<PowerCutRe
   await rec.load()
   const journalOf = (fs: JournalFs): Journal =>
     new Journal({ rootReal: root, durability, keep: 20, lockTimeoutMs: 2000, fs, keyDir })
-  const commitWarnings: Warning[] = []
-  await journalOf(
-    recordingFs(rec, nodeJournalFs, options.syncPolicy, options.atomicRename ?? true),
-  ).commit(stepsFor(root, fixture), { kind: 'apply', files: [] }, commitWarnings)
-  const promisedDurable = durability === 'full' && commitWarnings.length === 0
+  const txns = [fixture.changes, ...(fixture.concurrent ?? [])]
+  const warningsOf = txns.map((): Warning[] => [])
+  const batches: number[] = []
+  const recorded = new Journal({
+    rootReal: root,
+    durability,
+    keep: 20,
+    lockTimeoutMs: 2000,
+    fs: recordingFs(rec, nodeJournalFs, options.syncPolicy, options.atomicRename ?? true),
+    keyDir,
+    onCommitBatch: (stats) => batches.push(stats.transactions),
+  })
+  // Every step list is built before the first commit starts, and all are called at once: the
+  // first takes the lock, and the others are queued by the time it takes its batch.
+  const stepLists = txns.map((changes) => stepsFor(root, fixture, changes))
+  await Promise.all(
+    stepLists.map((steps, i) =>
+      recorded.commit(steps, { kind: 'apply', files: [] }, warningsOf[i]),
+    ),
+  )
+  if (batches.length !== 1 || batches[0] !== txns.length)
+    throw new Error(
+      `power-cut: the ${txns.length} transactions were committed in batches of ${batches.join(', ')}, not one`,
+    )
+  const promised = warningsOf.map((w) => durability === 'full' && w.length === 0)
+  const promisedDurable = promised.every(Boolean)
+  const commitWarnings = warningsOf.flat()
 
   const before = treeOfState(persistedTree(rec, new Set()))
   const after = treeOfState(persistedTree(rec, new Set(rec.log.keys())))
+  const owned = ownedPaths(txns, before, after)
   // The model must agree with the disk the commit really ran on.
   if (!sameTree(after, await readWorkspace(root)))
     throw new Error('power-cut: the model of the commit disagrees with the disk it ran on')
@@ -852,7 +942,8 @@ async function check(options: PowerCutOptions, base: string): Promise<PowerCutRe
     journal,
     before,
     after,
-    finalMust: promisedDurable ? 'after' : undefined,
+    owned,
+    finalMust: promised.map((p) => (p ? 'after' : undefined)),
     onState: (files) => {
       // Pending, with workspace files already replaced: the states whose recovery has work to do.
       if (
@@ -882,15 +973,17 @@ async function check(options: PowerCutOptions, base: string): Promise<PowerCutRe
       root,
       before,
       after,
+      owned,
     )
     recovery.commitStates++
-    if (first.verdict !== 'before' && first.verdict !== 'after') continue // counted above already
+    if (!WHOLE.includes(first.verdict)) continue // counted above already
     const nested = await enumerateCuts(rrec, options, random, {
       root,
       journal,
       before,
       after,
-      finalMust: durability === 'full' ? first.verdict : undefined,
+      owned,
+      finalMust: first.perTxn.map((v) => (durability === 'full' ? v : undefined)),
     })
     recovery.checked += nested.checked
     recovery.exhaustive &&= nested.exhaustive
@@ -905,6 +998,7 @@ async function check(options: PowerCutOptions, base: string): Promise<PowerCutRe
     crashPoints: rec.log.length + 1,
     promisedDurable,
     commitWarnings,
+    transactions: txns.length,
     ...cuts,
     recovery,
   }
@@ -930,8 +1024,12 @@ async function enumerateCuts(
     readonly journal: () => Journal
     readonly before: Tree
     readonly after: Tree
-    /** What a state after the whole log must recover to (the promise of what returned). */
-    readonly finalMust: 'before' | 'after' | undefined
+    readonly owned: Owned
+    /**
+     * What each transaction's files must recover to in a state after the whole log (the
+     * promise of what returned); undefined: either.
+     */
+    readonly finalMust: readonly TxnVerdict[]
     readonly onState?: (files: PersistedFile[]) => void
   },
 ): Promise<Enumeration> {
@@ -942,6 +1040,7 @@ async function enumerateCuts(
   const outcomes: Record<Verdict, number> = {
     before: 0,
     after: 0,
+    split: 0,
     torn: 0,
     lost: 0,
     'pending-left': 0,
@@ -954,7 +1053,11 @@ async function enumerateCuts(
   const n = rec.log.length
   for (let k = 0; k <= n && vulnerable.length < stopAfter; k++) {
     const final = k === n
-    for (const { set, exhaustive: all } of persistedSets(rec.log, k, maxFree, samples, random)) {
+    const sets =
+      options.processKill === true
+        ? [{ set: new Set(Array.from({ length: k }, (_, i) => i)), exhaustive: true }]
+        : persistedSets(rec.log, k, maxFree, samples, random)
+    for (const { set, exhaustive: all } of sets) {
       generated++
       exhaustive &&= all
       const files = persistedTree(rec, set)
@@ -963,14 +1066,22 @@ async function enumerateCuts(
       seen.add(key)
       judge.onState?.(files)
       await materialise(judge.root, files)
-      const judged = await recoverAndJudge(judge.journal(), judge.root, judge.before, judge.after)
+      const judged = await recoverAndJudge(
+        judge.journal(),
+        judge.root,
+        judge.before,
+        judge.after,
+        judge.owned,
+      )
       let verdict = judged.verdict
-      const whole = verdict === 'before' || verdict === 'after'
-      if (final && whole && judge.finalMust !== undefined && verdict !== judge.finalMust)
-        verdict = 'lost'
+      const whole = WHOLE.includes(verdict)
+      const broken = judge.finalMust.findIndex(
+        (must, i) => must !== undefined && judged.perTxn[i] !== must,
+      )
+      if (final && whole && broken >= 0) verdict = 'lost'
       outcomes[verdict]++
       if (judged.conflicts > 0 && whole) conflicts++
-      if (verdict === 'before' || verdict === 'after') continue
+      if (WHOLE.includes(verdict)) continue
       const last = rec.log[k - 1]
       vulnerable.push({
         verdict,
@@ -982,7 +1093,7 @@ async function enumerateCuts(
         torn: judged.torn,
         detail:
           verdict === 'lost'
-            ? `what returned (${judge.finalMust ?? ''}) did not survive: recovered to ${judged.verdict}`
+            ? `what returned (${judge.finalMust[broken] ?? ''}${judge.finalMust.length > 1 ? ` for transaction ${broken + 1}` : ''}) did not survive: recovered to ${judged.perTxn[broken] ?? judged.verdict}`
             : judged.detail,
       })
       if (vulnerable.length >= stopAfter) break
@@ -992,17 +1103,60 @@ async function enumerateCuts(
   return { generated, checked: seen.size, exhaustive, outcomes, conflicts, vulnerable }
 }
 
+/**
+ * The paths each transaction owns, and the rest. One transaction owns every path. In a batch,
+ * each owns the paths it changes and the directories above them that differ between before and
+ * after; every other path must stay as it was whatever the state.
+ */
+interface Owned {
+  /** Each transaction's paths; undefined: one transaction, judged on the whole workspace. */
+  readonly txns: readonly (ReadonlySet<string> | undefined)[]
+  readonly all: ReadonlySet<string>
+}
+
+function ownedPaths(txns: readonly (readonly Change[])[], before: Tree, after: Tree): Owned {
+  if (txns.length === 1) return { txns: [undefined], all: new Set() }
+  const sets = txns.map((changes) => {
+    const set = new Set<string>()
+    for (const change of changes) {
+      set.add(change.path)
+      for (let d = path.posix.dirname(change.path); d !== '.'; d = path.posix.dirname(d))
+        if (before.get(d) !== after.get(d)) set.add(d)
+    }
+    return set
+  })
+  sets.forEach((a, i) =>
+    sets.slice(i + 1).forEach((b) => {
+      for (const p of a)
+        if (b.has(p)) throw new Error(`power-cut: ${p} is changed by two transactions of a batch`)
+    }),
+  )
+  return { txns: sets, all: new Set(sets.flatMap((set) => [...set])) }
+}
+
+function restrict(tree: Tree, keep: (p: string) => boolean): Tree {
+  return new Map([...tree].filter(([p]) => keep(p)))
+}
+
 async function recoverAndJudge(
   journal: Journal,
   root: string,
   before: Tree,
   after: Tree,
-): Promise<{ verdict: Verdict; torn: string[]; detail: string; conflicts: number }> {
+  owned: Owned,
+): Promise<{
+  verdict: Verdict
+  perTxn: TxnVerdict[]
+  torn: string[]
+  detail: string
+  conflicts: number
+}> {
   let conflicts = 0
+  const none = owned.txns.map((): TxnVerdict => undefined)
   try {
     conflicts = (await journal.recover()).conflicts.length
   } catch (error) {
-    return { verdict: 'recovery-failed', torn: [], detail: String(error), conflicts }
+    return { verdict: 'recovery-failed', perTxn: none, torn: [], detail: String(error), conflicts }
   }
   const tree = await readWorkspace(root)
   const journalDir = path.join(root, '.patchloom', 'journal')
@@ -1010,25 +1164,60 @@ async function recoverAndJudge(
     ? (await readdir(journalDir)).filter((n) => n.endsWith('.pending'))
     : []
   if (left.length > 0)
-    return { verdict: 'pending-left', torn: [], detail: left.join(', '), conflicts }
-  if (sameTree(tree, before)) return { verdict: 'before', torn: [], detail: '', conflicts }
-  if (sameTree(tree, after)) return { verdict: 'after', torn: [], detail: '', conflicts }
-  const torn = tornPaths(tree, before, after)
-  if (torn.length === 0) {
-    // Every path is in one of its states, but not all in the same one.
-    const changed = [...new Set([...before.keys(), ...after.keys()])]
-      .filter((p) => before.get(p) !== after.get(p))
-      .sort()
-    const done = changed.filter((p) => tree.get(p) === after.get(p))
-    const undone = changed.filter((p) => tree.get(p) === before.get(p))
+    return { verdict: 'pending-left', perTxn: none, torn: [], detail: left.join(', '), conflicts }
+  // Paths no transaction owns: as they were (a stray entry is one of them).
+  const rest = (p: string): boolean => !owned.all.has(p)
+  const strays = tornPaths(restrict(tree, rest), restrict(before, rest), restrict(after, rest))
+  if (strays.length > 0)
     return {
       verdict: 'torn',
+      perTxn: none,
+      torn: strays,
+      detail: `${describeTorn(tree, strays)} (${conflicts} conflict(s) reported)`,
+      conflicts,
+    }
+  const perTxn: TxnVerdict[] = []
+  for (const set of owned.txns) {
+    const mine = (p: string): boolean => set === undefined || set.has(p)
+    const [t, b, a] = [restrict(tree, mine), restrict(before, mine), restrict(after, mine)]
+    const verdict = sameTree(t, b) ? 'before' : sameTree(t, a) ? 'after' : undefined
+    perTxn.push(verdict)
+    if (verdict !== undefined) continue
+    const torn = tornPaths(t, b, a)
+    if (torn.length === 0) {
+      // Every path is in one of its states, but not all in the same one.
+      const changed = [...new Set([...b.keys(), ...a.keys()])]
+        .filter((p) => b.get(p) !== a.get(p))
+        .sort()
+      const done = changed.filter((p) => t.get(p) === a.get(p))
+      const undone = changed.filter((p) => t.get(p) === b.get(p))
+      return {
+        verdict: 'torn',
+        perTxn,
+        torn,
+        detail: `mixed: after ${done.join(', ')}; before ${undone.join(', ')} (${conflicts} conflict(s) reported)`,
+        conflicts,
+      }
+    }
+    return {
+      verdict: 'torn',
+      perTxn,
       torn,
-      detail: `mixed: after ${done.join(', ')}; before ${undone.join(', ')} (${conflicts} conflict(s) reported)`,
+      detail: `${describeTorn(tree, torn)} (${conflicts} conflict(s) reported)`,
       conflicts,
     }
   }
-  const detail = torn
+  const verdict = perTxn.every((v) => v === 'before')
+    ? 'before'
+    : perTxn.every((v) => v === 'after')
+      ? 'after'
+      : 'split'
+  return { verdict, perTxn, torn: [], detail: '', conflicts }
+}
+
+/** What each torn path is now, in a few words. */
+function describeTorn(tree: Tree, torn: readonly string[]): string {
+  return torn
     .map((p) => {
       const now = tree.get(p)
       const what =
@@ -1042,10 +1231,4 @@ async function recoverAndJudge(
       return `${p}: ${what}`
     })
     .join('; ')
-  return {
-    verdict: 'torn',
-    torn,
-    detail: `${detail} (${conflicts} conflict(s) reported)`,
-    conflicts,
-  }
 }

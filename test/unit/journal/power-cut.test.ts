@@ -3,11 +3,15 @@
 // POSIX filesystem may leave at every crash point recovered by Journal.recover. `full` must have
 // no vulnerable state; `fast` and a deliberately weakened `full` must have some, which is what
 // shows the check can fail. LINK_FIXTURE does the same for symlink steps (link deleted, created,
-// retargeted). bench/power-cut.ts runs the larger change and prints the figures.
+// retargeted). BATCH_FIXTURE is a batch of two transactions committed at once (group commit),
+// each judged on its own files. bench/power-cut.ts runs the larger changes and prints the figures.
 import { describe, expect, it } from 'vitest'
 import {
+  BATCH_FIXTURE,
   checkPowerCuts,
   LINK_FIXTURE,
+  MARK_BEFORE_REPLACED_SYNCS,
+  SKIP_PREPARED_DIR_SYNCS,
   SMALL_FIXTURE,
   TYPE_CHANGE_FIXTURE,
   type SyncPolicy,
@@ -148,5 +152,66 @@ describe('power cuts during a commit (model-checked)', { timeout: 60_000 }, () =
       stopAfter: 1,
     })
     expect(weakened.vulnerable.length).toBeGreaterThan(0)
+  })
+
+  // Group commit: two transactions through one lock turn, one round of each sync for both.
+  it('keeps each transaction of a batch whole in every state with full, its recovery cut too', async () => {
+    const report = await checkPowerCuts({
+      fixture: BATCH_FIXTURE,
+      durability: 'full',
+      recoveryCuts: 2,
+      stopAfter: 1,
+    })
+    expect(report.transactions).toBe(2)
+    expect(report.calls.some((c) => c.includes('<id2>.pending'))).toBe(true)
+    expect(report.vulnerable).toEqual([])
+    expect(report.exhaustive).toBe(true)
+    expect(report.promisedDurable).toBe(true)
+    // Both ends, and states with one transaction after and the other before.
+    expect(report.outcomes.before).toBeGreaterThan(50)
+    expect(report.outcomes.after).toBeGreaterThan(0)
+    expect(report.outcomes.split).toBeGreaterThan(0)
+    expect(report.recovery.commitStates).toBe(2)
+    expect(report.recovery.vulnerable).toEqual([])
+  })
+
+  it('keeps each transaction of a fast batch whole when the process is killed at any point', async () => {
+    const report = await checkPowerCuts({
+      fixture: BATCH_FIXTURE,
+      durability: 'fast',
+      processKill: true,
+    })
+    expect(report.fsyncs).toBe(0)
+    expect(report.vulnerable).toEqual([])
+    expect(report.outcomes.before).toBeGreaterThan(0)
+    expect(report.outcomes.split).toBeGreaterThan(0)
+    expect(report.outcomes.after).toBeGreaterThan(0)
+  })
+
+  it('finds vulnerable states when a batch drops its directory syncs before replacing', async () => {
+    const report = await checkPowerCuts({
+      fixture: BATCH_FIXTURE,
+      durability: 'full',
+      syncPolicy: SKIP_PREPARED_DIR_SYNCS,
+      maxFree: 10,
+      samples: 100,
+      stopAfter: 1,
+    })
+    expect(report.calls).toContain('syncDir .patchloom/journal (dropped)')
+    expect(report.vulnerable.length).toBeGreaterThan(0)
+    // The second transaction's manifest was lost while one of its files was replaced.
+    expect(report.vulnerable[0]?.verdict).toBe('torn')
+  })
+
+  it('finds vulnerable states when a batch marks before syncing the replaced files', async () => {
+    const report = await checkPowerCuts({
+      fixture: BATCH_FIXTURE,
+      durability: 'full',
+      syncPolicy: MARK_BEFORE_REPLACED_SYNCS,
+      maxFree: 10,
+      samples: 100,
+      stopAfter: 1,
+    })
+    expect(report.vulnerable.length).toBeGreaterThan(0)
   })
 })
