@@ -73,7 +73,8 @@ export class ServerMetrics implements ServerObserver {
     // Every tool's series exist from the start, so a rate over them is defined before traffic.
     for (const { name: tool } of TOOLS) {
       this.#durations.set(tool, durations.labels(tool))
-      this.#callChild(tool, 'ok')
+      durations.zero({ tool })
+      this.#callChild(tool, 'ok').inc(0)
     }
     this.#busy = new Counter({
       name: name('busy_refusals_total'),
