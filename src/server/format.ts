@@ -1,6 +1,6 @@
 // Tool results: each outcome as `structuredContent` for the harness and as short text for
 // the model. Errors carry the engine's code, message, hint, retryable flag, current hash and
-// candidates in both.
+// candidates in both; a stale hash's refusal also the file as it is now, as read_file lists it.
 import type { EditErrorData } from '../errors.js'
 import type { UndoResult } from '../journal/records.js'
 import type { DiagnosticsReport, FileDiagnostic } from '../lsp/reports.js'
@@ -12,7 +12,16 @@ export type ToolOutcome =
   | { readonly ok: true; readonly structured: Record<string, unknown>; readonly text: string }
   | { readonly ok: false; readonly structured: Record<string, unknown>; readonly text: string }
 
-export function errorOutcome(error: EditErrorData): ToolOutcome {
+/**
+ * What a FILE_HASH_MISMATCH refusal adds for a retry without a second read: the file as
+ * read_file lists it now, and whether the same edits may be resent with `rebase: true`.
+ */
+export interface StaleExtras {
+  readonly current?: { readonly structured: Record<string, unknown>; readonly text: string }
+  readonly rebasePossible: boolean
+}
+
+export function errorOutcome(error: EditErrorData, stale?: StaleExtras): ToolOutcome {
   const structured = {
     error: {
       code: error.code,
@@ -30,6 +39,8 @@ export function errorOutcome(error: EditErrorData): ToolOutcome {
               preview: c.preview,
             })),
           }),
+      ...(stale === undefined ? {} : { rebase_possible: stale.rebasePossible }),
+      ...(stale?.current === undefined ? {} : { current: stale.current.structured }),
     },
   }
   const lines = [`${error.code}: ${error.message}`, `hint: ${error.hint}`]
@@ -38,6 +49,7 @@ export function errorOutcome(error: EditErrorData): ToolOutcome {
     lines.push(`candidate at line ${c.fileLine} (${Math.round(c.score * 100)}%): ${c.preview}`)
   }
   if (error.retryable) lines.push('retryable: resending the same request may succeed')
+  if (stale?.current !== undefined) lines.push('', `current content: ${stale.current.text}`)
   return { ok: false, structured, text: lines.join('\n') }
 }
 

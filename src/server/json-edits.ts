@@ -3,16 +3,17 @@
 // saw); the engine verifies every edit against that base and commits all-or-nothing, and its
 // journal checks every hash again under the workspace lock, so no update is lost. No base for an
 // existing file (read-before-write on): FILE_STALE_READ. A stale base (FILE_HASH_MISMATCH): an
-// explicit expected_hash without `rebase` is refused with the new hash; otherwise a
-// string-anchored edit is rebased (engine/rebase.ts) and the result says so. FILE_CHANGED of a
-// file with a base: verified again here (the engine verifies again the files without one).
+// explicit expected_hash without `rebase` is refused, otherwise a string-anchored edit is rebased
+// (engine/rebase.ts); a refusal carries the file as it is now (StaleEditError), read under the
+// lock. FILE_CHANGED of a file with a base: verified again here (the engine: the files without).
 import { computeFile } from '../apply/compute.js'
 import { searchRegex } from '../engine/regex-search.js'
 import type { ApplyResult, EditsOp } from '../types.js'
 import { EditError, isEditError } from '../errors.js'
 import { parseEditsJson } from '../parse/edits.js'
 import { isAnchoredEdit, rebaseVerdict } from '../engine/rebase.js'
-import { decodeText, type Workspace } from './workspace.js'
+import { DEFAULT_LIMIT, linesOf, listingOf, type Listing } from './read.js'
+import { decodeText, type FileNow, type Workspace } from './workspace.js'
 
 /** A JSON edit as the core's edit list takes it (snake_case fields, `path` on each). */
 export type JsonEdit = Readonly<Record<string, unknown>> & { readonly path: string }
@@ -38,13 +39,109 @@ const MAX_ATTEMPTS = 4
 
 const ENCODER = new TextEncoder()
 
+/** The most of a file a FILE_HASH_MISMATCH refusal shows; beyond it, its hash and a hint. */
+export const REFUSAL_CONTENT_BYTES = 64 * 1024
+
+/**
+ * FILE_HASH_MISMATCH with what the agent needs to retry at once: the file as it is now, listed
+ * as read_file lists it (`current`, when it is UTF-8 text of at most REFUSAL_CONTENT_BYTES and
+ * DEFAULT_LIMIT lines; recorded as this agent's read), and whether resending the same edits with
+ * `rebase: true` may land them (string-anchored edits made against a version still remembered).
+ */
+export class StaleEditError extends EditError {
+  readonly current: Listing | undefined
+  readonly rebasePossible: boolean
+
+  constructor(
+    refused: EditError,
+    hint: string,
+    currentHash: string,
+    current: Listing | undefined,
+    rebasePossible: boolean,
+  ) {
+    super('FILE_HASH_MISMATCH', refused.message, {
+      ...(refused.path === undefined ? {} : { path: refused.path }),
+      hint,
+      currentHash,
+      cause: refused,
+    })
+    this.current = current
+    this.rebasePossible = rebasePossible
+  }
+}
+
 export async function runEdits(workspace: Workspace, request: EditRequest): Promise<EditOutcome> {
   const files = await filesOf(workspace, request.edits)
+  // The server's per-file queue: requests on one file are served in the order they got here
+  // (pathLocks), a rebase inside its turn, so a newer edit never overtakes an older one.
   const release = await workspace.lock([...new Set(files.map((f) => f.abs))])
   try {
     return await transact(workspace, request, files)
+  } catch (error) {
+    // Still in the file's turn: the content shown is the version that refused the edit.
+    throw await withCurrent(workspace, request, files, error)
   } finally {
     release()
+  }
+}
+
+/**
+ * A FILE_HASH_MISMATCH refusal of one of the request's files as a StaleEditError, with the file
+ * as it is now; anything else unchanged.
+ */
+async function withCurrent(
+  workspace: Workspace,
+  request: EditRequest,
+  files: readonly EditFile[],
+  error: unknown,
+): Promise<unknown> {
+  if (!isEditError(error) || error.code !== 'FILE_HASH_MISMATCH') return error
+  const file = files.find((f) => f.rel === error.path)
+  if (file === undefined) return error
+  let now: FileNow | null
+  try {
+    now = await workspace.now(await workspace.resolve(file.rel))
+  } catch {
+    return error
+  }
+  if (now === null) return error
+  const text = decodeText(now.bytes)
+  if (text === null) return error
+  // Only an explicit expected_hash refused as it is can be resent with rebase: a refused rebase
+  // (no expected_hash, or rebase: true) was that attempt.
+  const rebasePossible =
+    file.expected !== undefined &&
+    !request.rebase &&
+    workspace.memory.version(file.expected) !== undefined &&
+    anchored(request, file)
+  const lines = linesOf(text)
+  const rebase = rebasePossible
+    ? ' Or resend the same edit with rebase: true: the server merges it when the other change touched other lines, and refuses an overlap.'
+    : ''
+  if (now.bytes.length > REFUSAL_CONTENT_BYTES || lines.length > DEFAULT_LIMIT) {
+    const hint = `${file.rel} is ${now.bytes.length} bytes in ${lines.length} lines, more than a refusal shows (${REFUSAL_CONTENT_BYTES} bytes, ${DEFAULT_LIMIT} lines): read it again (read_file) and make the edit against it.${rebase}`
+    return new StaleEditError(error, hint, now.hash, undefined, rebasePossible)
+  }
+  // Shown in full, so seen: the agent's next edit is based on it (DECISIONS.md D-189).
+  workspace.keepVersion(now)
+  workspace.memory.see(request.agent, file.rel, now.hash)
+  const hint = `The file as it is now is below (current), counted as this agent's read: make the edit against it, with its current_hash as expected_hash (no second read needed).${rebase}`
+  return new StaleEditError(
+    error,
+    hint,
+    now.hash,
+    listingOf(file.rel, now.hash, lines),
+    rebasePossible,
+  )
+}
+
+/** Whether every edit of `file` names its place by one unique string (rebaseable). */
+function anchored(request: EditRequest, file: EditFile): boolean {
+  try {
+    const op = editsOp(file.edits.map((i) => withoutHash(request.edits[i] as JsonEdit)))
+    return op.edits.every(isAnchoredEdit)
+  } catch {
+    return false
   }
 }
 

@@ -6,7 +6,7 @@ import type { ToolOutcome } from './format.js'
 import type { Workspace } from './workspace.js'
 
 /** Lines returned when the caller gives no limit. */
-const DEFAULT_LIMIT = 2000
+export const DEFAULT_LIMIT = 2000
 /** Longer lines are cut in the listing (the file is not changed). */
 const MAX_LINE_CHARS = 2000
 
@@ -53,6 +53,23 @@ export async function readOutcome(
   const { rel, hash, lines } = await readForAgent(workspace, agent, args['path'] as string)
   const offset = (args['offset'] as number | undefined) ?? 1
   const limit = (args['limit'] as number | undefined) ?? DEFAULT_LIMIT
+  return { ok: true, ...listingOf(rel, hash, lines, offset, limit) }
+}
+
+/** A window of a file's lines as read_file returns it: its structured result and its text. */
+export interface Listing {
+  readonly structured: Record<string, unknown>
+  readonly text: string
+}
+
+/** Lines `offset`.. (at most `limit`) of a file, numbered, as read_file lists them. */
+export function listingOf(
+  rel: string,
+  hash: string,
+  lines: readonly string[],
+  offset = 1,
+  limit = DEFAULT_LIMIT,
+): Listing {
   const start = Math.min(offset, lines.length + 1)
   const end = Math.min(lines.length, start + limit - 1)
   const numbered: string[] = []
@@ -79,7 +96,7 @@ export async function readOutcome(
     lines.length === 0
       ? `${rel} is empty (content_hash ${hash})`
       : `${rel} lines ${start}-${end} of ${lines.length} (content_hash ${hash})${more ? `; more from offset ${end + 1}` : ''}`
-  return { ok: true, structured, text: content === '' ? header : `${header}\n${content}` }
+  return { structured, text: content === '' ? header : `${header}\n${content}` }
 }
 
 /** The file's lines without their endings ('\r\n' shown as a line break, like '\n'). */

@@ -15,7 +15,7 @@ import {
 } from './format.js'
 import { readOutcome } from './read.js'
 import type { ToolName } from './tools.js'
-import { remember, runEdits, type JsonEdit } from './json-edits.js'
+import { remember, runEdits, StaleEditError, type JsonEdit } from './json-edits.js'
 import type { Workspace } from './workspace.js'
 
 export interface ToolSettings {
@@ -208,6 +208,13 @@ const NOT_EDIT_FIELDS = new Set([
 
 /** An error outcome for anything thrown: EditError data as it is, anything else as INTERNAL. */
 export function failureOutcome(error: unknown): ToolOutcome {
+  if (error instanceof StaleEditError) {
+    const { current, rebasePossible } = error
+    return errorOutcome(error.toData(), {
+      rebasePossible,
+      ...(current === undefined ? {} : { current }),
+    })
+  }
   if (isEditError(error)) return errorOutcome(error.toData())
   const message = error instanceof Error ? error.message : String(error)
   return errorOutcome(errorData('INTERNAL', `Internal error: ${message}`))

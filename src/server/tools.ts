@@ -223,7 +223,9 @@ export const TOOLS = [
         ),
       expected_hash: hash
         .optional()
-        .describe('Refuse (FILE_HASH_MISMATCH) if the file is no longer at this hash.'),
+        .describe(
+          'Refuse (FILE_HASH_MISMATCH) if the file is no longer at this hash; the refusal shows the file as it is now.',
+        ),
       rebase,
       dry_run: dryRun,
       diagnostics,
@@ -349,6 +351,26 @@ export const toolErrorSchema = z.object({
     candidates: z
       .array(z.object({ line: z.number(), score: z.number(), preview: z.string() }))
       .optional(),
+    rebase_possible: z
+      .boolean()
+      .optional()
+      .describe(
+        'FILE_HASH_MISMATCH: resending the same edits with rebase: true may land them (string-anchored edits against a version the server remembers).',
+      ),
+    current: z
+      .object({
+        path: z.string(),
+        content_hash: z.string(),
+        content: z.string(),
+        start_line: z.number(),
+        end_line: z.number(),
+        total_lines: z.number(),
+        more: z.boolean(),
+      })
+      .optional()
+      .describe(
+        "FILE_HASH_MISMATCH: the file as it is now, as read_file returns it (UTF-8 text of at most 64 KiB and 2,000 lines), counted as this agent's read.",
+      ),
   }),
   request_id: requestId,
 })

@@ -485,14 +485,17 @@ describe('edits through generateText', () => {
     expect(result.steps[1]?.toolResults[0]?.output).toMatchObject({
       structured: { files: [{ rebased_from: hashOf('one\ntwo\nthree\n') }] },
     })
-    // An explicit expected_hash without rebase is refused with the hash the file has now.
+    // An explicit expected_hash without rebase is refused with the hash the file has now, and
+    // the model reads the file as it is now in the refusal.
     expect(sent(2)).toMatchObject(
       toolMessage(
         errorResult(
           'e2',
           'edit_file',
           expect.stringMatching(
-            new RegExp(`^FILE_HASH_MISMATCH: [^]*\ncurrent_hash: ${hashOf('1\ntwo\nTHREE\n')}$`),
+            new RegExp(
+              `^FILE_HASH_MISMATCH: [^]*\ncurrent_hash: ${hashOf('1\ntwo\nTHREE\n')}\n\ncurrent content: a.txt lines 1-3 of 3 [^]*\n1\t1\n2\ttwo\n3\tTHREE$`,
+            ),
           ),
         ),
       ),

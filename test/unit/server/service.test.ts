@@ -12,6 +12,7 @@ import { makeTempDir } from '../../helpers/tree.js'
 
 const A: Caller = { agent: 'agent-a' }
 const B: Caller = { agent: 'agent-b' }
+const C: Caller = { agent: 'agent-c' }
 const lines = (n: number): string => Array.from({ length: n }, (_, i) => `line ${i + 1}\n`).join('')
 
 let root = ''
@@ -191,6 +192,7 @@ describe('concurrent agents on one file', () => {
   it('refuses an edit of the line the other agent changed; the file keeps the other change', async () => {
     await open()
     await ok('read_file', { path: 'a.txt' })
+    await ok('read_file', { path: 'a.txt' }, C)
     await ok('read_file', { path: 'a.txt' }, B)
     await ok('edit_file', { path: 'a.txt', old_string: 'line 10\n', new_string: 'B\n' }, B)
     // The old text is gone: refused as changed, not as a plain miss.
@@ -200,12 +202,13 @@ describe('concurrent agents on one file', () => {
       new_string: 'A\n',
     })
     expect(codeOf(gone)).toBe('FILE_HASH_MISMATCH')
-    // Next to it: still refused, since the two changes touch.
-    const next = await call('edit_file', {
-      path: 'a.txt',
-      old_string: 'line 11\n',
-      new_string: 'A\n',
-    })
+    // Next to it: still refused, since the two changes touch (C, which has not seen B's change:
+    // A's refusal showed A the file, so A's next edit is made against B's version).
+    const next = await call(
+      'edit_file',
+      { path: 'a.txt', old_string: 'line 11\n', new_string: 'A\n' },
+      C,
+    )
     expect(codeOf(next)).toBe('FILE_HASH_MISMATCH')
     expect(next.structured['error'].message).toMatch(/touched the lines/)
     expect(await disk('a.txt')).toBe(lines(30).replace('line 10\n', 'B\n'))
@@ -214,6 +217,7 @@ describe('concurrent agents on one file', () => {
   it('does not rebase line-number edits or replace_all', async () => {
     await open()
     await ok('read_file', { path: 'a.txt' })
+    await ok('read_file', { path: 'a.txt' }, C)
     await ok('read_file', { path: 'a.txt' }, B)
     await ok('edit_file', { path: 'a.txt', old_string: 'line 29\n', new_string: 'B\n' }, B)
     const range = await call('edit_file', {
@@ -224,12 +228,11 @@ describe('concurrent agents on one file', () => {
       new_string: 'A\n',
     })
     expect(codeOf(range)).toBe('FILE_HASH_MISMATCH')
-    const all = await call('edit_file', {
-      path: 'a.txt',
-      old_string: 'line 2\n',
-      new_string: 'A\n',
-      replace_all: true,
-    })
+    const all = await call(
+      'edit_file',
+      { path: 'a.txt', old_string: 'line 2\n', new_string: 'A\n', replace_all: true },
+      C,
+    )
     expect(codeOf(all)).toBe('FILE_HASH_MISMATCH')
   })
 
