@@ -5,12 +5,15 @@
 // prunes two directories), for each durability and for three deliberately weakened `full` commits
 // (workspace directory syncs dropped; renames across directories not atomic; the mark's sync
 // failing), and, for `full`, power cuts during the recovery of --recovery-cuts of the pending
-// states. Prints markdown for bench/RESULTS.md and exits 1 if a `full` commit or its recovery
-// has a vulnerable state, or a weakened one has none.
-// Run: npm run bench:power-cut   or   npm run build && node dist/bench/power-cut.js
+// states; then a batch of three transactions committed in one lock turn, likewise (fast also
+// under a process kill, and two weakened batches). Prints markdown for bench/RESULTS.md and exits
+// 1 if a `full` commit or its recovery has a vulnerable state, or a weakened one has none.
+// Run: npm run bench:power-cut   or   npm run build && node dist/bench/power-cut.js [--only batch]
 //      [--max-free 16] [--samples 3000] [--seed 1] [--examples 3] [--recovery-cuts 40]
 import {
   checkPowerCuts,
+  MARK_BEFORE_REPLACED_SYNCS,
+  SKIP_PREPARED_DIR_SYNCS,
   SMALL_FIXTURE,
   type PowerCutFixture,
   type PowerCutReport,
@@ -39,6 +42,37 @@ const LARGE_FIXTURE: PowerCutFixture = {
   ],
 }
 
+/**
+ * Three transactions committed at once (group commit): updates in two directories, a new file in
+ * an existing directory, and an update of a hard-linked file (its backup is a copy).
+ */
+const BATCH_OF_3: PowerCutFixture = {
+  files: {
+    'a.txt': 'alpha\n',
+    'b.txt': 'beta\n',
+    'src/c.ts': 'export const c = 1\n',
+    'src/d.ts': 'export const d = 1\n',
+    'lib/e.txt': 'e\n',
+    'linked.txt': 'linked v1\n',
+  },
+  links: [['linked.txt', 'links/alias.txt']],
+  journalExists: true,
+  changes: [
+    { kind: 'write', path: 'a.txt', text: 'ALPHA\n' },
+    { kind: 'write', path: 'src/c.ts', text: 'export const c = 2\n' },
+  ],
+  concurrent: [
+    [
+      { kind: 'write', path: 'b.txt', text: 'BETA\n' },
+      { kind: 'write', path: 'lib/new.txt', text: 'new\n' },
+    ],
+    [
+      { kind: 'write', path: 'src/d.ts', text: 'export const d = 2\n' },
+      { kind: 'write', path: 'linked.txt', text: 'linked v2\n' },
+    ],
+  ],
+}
+
 const MARK = 'rename .patchloom/journal/<id>.pending .patchloom/journal/<id>'
 
 interface Run {
@@ -47,6 +81,8 @@ interface Run {
   readonly durability: 'full' | 'fast'
   readonly syncPolicy?: SyncPolicy
   readonly atomicRename?: boolean
+  /** A killed process instead of a power cut (what fast promises to survive). */
+  readonly processKill?: boolean
   /** Whether power cuts during recovery are checked too (--recovery-cuts states of this run). */
   readonly cutRecovery?: boolean
   /** A weakened commit must be found vulnerable; `full` itself must not be. */
@@ -100,6 +136,47 @@ const RUNS: readonly Run[] = [
     syncPolicy: failMarkSync,
     expectVulnerable: false,
   },
+  {
+    name: 'batch of 3 transactions',
+    fixture: BATCH_OF_3,
+    durability: 'full',
+    cutRecovery: true,
+    expectVulnerable: false,
+  },
+  {
+    name: 'batch of 3 transactions',
+    fixture: BATCH_OF_3,
+    durability: 'fast',
+    expectVulnerable: true,
+  },
+  {
+    name: 'batch of 3, process killed (not a power cut)',
+    fixture: BATCH_OF_3,
+    durability: 'fast',
+    processKill: true,
+    expectVulnerable: false,
+  },
+  {
+    name: 'batch of 3, directory syncs before replacing dropped',
+    fixture: BATCH_OF_3,
+    durability: 'full',
+    syncPolicy: SKIP_PREPARED_DIR_SYNCS,
+    expectVulnerable: true,
+  },
+  {
+    name: "batch of 3, marked before the replaced files' directories are synced",
+    fixture: BATCH_OF_3,
+    durability: 'full',
+    syncPolicy: MARK_BEFORE_REPLACED_SYNCS,
+    expectVulnerable: true,
+  },
+  {
+    name: "batch of 3, marks' sync fails (warned)",
+    fixture: BATCH_OF_3,
+    durability: 'full',
+    syncPolicy: failMarkSync,
+    expectVulnerable: false,
+  },
 ]
 
 interface Args {
@@ -108,11 +185,17 @@ interface Args {
   seed: number
   examples: number
   recoveryCuts: number
+  /** Only the runs whose name contains this. */
+  only?: string
 }
 
 function parseArgs(argv: readonly string[]): Args {
   const args: Args = { maxFree: 16, samples: 3000, seed: 1, examples: 3, recoveryCuts: 40 }
   for (let i = 0; i < argv.length; i += 2) {
+    if (argv[i] === '--only') {
+      args.only = argv[i + 1] ?? ''
+      continue
+    }
     const value = Number(argv[i + 1])
     const key = {
       '--max-free': 'maxFree',
@@ -120,10 +203,10 @@ function parseArgs(argv: readonly string[]): Args {
       '--seed': 'seed',
       '--examples': 'examples',
       '--recovery-cuts': 'recoveryCuts',
-    }[argv[i] as string] as keyof Args | undefined
+    }[argv[i] as string] as Exclude<keyof Args, 'only'> | undefined
     if (key === undefined || !Number.isInteger(value) || value < 0) {
       console.error(
-        'usage: node dist/bench/power-cut.js [--max-free N] [--samples N] [--seed S] [--examples N] [--recovery-cuts N]',
+        'usage: node dist/bench/power-cut.js [--only TEXT] [--max-free N] [--samples N] [--seed S] [--examples N] [--recovery-cuts N]',
       )
       process.exit(64)
     }
@@ -157,7 +240,7 @@ async function main(): Promise<void> {
   const rows: string[][] = []
   const reports: { run: Run; report: PowerCutReport }[] = []
   let failed = false
-  for (const run of RUNS) {
+  for (const run of RUNS.filter((r) => args.only === undefined || r.name.includes(args.only))) {
     const started = performance.now()
     const report = await checkPowerCuts({
       fixture: run.fixture,
@@ -167,6 +250,7 @@ async function main(): Promise<void> {
       seed: args.seed,
       ...(run.syncPolicy === undefined ? {} : { syncPolicy: run.syncPolicy }),
       ...(run.atomicRename === undefined ? {} : { atomicRename: run.atomicRename }),
+      ...(run.processKill === undefined ? {} : { processKill: run.processKill }),
       ...(run.cutRecovery === true ? { recoveryCuts: args.recoveryCuts } : {}),
     })
     const seconds = (performance.now() - started) / 1000
@@ -182,6 +266,7 @@ async function main(): Promise<void> {
       report.exhaustive ? 'yes' : 'sampled',
       String(o.before),
       String(o.after),
+      String(o.split),
       `**${report.vulnerable.length}**`,
       report.commitWarnings.map((w) => w.code).join(', ') || '-',
       run.cutRecovery === true
@@ -206,6 +291,7 @@ async function main(): Promise<void> {
         'exhaustive',
         'before',
         'after',
+        'split',
         'vulnerable',
         'commit warning',
         'recovery cut: states / checked / vulnerable',
