@@ -3,13 +3,15 @@
 //    createMcpHandler with a fresh McpServer per request (what the server did first) against
 //    the server's reusing handler (src/server/instances.ts), the direct leg that 2025-era
 //    tools/call takes over HTTP (src/server/direct.ts, D-121: one connected McpServer, no web
-//    Request), and the edit service called directly, with no SDK at all, as the floor;
+//    Request), and the edit service called directly, with no SDK at all, as the floor, beside
+//    the same service observed as `serve` observes it (metrics and a JSON log line per call,
+//    written to /dev/null);
 // 2. the filesystem calls of one journal commit (a one-line JSON edit through a warm engine),
 //    counted and timed per call by wrapping node:fs, on the filesystem of the temp directory
 //    (not tmpfs: the server's workspaces are on disk), beside a bare mkdir/rmdir pair there.
 // Run: npm run bench:server-costs, or npm run build && node dist/bench/server-costs.bench.js [--requests 1500] [--commits 400]
 import fs from 'node:fs'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -18,6 +20,9 @@ import { createMcpServer } from '../src/server/mcp.js'
 import { DirectLeg } from '../src/server/direct.js'
 import { InstancePool, reusingHandler } from '../src/server/instances.js'
 import { EditService } from '../src/server/service.js'
+import { LineLog } from '../src/server/log-lines.js'
+import { ServerMetrics } from '../src/server/metrics.js'
+import { allOf } from '../src/server/observe.js'
 import { loadLine, machineLine, markdownTable, median, ms } from './report.js'
 
 const args = process.argv.slice(2)
@@ -95,26 +100,42 @@ async function handlerCosts(root: string): Promise<string> {
   })
   const legFirst = JSON.stringify(await leg.exchange(call(0), auth))
   if (!legFirst.includes('content_hash')) throw new Error(`direct leg: unexpected ${legFirst}`)
+  const devNull = openSync('/dev/null', 'w')
+  const metrics = new ServerMetrics()
+  const observedService = await EditService.open({
+    workspaces: [{ root }],
+    workers: false,
+    observer: allOf(metrics, new LineLog('json', (text) => writeSync(devNull, text))),
+  })
   const viaLeg: number[] = []
   const direct: number[] = []
+  const observed: number[] = []
   for (let r = 0; r < ROUNDS; r++) {
     let start = performance.now()
     for (let i = 0; i < REQUESTS; i++) await leg.exchange(call(i), auth)
     viaLeg.push((performance.now() - start) / REQUESTS)
-    start = performance.now()
-    for (let i = 0; i < REQUESTS; i++) {
-      await service.call('read_file', { path: 'a.txt', limit: 2 }, { agent: 'b' })
+    for (const [into, target] of [
+      [direct, service],
+      [observed, observedService],
+    ] as const) {
+      start = performance.now()
+      for (let i = 0; i < REQUESTS; i++) {
+        await target.call('read_file', { path: 'a.txt', limit: 2 }, { agent: 'b' })
+      }
+      into.push((performance.now() - start) / REQUESTS)
     }
-    direct.push((performance.now() - start) / REQUESTS)
   }
+  if (!(await metrics.text()).includes('patchloom_tool_calls_total{tool="read_file",outcome="ok"}'))
+    throw new Error('observed service: no read_file count in the metrics')
   await Promise.all([fresh.close(), reusing.close(), leg.close()])
-  await service.close()
+  await Promise.all([service.close(), observedService.close()])
+  closeSync(devNull)
   return [
     `### read_file per request, in-process (${REQUESTS} requests x ${ROUNDS} rounds, median)`,
     '',
     markdownTable(['era', 'fresh McpServer per request ms', 'reused instances ms'], rows),
     '',
-    `A 2025-era tools/call through the direct leg (one connected McpServer): ${ms(median(viaLeg))} ms. The edit service alone (no SDK): ${ms(median(direct))} ms per read_file. Instances made by the reusing handler: ${pool.made}.`,
+    `A 2025-era tools/call through the direct leg (one connected McpServer): ${ms(median(viaLeg))} ms. The edit service alone (no SDK): ${ms(median(direct))} ms per read_file; observed as \`serve\` observes it (metrics, a JSON log line per call to /dev/null): ${ms(median(observed))} ms. Instances made by the reusing handler: ${pool.made}.`,
   ].join('\n')
 }
 

@@ -34,24 +34,17 @@ export class LineLog implements ServerObserver {
     this.flush()
   }
 
-  // PERF: on every call (bench/server-costs.bench.ts, the observed service row).
+  // PERF: on every call (bench/server-costs.bench.ts, the observed service row): the line is
+  // put together by hand, each string through JSON.stringify only when it is not plain.
   toolCall(call: ToolCallRecord): void {
     const ms = Math.round(call.ms * 100) / 100
     const level: LogLevel = call.outcome === 'INTERNAL' ? 'error' : 'info'
-    this.#pending +=
-      this.#format === 'json'
-        ? `${JSON.stringify({
-            time: new Date().toISOString(),
-            level,
-            event: 'tool.call',
-            request_id: call.requestId,
-            tool: call.tool,
-            workspace: call.workspace ?? null,
-            agent: call.agent,
-            outcome: call.outcome,
-            ms,
-          })}\n`
-        : `patchloom: ${call.tool} ${call.outcome} in ${ms} ms (request ${call.requestId}, workspace ${call.workspace ?? '-'}, agent ${call.agent})\n`
+    if (this.#format === 'json') {
+      const workspace = call.workspace === undefined ? 'null' : quoted(call.workspace)
+      this.#pending += `{"time":"${new Date().toISOString()}","level":"${level}","event":"tool.call","request_id":${quoted(call.requestId)},"tool":${quoted(call.tool)},"workspace":${workspace},"agent":${quoted(call.agent)},"outcome":${quoted(call.outcome)},"ms":${ms}}\n`
+    } else {
+      this.#pending += `patchloom: ${call.tool} ${call.outcome} in ${ms} ms (request ${call.requestId}, workspace ${call.workspace ?? '-'}, agent ${call.agent})\n`
+    }
     if (!this.#scheduled) {
       this.#scheduled = true
       setImmediate(() => this.flush())
@@ -72,4 +65,11 @@ export class LineLog implements ServerObserver {
     this.#pending = ''
     this.#write(text)
   }
+}
+
+/** Characters a JSON string holds as they are: what names, codes and ids are made of. */
+const PLAIN = /^[A-Za-z0-9._:@/ -]*$/
+
+function quoted(text: string): string {
+  return PLAIN.test(text) ? `"${text}"` : JSON.stringify(text)
 }
