@@ -65,6 +65,17 @@ describe('LineLog', () => {
     expect(writes).toHaveLength(1)
   })
 
+  it('keeps each line valid JSON whatever a workspace or agent is called', async () => {
+    const writes: string[] = []
+    const log = new LineLog('json', (s) => writes.push(s))
+    log.toolCall({ ...call, workspace: 'we "quote"\nand break', agent: 'tab\there' })
+    await nextTurn()
+    expect(JSON.parse(writes[0] as string)).toMatchObject({
+      workspace: 'we "quote"\nand break',
+      agent: 'tab\there',
+    })
+  })
+
   it('writes waiting call lines before an event, so the stop line comes last', () => {
     const writes: string[] = []
     const log = new LineLog('json', (s) => writes.push(s))
