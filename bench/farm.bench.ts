@@ -1,10 +1,20 @@
 // Many agents editing one tree at once through `patchloom serve --http`: N concurrent
-// clients, each doing M read-modify-write edits (read_file, then edit_file with expected_hash
-// from that read; a stale hash re-reads and retries, SERVER_BUSY or HTTP 429 backs off and
-// retries) on a seeded mix of its own private file and a few shared files. Each edit appends a
-// unique token line (`agent-0007 edit-00012`): old_string is the file's last line, new_string
-// that line plus the token. At the end every file is read from disk and the tokens counted: an
-// acknowledged edit whose token is missing is a lost update (must be 0 for patchloom).
+// clients, each doing M edits on a seeded mix of its own private file and a few shared files.
+// Every file has one section per agent that edits it (`section agent-0007`, then a filler line):
+// an edit appends a unique token line (`agent-0007 edit-00012`) to the agent's own section
+// (old_string: the section's last line, new_string: that line plus the token), so edits of two
+// agents on one shared file never touch the same or adjacent lines and a rebase can land them.
+// Two client styles (--client), on the same load:
+// - optimistic: read_file, then edit_file with expected_hash from that read; a stale hash
+//   (FILE_HASH_MISMATCH) is retried at once from the file the refusal returns (no second read;
+//   it reads again only when the refusal has no content);
+// - rebase: as agents with read-before-write state edit: read_file, then edit_file without
+//   expected_hash, the server rebasing the edit over the others' changes made since the read; a
+//   refused rebase (an overlap, 0 on this load) is counted and retried from the refusal's file.
+// SERVER_BUSY or HTTP 429 backs off and retries. At the end every file is read from disk and the
+// tokens counted: an acknowledged edit whose token is not in its agent's section exactly once is
+// a lost update (must be 0 for patchloom); a token in another's section or out of its agent's
+// order is misplaced (must be 0 too).
 // Side by side, in the same run and on the same load, the reference server
 // @modelcontextprotocol/server-filesystem, deployed as it is meant to be: one stdio process per
 // client, spoken to with raw newline-delimited JSON-RPC (initialize, then read_text_file and
@@ -13,16 +23,19 @@
 // measure process scheduling, not the server.
 // Per row: edits/s over the timed phase (and kept/s: those whose token is in the file at the end;
 // the ratio to the reference is taken on these), p50/p99 of one acknowledged edit (first read to the
-// edit's answer, retries included), retries per edit, lost updates, and the CPU of the load
-// generator (this process) and of the server process(es), each as a share of wall time, so a
-// client-bound row can be seen as such. Each row gets a fresh server and tree, and untimed
-// warm-up edits (about 100 in all, at least 2 per client) on separate files first.
+// edit's answer, retries included), retries per edit, refused rebases, edits given up, lost
+// updates, the CPU of the load generator (this process) and of the server process(es), each as a
+// share of wall time, so a client-bound row can be seen as such, and the server's CPU ms per
+// acknowledged edit (its read+edit pair, retries included). Each row gets a fresh server and
+// tree, and untimed warm-up edits (about 100 in all, at least 2 per client) on separate files
+// first.
 // Run: npm run build && node dist/bench/farm.bench.js   (or npm run bench:farm -- FLAGS)
 //   --n 1,16,64,256        client counts for patchloom
 //   --ref-n 1,16,64        client counts for the reference server (--no-ref: none)
 //   --m 50                 edits per client
 //   --mix private,mixed    private: every edit on the client's own file; mixed: a share of the
 //                          edits (--shared-share 0.25) on --shared-files 4 shared files
+//   --client optimistic,rebase   patchloom's client styles, one set of rows each
 //   --durability full,fast patchloom's --durability, one set of rows each
 //   --runs 1               repeat every row; tables show medians (lost updates: the sum)
 //   --warmup 100           untimed warm-up edits per row, spread over the clients (>= 2 each)
@@ -55,6 +68,8 @@ const CLK_TCK = 100
 type Durability = 'full' | 'fast'
 type Mix = 'private' | 'mixed'
 type ServerKind = 'patchloom' | 'server-filesystem'
+/** How a patchloom client edits (the opening comment); the reference server has one way. */
+type ClientMode = 'optimistic' | 'rebase'
 
 interface Flags {
   readonly ns: readonly number[]
@@ -64,6 +79,7 @@ interface Flags {
   readonly sharedShare: number
   readonly sharedFiles: number
   readonly durabilities: readonly Durability[]
+  readonly clients: readonly ClientMode[]
   readonly runs: number
   readonly seed: number
   readonly warmup: number
@@ -86,6 +102,7 @@ function parseFlags(argv: readonly string[]): Flags {
     sharedShare: 0.25,
     sharedFiles: 4,
     durabilities: ['full', 'fast'] as readonly Durability[],
+    clients: ['optimistic', 'rebase'] as readonly ClientMode[],
     runs: 1,
     seed: 11,
     warmup: 100,
@@ -117,6 +134,12 @@ function parseFlags(argv: readonly string[]): Flags {
       for (const d of ds)
         if (d !== 'full' && d !== 'fast') throw new Error(`unknown durability ${d}`)
       flags.durabilities = ds as Durability[]
+    } else if (flag === '--client') {
+      const cs = list(value())
+      for (const c of cs)
+        if (c !== 'optimistic' && c !== 'rebase') throw new Error(`unknown client ${c}`)
+      if (cs.length === 0) throw new Error('--client needs optimistic, rebase or both')
+      flags.clients = cs as ClientMode[]
     } else if (flag === '--runs') flags.runs = numbers(value())[0] as number
     else if (flag === '--seed') flags.seed = Number(value())
     else if (flag === '--warmup') flags.warmup = Number(value())
@@ -133,55 +156,74 @@ function parseFlags(argv: readonly string[]): Flags {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The tree: one private file per client, the shared files, one warm-up file per client.
+// The tree: one private file per client, the shared files, one warm-up file per client. Each
+// file has a section per agent that edits it, a filler line after each section.
 
 interface Tree {
   readonly root: string
   readonly privateOf: (k: number) => string
   readonly shared: readonly string[]
   readonly warmOf: (k: number) => string
+  /** Every file the timed phase edits, with the agents that have a section in it. */
+  readonly timed: readonly { readonly rel: string; readonly agents: readonly number[] }[]
 }
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0')
 const agentName = (k: number) => `agent-${pad(k, 4)}`
 /** Fixed width, so no token is a prefix of another and a last line matches exactly once. */
 const tokenOf = (k: number, e: number) => `${agentName(k)} edit-${pad(e, 5)}`
+const SECTION = 'section '
+const FILLER = 'filler'
+const headingOf = (k: number) => `${SECTION}${agentName(k)}`
 
 function makeTree(n: number, sharedFiles: number): Tree {
   const root = mkdtempSync(path.join(tmpdir(), 'farm-'))
   for (const dir of ['private', 'shared', 'warm']) mkdirSync(path.join(root, dir))
-  const tree: Tree = {
-    root,
-    privateOf: (k) => `private/${agentName(k)}.txt`,
-    shared: Array.from({ length: sharedFiles }, (_, i) => `shared/s${i}.txt`),
-    warmOf: (k) => `warm/${agentName(k)}.txt`,
-  }
-  const files = [
-    ...Array.from({ length: n }, (_, k) => tree.privateOf(k)),
-    ...tree.shared,
-    ...Array.from({ length: n }, (_, k) => tree.warmOf(k)),
+  const everyone = Array.from({ length: n }, (_, k) => k)
+  const privateOf = (k: number) => `private/${agentName(k)}.txt`
+  const shared = Array.from({ length: sharedFiles }, (_, i) => `shared/s${i}.txt`)
+  const warmOf = (k: number) => `warm/${agentName(k)}.txt`
+  const timed = [
+    ...everyone.map((k) => ({ rel: privateOf(k), agents: [k] })),
+    ...shared.map((rel) => ({ rel, agents: everyone })),
   ]
-  for (const rel of files) writeFileSync(path.join(root, rel), `farm file ${rel}\n`)
-  return tree
+  const files = [...timed, ...everyone.map((k) => ({ rel: warmOf(k), agents: [k] }))]
+  for (const { rel, agents } of files) {
+    const body = agents.map((k) => `${headingOf(k)}\n${FILLER}\n`).join('')
+    writeFileSync(path.join(root, rel), `farm file ${rel}\n${body}`)
+  }
+  return { root, privateOf, shared, warmOf, timed }
+}
+
+/** The last line of agent k's section: the line its next token goes after. */
+function lastLineOf(lines: readonly string[], k: number): string | undefined {
+  const at = lines.indexOf(headingOf(k))
+  if (at === -1) return undefined
+  let end = at
+  while (end + 1 < lines.length && lines[end + 1] !== FILLER) end++
+  return lines[end]
 }
 
 // ---------------------------------------------------------------------------------------------
-// One client's view of a server: read a file (content and, for patchloom, its hash) and append
+// One client's view of a server: read a file (its lines and, for patchloom, its hash) and append
 // a line after a given last line. Both servers answer with the same outcome kinds.
 
-type Outcome =
-  | { readonly kind: 'ok' }
-  | { readonly kind: 'stale' }
-  | { readonly kind: 'busy' }
-  | { readonly kind: 'error'; readonly code: string }
-
-interface ReadResult {
-  readonly lastLine: string
+/** A file as a client saw it: its lines (endings cut) and, from patchloom, its hash. */
+interface FileView {
+  readonly lines: readonly string[]
   readonly hash: string | undefined
 }
 
+type Outcome =
+  /** `rebased`: the server landed the edit over changes made since the client's read. */
+  | { readonly kind: 'ok'; readonly rebased?: boolean }
+  /** A stale hash or a refused rebase; `current`: the file as the refusal returned it. */
+  | { readonly kind: 'stale'; readonly current?: FileView }
+  | { readonly kind: 'busy' }
+  | { readonly kind: 'error'; readonly code: string }
+
 interface Client {
-  read(rel: string): Promise<ReadResult | Outcome>
+  read(rel: string): Promise<FileView | Outcome>
   append(rel: string, lastLine: string, line: string, hash: string | undefined): Promise<Outcome>
   close(): void
 }
@@ -193,6 +235,12 @@ interface RpcReply {
     readonly content?: readonly { readonly type: string; readonly text?: string }[]
   }
   readonly error?: { readonly code: number; readonly message: string }
+}
+
+/** read_file's numbered listing (`<n>\t<text>` lines) as the lines' text. */
+function listedLines(content: string): string[] {
+  if (content === '') return []
+  return content.split('\n').map((l) => l.slice(l.indexOf('\t') + 1))
 }
 
 /** patchloom over keep-alive HTTP: one connection per client, no initialize (stateless 2025). */
@@ -207,22 +255,17 @@ class HttpClient implements Client {
     this.#name = name
   }
 
-  async read(rel: string): Promise<ReadResult | Outcome> {
-    let reply = await this.#call('read_file', { path: rel })
-    if (!('structured' in reply)) return reply
-    // The default page is 2,000 lines: a longer file is read again from its last line.
-    if (reply.structured['more'] === true) {
-      reply = await this.#call('read_file', {
-        path: rel,
-        offset: reply.structured['total_lines'],
-      })
+  async read(rel: string): Promise<FileView | Outcome> {
+    // The default page is 2,000 lines: a longer file is read again whole.
+    for (let limit: number | undefined; ;) {
+      const reply = await this.#call('read_file', { path: rel, ...(limit ? { limit } : {}) })
       if (!('structured' in reply)) return reply
-    }
-    const content = String(reply.structured['content'])
-    const last = content.slice(content.lastIndexOf('\n') + 1)
-    return {
-      lastLine: last.slice(last.indexOf('\t') + 1),
-      hash: String(reply.structured['content_hash']),
+      const listed = reply.structured
+      if (listed['more'] === true) {
+        limit = 2 * Number(listed['total_lines'])
+        continue
+      }
+      return { lines: listedLines(String(listed['content'])), hash: String(listed['content_hash']) }
     }
   }
 
@@ -238,7 +281,9 @@ class HttpClient implements Client {
       new_string: `${lastLine}\n${line}`,
       ...(hash === undefined ? {} : { expected_hash: hash }),
     })
-    return 'structured' in reply ? { kind: 'ok' } : reply
+    if (!('structured' in reply)) return reply
+    const files = reply.structured['files'] as { rebased_from?: string }[] | undefined
+    return { kind: 'ok', rebased: files?.[0]?.rebased_from !== undefined }
   }
 
   close(): void {
@@ -312,9 +357,19 @@ function outcomeOf(reply: RpcReply): { structured: Record<string, unknown> } | O
   const result = reply.result
   if (result === undefined) return { kind: 'error', code: 'NO_RESULT' }
   if (result.isError === true) {
-    const error = result.structuredContent?.['error'] as { code?: string } | undefined
+    const error = result.structuredContent?.['error'] as
+      | { code?: string; current?: { content: string; content_hash: string; more: boolean } }
+      | undefined
     const code = error?.code ?? 'TOOL_ERROR'
-    if (code === 'FILE_HASH_MISMATCH') return { kind: 'stale' }
+    if (code === 'FILE_HASH_MISMATCH') {
+      const current = error?.current
+      return current === undefined || current.more
+        ? { kind: 'stale' }
+        : {
+            kind: 'stale',
+            current: { lines: listedLines(current.content), hash: current.content_hash },
+          }
+    }
     if (code === 'SERVER_BUSY') return { kind: 'busy' }
     return { kind: 'error', code }
   }
@@ -357,11 +412,11 @@ class StdioClient implements Client {
     return client
   }
 
-  async read(rel: string): Promise<ReadResult | Outcome> {
+  async read(rel: string): Promise<FileView | Outcome> {
     const reply = await this.#tool('read_text_file', { path: path.join(this.#root, rel) })
     if (!('structured' in reply)) return reply
     const content = String(reply.structured['content']).replace(/\n$/, '')
-    return { lastLine: content.slice(content.lastIndexOf('\n') + 1), hash: undefined }
+    return { lines: content === '' ? [] : content.split('\n'), hash: undefined }
   }
 
   async append(rel: string, lastLine: string, line: string): Promise<Outcome> {
@@ -406,7 +461,14 @@ class StdioClient implements Client {
 interface ClientStats {
   readonly latenciesMs: number[]
   readonly acked: string[]
+  /** Refusals of a stale expected_hash. */
   stale: number
+  /** Refused rebases (no expected_hash: the server could not merge the edit). */
+  rebaseRefused: number
+  /** Retries made from the file a refusal returned, without reading it again. */
+  fromRefusal: number
+  /** Edits the server rebased over changes made since the client's read. */
+  rebased: number
   busy: number
   failed: number
   readonly errors: Map<string, number>
@@ -414,9 +476,15 @@ interface ClientStats {
 
 const sleep = (msToWait: number) => new Promise((r) => setTimeout(r, msToWait))
 
+/**
+ * Client k's edits in sequence, in its style: `optimistic` sends the hash it read, `rebase` none,
+ * and so does the reference server's client, which has no hash to send. A refusal that returns
+ * the file is retried from it.
+ */
 async function runClient(
   client: Client,
   k: number,
+  mode: ClientMode | 'reference',
   files: readonly string[],
   tokens: readonly string[],
   stats: ClientStats,
@@ -427,19 +495,33 @@ async function runClient(
     const token = tokens[e] as string
     const start = performance.now()
     let done = false
+    let view: FileView | undefined
     for (let attempt = 0, busyRun = 0; attempt < MAX_ATTEMPTS && !done; attempt++) {
-      const read = await client.read(rel)
       let outcome: Outcome
+      const read = view ?? (await client.read(rel))
+      view = undefined
       if ('kind' in read) outcome = read
-      else outcome = await client.append(rel, read.lastLine, token, read.hash)
+      else {
+        const last = lastLineOf(read.lines, k)
+        outcome =
+          last === undefined
+            ? { kind: 'error', code: 'NO_SECTION' }
+            : await client.append(rel, last, token, mode === 'optimistic' ? read.hash : undefined)
+      }
       switch (outcome.kind) {
         case 'ok':
           stats.latenciesMs.push(performance.now() - start)
           stats.acked.push(token)
+          if (outcome.rebased === true) stats.rebased++
           done = true
           break
         case 'stale':
-          stats.stale++
+          if (mode === 'rebase') stats.rebaseRefused++
+          else stats.stale++
+          if (outcome.current !== undefined) {
+            view = outcome.current
+            stats.fromRefusal++
+          }
           break
         case 'busy':
           stats.busy++
@@ -481,6 +563,8 @@ function cpuSecondsOf(pid: number | undefined): number {
 export interface FarmRow {
   readonly server: ServerKind
   readonly durability: Durability | null
+  /** patchloom's client style; null for the reference server. */
+  readonly client: ClientMode | null
   readonly mix: Mix
   readonly n: number
   readonly m: number
@@ -494,11 +578,21 @@ export interface FarmRow {
   readonly p99Ms: number
   readonly retriesPerEdit: number
   readonly staleRetries: number
+  /** Rebases the server refused (rebase clients): edits it could not merge. */
+  readonly rebaseRefused: number
+  /** Retries made from the file a refusal returned, without a second read. */
+  readonly retriesFromRefusal: number
+  /** Acknowledged edits the server rebased over others' changes made since the read. */
+  readonly rebasedEdits: number
   readonly busyRetries: number
   readonly lost: number
+  /** Tokens in another agent's section, or out of their agent's order. */
+  readonly misplaced: number
   readonly landedUnacknowledged: number
   readonly clientCpuShare: number
   readonly serverCpuShare: number
+  /** The server's CPU ms per acknowledged edit (its read+edit pair, retries included). */
+  readonly serverCpuMsPerEdit: number
   readonly errors: Readonly<Record<string, number>>
   readonly serverLog: readonly string[]
 }
@@ -523,7 +617,10 @@ async function startPatchloom(tree: Tree, n: number, durability: Durability): Pr
   )
   const log: string[] = []
   createInterface({ input: child.stderr }).on('line', (line) => {
-    if (!/serving MCP|draining requests|stopped|responseMode/.test(line)) log.push(line)
+    if (/serving MCP|draining requests|stopped|responseMode/.test(line)) return
+    // JSON log lines: the calls and the server's start are traffic; warnings and errors are kept.
+    if (line.startsWith('{') && /"level":"(info|debug)"/.test(line)) return
+    log.push(line)
   })
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve)
@@ -572,6 +669,7 @@ async function startReference(tree: Tree, n: number): Promise<Target> {
 async function runRow(
   server: ServerKind,
   durability: Durability | null,
+  client: ClientMode | null,
   mix: Mix,
   n: number,
   flags: Flags,
@@ -581,6 +679,7 @@ async function runRow(
     server === 'patchloom'
       ? await startPatchloom(tree, n, durability as Durability)
       : await startReference(tree, n)
+  const mode = client ?? 'reference'
   try {
     const warm = Math.max(WARMUP_MIN, Math.ceil(flags.warmup / n))
     const warmStats = target.clients.map(() => newStats())
@@ -589,6 +688,7 @@ async function runRow(
         runClient(
           c,
           k,
+          mode,
           Array.from({ length: warm }, () => tree.warmOf(k)),
           Array.from({ length: warm }, (_, e) => `warm ${tokenOf(k, e)}`),
           warmStats[k] as ClientStats,
@@ -605,6 +705,7 @@ async function runRow(
         runClient(
           c,
           k,
+          mode,
           plans[k] as string[],
           Array.from({ length: flags.m }, (_, e) => tokenOf(k, e)),
           stats[k] as ClientStats,
@@ -614,18 +715,11 @@ async function runRow(
     const wallMs = performance.now() - t0
     const cpu = process.cpuUsage(cpu0)
     const serverCpu = target.cpuSeconds() - serverCpu0
-    // Count the tokens on disk: every acknowledged one must be there, exactly once.
-    const present = new Map<string, number>()
-    for (const rel of [...target.clients.map((_, k) => tree.privateOf(k)), ...tree.shared])
-      for (const line of readFileSync(path.join(tree.root, rel), 'utf8').split('\n'))
-        if (line.startsWith('agent-')) present.set(line, (present.get(line) ?? 0) + 1)
     const acked = new Set(stats.flatMap((s) => s.acked))
-    let lost = 0
-    for (const token of acked) if (present.get(token) !== 1) lost++
-    let landedUnacknowledged = 0
-    for (const token of present.keys()) if (!acked.has(token)) landedUnacknowledged++
+    const { lost, misplaced, landedUnacknowledged } = countTokens(tree, acked)
     const latencies = stats.flatMap((s) => s.latenciesMs).sort((a, b) => a - b)
     const staleRetries = sum(stats.map((s) => s.stale))
+    const rebaseRefused = sum(stats.map((s) => s.rebaseRefused))
     const busyRetries = sum(stats.map((s) => s.busy))
     const errors: Record<string, number> = {}
     for (const s of [...warmStats, ...stats])
@@ -633,6 +727,7 @@ async function runRow(
     return {
       server,
       durability,
+      client,
       mix,
       n,
       m: flags.m,
@@ -643,13 +738,19 @@ async function runRow(
       keptPerSec: (acked.size - lost) / (wallMs / 1000),
       p50Ms: percentile(latencies, 0.5),
       p99Ms: percentile(latencies, 0.99),
-      retriesPerEdit: acked.size === 0 ? Number.NaN : (staleRetries + busyRetries) / acked.size,
+      retriesPerEdit:
+        acked.size === 0 ? Number.NaN : (staleRetries + rebaseRefused + busyRetries) / acked.size,
       staleRetries,
+      rebaseRefused,
+      retriesFromRefusal: sum(stats.map((s) => s.fromRefusal)),
+      rebasedEdits: sum(stats.map((s) => s.rebased)),
       busyRetries,
       lost,
+      misplaced,
       landedUnacknowledged,
       clientCpuShare: (cpu.user + cpu.system) / 1000 / wallMs,
       serverCpuShare: (serverCpu * 1000) / wallMs,
+      serverCpuMsPerEdit: acked.size === 0 ? Number.NaN : (serverCpu * 1000) / acked.size,
       errors,
       serverLog: target.log().slice(0, 20),
     }
@@ -660,8 +761,56 @@ async function runRow(
   }
 }
 
+/**
+ * The tokens on disk against the acknowledged ones: each must be in its agent's section exactly
+ * once (else lost); a token in another agent's section, or after a later one of its agent in
+ * its section, is misplaced; a token on disk that no client was told landed is unacknowledged.
+ */
+function countTokens(
+  tree: Tree,
+  acked: ReadonlySet<string>,
+): { lost: number; misplaced: number; landedUnacknowledged: number } {
+  const inOwnSection = new Map<string, number>()
+  const seen = new Set<string>()
+  let misplaced = 0
+  for (const { rel } of tree.timed) {
+    let owner: string | undefined
+    let previous = ''
+    for (const line of readFileSync(path.join(tree.root, rel), 'utf8').split('\n')) {
+      if (line.startsWith(SECTION)) {
+        owner = line.slice(SECTION.length)
+        previous = ''
+      } else if (line === FILLER) owner = undefined
+      else if (line.startsWith('agent-')) {
+        seen.add(line)
+        // Fixed-width tokens: in one agent's order exactly when in string order.
+        if (owner === undefined || !line.startsWith(`${owner} `) || line <= previous) misplaced++
+        else {
+          inOwnSection.set(line, (inOwnSection.get(line) ?? 0) + 1)
+          previous = line
+        }
+      }
+    }
+  }
+  let lost = 0
+  for (const token of acked) if (inOwnSection.get(token) !== 1) lost++
+  let landedUnacknowledged = 0
+  for (const token of seen) if (!acked.has(token)) landedUnacknowledged++
+  return { lost, misplaced, landedUnacknowledged }
+}
+
 function newStats(): ClientStats {
-  return { latenciesMs: [], acked: [], stale: 0, busy: 0, failed: 0, errors: new Map() }
+  return {
+    latenciesMs: [],
+    acked: [],
+    stale: 0,
+    rebaseRefused: 0,
+    fromRefusal: 0,
+    rebased: 0,
+    busy: 0,
+    failed: 0,
+    errors: new Map(),
+  }
 }
 
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0)
@@ -685,11 +834,16 @@ function foldRuns(runs: readonly FarmRow[]): FarmRow & { readonly runs: number }
     p99Ms: med((r) => r.p99Ms),
     retriesPerEdit: med((r) => r.retriesPerEdit),
     staleRetries: med((r) => r.staleRetries),
+    rebaseRefused: sum(runs.map((r) => r.rebaseRefused)),
+    retriesFromRefusal: med((r) => r.retriesFromRefusal),
+    rebasedEdits: med((r) => r.rebasedEdits),
     busyRetries: med((r) => r.busyRetries),
     lost: sum(runs.map((r) => r.lost)),
+    misplaced: sum(runs.map((r) => r.misplaced)),
     landedUnacknowledged: sum(runs.map((r) => r.landedUnacknowledged)),
     clientCpuShare: med((r) => r.clientCpuShare),
     serverCpuShare: med((r) => r.serverCpuShare),
+    serverCpuMsPerEdit: med((r) => r.serverCpuMsPerEdit),
     errors,
     serverLog: runs.flatMap((r) => r.serverLog).slice(0, 20),
   }
@@ -707,6 +861,7 @@ function table(rows: readonly FarmRow[], reference: readonly FarmRow[]): string 
   return markdownTable(
     [
       'server',
+      'client',
       'N',
       'edits',
       'edits/s',
@@ -715,15 +870,18 @@ function table(rows: readonly FarmRow[], reference: readonly FarmRow[]): string 
       'p50 ms',
       'p99 ms',
       'retries/edit',
+      'rebases refused',
+      'given up',
       'lost',
-      'failed',
       'client CPU',
       'server CPU',
+      'server CPU ms/pair',
     ],
     rows.map((r) => {
       const ref = reference.find((x) => x.n === r.n && x.mix === r.mix)
       return [
         label(r),
+        r.client ?? '-',
         String(r.n),
         String(r.edits),
         r.editsPerSec.toFixed(0),
@@ -732,10 +890,12 @@ function table(rows: readonly FarmRow[], reference: readonly FarmRow[]): string 
         ms(r.p50Ms),
         ms(r.p99Ms),
         Number.isNaN(r.retriesPerEdit) ? '-' : r.retriesPerEdit.toFixed(2),
-        String(r.lost),
+        r.client === 'rebase' ? String(r.rebaseRefused) : '-',
         String(r.failed),
+        String(r.lost),
         pct(r.clientCpuShare),
         pct(r.serverCpuShare),
+        Number.isNaN(r.serverCpuMsPerEdit) ? '-' : r.serverCpuMsPerEdit.toFixed(2),
       ]
     }),
   )
@@ -748,75 +908,116 @@ export interface FarmTarget {
 }
 
 /**
- * The farm's targets (no lost update, throughput, latency) against the rows measured (null: the
- * row was not run).
+ * The farm's targets (no lost update, throughput, latency, no starving agent) against the rows
+ * measured (null: the row was not run).
  */
 function targetsOf(rows: readonly FarmRow[]): FarmTarget[] {
   const out: FarmTarget[] = []
   const mine = rows.filter((r) => r.server === 'patchloom')
   const refs = rows.filter((r) => r.server === 'server-filesystem')
-  const lostAll = sum(mine.map((r) => r.lost))
+  const lostAll = sum(mine.map((r) => r.lost + r.misplaced))
   out.push({
-    target: '0 lost updates at every N (patchloom)',
-    measured: `${lostAll} lost in ${sum(mine.map((r) => r.edits))} acknowledged edits`,
+    target: '0 lost updates at every N and client mode (patchloom)',
+    measured: `${lostAll} lost or misplaced in ${sum(mine.map((r) => r.edits))} acknowledged edits`,
     met: mine.length === 0 ? null : lostAll === 0,
   })
+  const find = (d: Durability, c: ClientMode, n: number, mix: Mix) =>
+    mine.find((r) => r.durability === d && r.client === c && r.n === n && r.mix === mix)
+  const modes = ['optimistic', 'rebase'] as const
   for (const d of ['full', 'fast'] as const) {
-    const at64 = mine.find((r) => r.durability === d && r.n === 64 && r.mix === 'private')
-    out.push({
-      target: `64 clients, private files, --durability ${d}: >= 500 edits/s with p99 < 100 ms`,
-      measured:
-        at64 === undefined
-          ? 'not run'
-          : `${at64.editsPerSec.toFixed(0)} edits/s, p99 ${ms(at64.p99Ms)} ms`,
-      met: at64 === undefined ? null : at64.editsPerSec >= 500 && at64.p99Ms < 100,
-    })
-    const one = mine.find((r) => r.durability === d && r.n === 1 && r.mix === 'private')
-    out.push({
-      target: `1 agent, --durability ${d}: read+edit p50 < 3 ms`,
-      measured: one === undefined ? 'not run' : `p50 ${ms(one.p50Ms)} ms`,
-      met: one === undefined ? null : one.p50Ms < 3,
-    })
-    const pairs = mine
-      .filter((r) => r.durability === d)
-      .flatMap((r) => {
-        const ref = refs.find((x) => x.n === r.n && x.mix === r.mix)
-        // Kept edits: an acknowledged edit the reference then lost is not throughput.
-        return ref === undefined ? [] : [{ r, x: r.keptPerSec / ref.keptPerSec }]
+    const [rate, p99] = d === 'fast' ? [1000, 150] : [600, 200]
+    for (const c of modes) {
+      const at64 = find(d, c, 64, 'private')
+      out.push({
+        target: `64 agents, private files, --durability ${d}, ${c}: >= ${rate} edits/s with p99 < ${p99} ms`,
+        measured:
+          at64 === undefined
+            ? 'not run'
+            : `${at64.editsPerSec.toFixed(0)} edits/s, p99 ${ms(at64.p99Ms)} ms`,
+        met: at64 === undefined ? null : at64.editsPerSec >= rate && at64.p99Ms < p99,
       })
+    }
+    const ref64 = refs.find((x) => x.n === 64 && x.mix === 'mixed')
+    const rebase64 = find(d, 'rebase', 64, 'mixed')
     out.push({
-      target: `>= 10x server-filesystem's throughput (kept edits), --durability ${d} (every N both ran)`,
+      target: `64 agents, mixed, --durability ${d}, rebase: kept edits/s >= 2x server-filesystem's, p99 < 250 ms`,
       measured:
-        pairs.length === 0
+        rebase64 === undefined || ref64 === undefined
           ? 'not run'
-          : pairs.map(({ r, x }) => `${r.mix} N=${r.n}: ${x.toFixed(1)}x`).join('; '),
-      met: pairs.length === 0 ? null : pairs.every(({ x }) => x >= 10),
+          : `${ratio(rebase64.keptPerSec, ref64.keptPerSec)} (${rebase64.keptPerSec.toFixed(0)} kept/s), p99 ${ms(rebase64.p99Ms)} ms, ${rebase64.rebaseRefused} rebases refused`,
+      met:
+        rebase64 === undefined || ref64 === undefined
+          ? null
+          : rebase64.keptPerSec >= 2 * ref64.keptPerSec && rebase64.p99Ms < 250,
+    })
+    const optimistic64 = find(d, 'optimistic', 64, 'mixed')
+    out.push({
+      target: `64 agents, mixed, --durability ${d}, optimistic: no edit given up, p99 < 1 s`,
+      measured:
+        optimistic64 === undefined
+          ? 'not run'
+          : `${optimistic64.failed} given up, p99 ${ms(optimistic64.p99Ms)} ms`,
+      met:
+        optimistic64 === undefined ? null : optimistic64.failed === 0 && optimistic64.p99Ms < 1000,
+    })
+    const at256 = mine.filter((r) => r.durability === d && r.n === 256)
+    out.push({
+      target: `256 agents, --durability ${d}: no client gives up (p99 reported)`,
+      measured:
+        at256.length === 0
+          ? 'not run'
+          : at256
+              .map(
+                (r) => `${r.mix} ${String(r.client)}: ${r.failed} given up, p99 ${ms(r.p99Ms)} ms`,
+              )
+              .join('; '),
+      met: at256.length === 0 ? null : at256.every((r) => r.failed === 0),
+    })
+    const limit = d === 'fast' ? 2.5 : 3.5
+    const ones = modes.flatMap((c) => find(d, c, 1, 'private') ?? [])
+    out.push({
+      target: `1 agent, --durability ${d}: read+edit p50 < ${limit} ms`,
+      measured:
+        ones.length === 0
+          ? 'not run'
+          : ones.map((r) => `${String(r.client)} p50 ${ms(r.p50Ms)} ms`).join('; '),
+      met: ones.length === 0 ? null : ones.every((r) => r.p50Ms < limit),
     })
   }
+  const cpu = mine.filter((r) => !Number.isNaN(r.serverCpuMsPerEdit))
+  out.push({
+    target: 'server CPU per read+edit pair, every row (patchloom)',
+    measured:
+      cpu.length === 0
+        ? 'not run'
+        : `${Math.min(...cpu.map((r) => r.serverCpuMsPerEdit)).toFixed(2)}-${Math.max(...cpu.map((r) => r.serverCpuMsPerEdit)).toFixed(2)} ms`,
+    met: null,
+  })
   return out
 }
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2))
-  console.log('## farm.bench (issue #11)\n')
+  console.log('## farm.bench\n')
   console.log(machineLine())
   console.log(
-    `\n${flags.m} edits per client (read_file + edit_file with expected_hash); mixes: ${flags.mixes.join(', ')} (mixed: ${flags.sharedShare * 100}% of edits on ${flags.sharedFiles} shared files); seed ${flags.seed}; ${flags.runs} run(s) per row, medians (lost and failed: sums)\n`,
+    `\n${flags.m} edits per client, each one read_file + edit_file; patchloom clients: ${flags.clients.join(', ')} (optimistic: expected_hash, retried from the refusal's file; rebase: no expected_hash, the server rebases); mixes: ${flags.mixes.join(', ')} (mixed: ${flags.sharedShare * 100}% of edits on ${flags.sharedFiles} shared files, a section per agent); seed ${flags.seed}; ${flags.runs} run(s) per row, medians (lost, given up and refused rebases: sums)\n`,
   )
   const rows: FarmRow[] = []
   for (const mix of flags.mixes) {
-    const configs: [ServerKind, Durability | null, number][] = [
+    type Config = [ServerKind, Durability | null, ClientMode | null, number]
+    const configs: Config[] = [
       ...flags.durabilities.flatMap((d) =>
-        flags.ns.map((n) => ['patchloom', d, n] as [ServerKind, Durability, number]),
+        flags.clients.flatMap((c) => flags.ns.map((n): Config => ['patchloom', d, c, n])),
       ),
-      ...flags.refNs.map((n) => ['server-filesystem', null, n] as [ServerKind, null, number]),
+      ...flags.refNs.map((n): Config => ['server-filesystem', null, null, n]),
     ]
     const runs = new Map<string, FarmRow[]>()
     // Runs interleave (every config once, then again), so a load spike is spread over the rows.
     for (let run = 0; run < flags.runs; run++)
-      for (const [server, durability, n] of configs) {
-        const key = `${server} ${String(durability)} ${n}`
-        const row = await runRow(server, durability, mix, n, flags)
+      for (const [server, durability, client, n] of configs) {
+        const key = `${server} ${String(durability)} ${String(client)} ${n}`
+        const row = await runRow(server, durability, client, mix, n, flags)
         runs.set(key, [...(runs.get(key) ?? []), row])
       }
     const folded = [...runs.values()].map(foldRuns)
@@ -831,22 +1032,19 @@ async function main(): Promise<void> {
       ),
     )
     for (const r of folded) {
+      const which = `${label(r)}${r.client === null ? '' : ` ${r.client}`} N=${r.n}`
       const codes = Object.entries(r.errors)
       if (codes.length > 0)
-        console.log(
-          `\n> ${label(r)} N=${r.n}: errors ${codes.map(([c, k]) => `${c} x${k}`).join(', ')}`,
-        )
-      for (const line of r.serverLog.slice(0, 3))
-        console.log(`> ${label(r)} N=${r.n} server: ${line}`)
+        console.log(`\n> ${which}: errors ${codes.map(([c, k]) => `${c} x${k}`).join(', ')}`)
+      for (const line of r.serverLog.slice(0, 3)) console.log(`> ${which} server: ${line}`)
       if (r.landedUnacknowledged > 0)
-        console.log(
-          `\n> ${label(r)} N=${r.n}: ${r.landedUnacknowledged} tokens landed unacknowledged`,
-        )
+        console.log(`\n> ${which}: ${r.landedUnacknowledged} tokens landed unacknowledged`)
+      if (r.misplaced > 0) console.log(`\n> ${which}: ${r.misplaced} tokens misplaced`)
     }
     console.log(`\n${loadLine()}\n`)
   }
   const targets = targetsOf(rows)
-  console.log('### issue #11 targets\n')
+  console.log('### targets\n')
   console.log(
     markdownTable(
       ['target', 'measured', 'met'],
@@ -854,11 +1052,12 @@ async function main(): Promise<void> {
     ),
   )
   const broken = rows.filter(
-    (r) => r.server === 'patchloom' && (r.lost > 0 || r.landedUnacknowledged > 0),
+    (r) =>
+      r.server === 'patchloom' && (r.lost > 0 || r.misplaced > 0 || r.landedUnacknowledged > 0),
   )
   for (const r of broken)
     console.log(
-      `\n> patchloom lost updates: ${label(r)} ${r.mix} N=${r.n}: ${r.lost} lost, ${r.landedUnacknowledged} landed unacknowledged`,
+      `\n> patchloom lost updates: ${label(r)} ${String(r.client)} ${r.mix} N=${r.n}: ${r.lost} lost, ${r.misplaced} misplaced, ${r.landedUnacknowledged} landed unacknowledged`,
     )
   if (broken.length > 0) process.exitCode = 1
   if (flags.json !== undefined)

@@ -1,7 +1,8 @@
-// CI runs the farm bench in a tiny configuration: 4 clients, 5 edits each, both durabilities and
-// both file mixes, beside the reference server. patchloom must lose no acknowledged edit; every
-// row of the report must carry every figure (throughput, latency, retries, CPU shares, wall
-// time). Timings are never asserted.
+// CI runs the farm bench in a tiny configuration: 4 clients, 5 edits each, both durabilities,
+// both client styles and both file mixes, beside the reference server. patchloom must lose or
+// misplace no acknowledged edit and refuse no rebase; every row of the report must carry every
+// figure (throughput, latency, retries, CPU shares and per edit, wall time). Timings are never
+// asserted.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,6 +17,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 interface Row {
   readonly server: string
   readonly durability: string | null
+  readonly client: string | null
   readonly mix: string
   readonly n: number
   readonly m: number
@@ -38,19 +40,36 @@ describe('farm.bench --quick', () => {
       targets: { target: string; measured: string; met: boolean | null }[]
     }
     const mine = report.rows.filter((r) => r.server === 'patchloom')
-    expect(mine.map((r) => `${r.durability} ${r.mix} ${r.n}`).sort()).toEqual([
-      'fast mixed 4',
-      'fast private 4',
-      'full mixed 4',
-      'full private 4',
+    expect(mine.map((r) => `${r.durability} ${r.client} ${r.mix} ${r.n}`).sort()).toEqual([
+      'fast optimistic mixed 4',
+      'fast optimistic private 4',
+      'fast rebase mixed 4',
+      'fast rebase private 4',
+      'full optimistic mixed 4',
+      'full optimistic private 4',
+      'full rebase mixed 4',
+      'full rebase private 4',
     ])
     for (const row of mine) {
-      expect(row, JSON.stringify(row)).toMatchObject({ m: 5, edits: 20, failed: 0, lost: 0 })
-      expect(row['landedUnacknowledged']).toBe(0)
+      expect(row, JSON.stringify(row)).toMatchObject({
+        m: 5,
+        edits: 20,
+        failed: 0,
+        lost: 0,
+        misplaced: 0,
+        landedUnacknowledged: 0,
+        rebaseRefused: 0,
+      })
       expect(row['errors']).toEqual({})
     }
+    // An optimistic client retries a stale hash from the file the refusal returned.
+    for (const row of mine.filter((r) => r.client === 'optimistic'))
+      expect(row['retriesFromRefusal']).toBe(row['staleRetries'])
     const reference = report.rows.filter((r) => r.server === 'server-filesystem')
-    expect(reference.map((r) => `${r.mix} ${r.n}`).sort()).toEqual(['mixed 4', 'private 4'])
+    expect(reference.map((r) => `${r.client} ${r.mix} ${r.n}`).sort()).toEqual([
+      'null mixed 4',
+      'null private 4',
+    ])
     for (const row of report.rows) {
       for (const figure of [
         'editsPerSec',
@@ -59,9 +78,14 @@ describe('farm.bench --quick', () => {
         'p99Ms',
         'retriesPerEdit',
         'staleRetries',
+        'rebaseRefused',
+        'retriesFromRefusal',
+        'rebasedEdits',
         'busyRetries',
+        'misplaced',
         'clientCpuShare',
         'serverCpuShare',
+        'serverCpuMsPerEdit',
         'wallMs',
       ])
         expect(typeof row[figure], `${figure} of ${JSON.stringify(row)}`).toBe('number')
@@ -74,8 +98,11 @@ describe('farm.bench --quick', () => {
     }
     // The reference server has no expected_hash: on private files nothing can be lost.
     expect(reference.find((r) => r.mix === 'private')?.lost).toBe(0)
-    expect(report.targets.map((t) => t.target)).toContain('0 lost updates at every N (patchloom)')
-    expect(child.stdout).toContain('| patchloom --durability full | 4 | 20 | ')
-    expect(child.stdout).toContain('| server-filesystem (stdio, 1 process per client) | 4 | ')
+    expect(report.targets.map((t) => t.target)).toContain(
+      '0 lost updates at every N and client mode (patchloom)',
+    )
+    expect(child.stdout).toContain('| patchloom --durability full | optimistic | 4 | 20 | ')
+    expect(child.stdout).toContain('| patchloom --durability fast | rebase | 4 | 20 | ')
+    expect(child.stdout).toContain('| server-filesystem (stdio, 1 process per client) | - | 4 | ')
   })
 })
