@@ -116,6 +116,15 @@ async function exerciseTools(client: Client, dir: string): Promise<void> {
     expected_hash: wrongHash,
   })
   expect(refused.structured['error']).toMatchObject({ code: 'FILE_HASH_MISMATCH' })
+  // The refusal shows the file as it is now, as read_file lists it, in both forms.
+  expect(refused.structured['error'].current).toMatchObject({
+    path: 'a.txt',
+    content_hash: refused.structured['error'].current_hash,
+    total_lines: 20,
+    more: false,
+  })
+  expect(refused.structured['error'].current.content).toMatch(/^1\tline 1\n[^]*\n5\tfive\n/)
+  expect(refused.text).toContain('current content: a.txt lines 1-20 of 20')
   const written = await callTool(client, 'write_file', { path: 'd/e.txt', content: 'e\n' })
   expect(written.structured['files'][0]).toMatchObject({ path: 'd/e.txt', op: 'add' })
   expect(await readFile(join(dir, 'd/e.txt'), 'utf8')).toBe('e\n')
