@@ -112,26 +112,28 @@ export class WorkerPool {
     job: StampedJob,
     signal: AbortSignal | undefined,
   ): Promise<Result<T>> {
-    const pool = await this.#ensure()
-    let reply: WorkerReply<T>
     this.#inFlight++
     try {
-      reply = (await pool.run(job, {
-        name,
-        ...(signal === undefined ? {} : { signal }),
-      })) as WorkerReply<T>
-    } catch (error) {
-      // The task never answered: the thread died, or the job was aborted.
-      if (signal?.aborted === true) throw abortError(signal, error)
-      throw new EditError(
-        'WORKER_CRASHED',
-        `A ${TASKS[name]} worker failed during ${name}: ${(error as Error).message}`,
-        { cause: error },
-      )
+      const pool = await this.#ensure()
+      let reply: WorkerReply<T>
+      try {
+        reply = (await pool.run(job, {
+          name,
+          ...(signal === undefined ? {} : { signal }),
+        })) as WorkerReply<T>
+      } catch (error) {
+        // The task never answered: the thread died, or the job was aborted.
+        if (signal?.aborted === true) throw abortError(signal, error)
+        throw new EditError(
+          'WORKER_CRASHED',
+          `A ${TASKS[name]} worker failed during ${name}: ${(error as Error).message}`,
+          { cause: error },
+        )
+      }
+      return resultOf(reply)
     } finally {
       this.#inFlight--
     }
-    return resultOf(reply)
   }
 
   // Piscina is imported on first use: a CLI run that stays inline never pays to load it (~35 ms).

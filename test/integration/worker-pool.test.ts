@@ -87,6 +87,28 @@ describe('WorkerPool', () => {
     expect(new TextDecoder().decode(verified.computed.after ?? new Uint8Array())).toBe('hello\n')
   })
 
+  it('reports its threads, tasks in flight and tasks completed', async () => {
+    const p = pool({ maxThreads: 1 })
+    expect(p.stats).toEqual({
+      threads: 0,
+      maxThreads: 1,
+      tasksInFlight: 0,
+      queued: 0,
+      completed: 0,
+      utilization: 0,
+    })
+    const job = await verifyJob(someOps)
+    const running = [p.verify(job), p.verify(job)]
+    await Promise.resolve()
+    const during = p.stats
+    await Promise.all(running)
+    expect(during.tasksInFlight).toBe(2)
+    const after = p.stats
+    expect(after).toMatchObject({ threads: 1, maxThreads: 1, tasksInFlight: 0, queued: 0 })
+    expect(after.completed).toBe(2)
+    expect(after.utilization).toBeGreaterThan(0)
+  })
+
   it('returns a failure as an outcome with its phase and EditError data', async () => {
     const job = await verifyJob({ kind: 'ops', ops: [{ ...ADD_OP, path: '../outside.txt' }] })
     const [outcome] = (await pool({ maxThreads: 1 }).verify(job)).outcomes
