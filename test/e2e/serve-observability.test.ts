@@ -317,6 +317,32 @@ describe.skipIf(!BUILT)('patchloom serve, observed (needs npm run build)', () =>
     }
   })
 
+  it("shows the language-server pool's servers once a call has started one", async () => {
+    const dir = await mkdtemp(join(root, 'lsp-'))
+    await writeFile(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { strict: true } }),
+    )
+    await writeFile(join(dir, 'a.ts'), 'export const x: number = "one"\n')
+    const server = await startHttpServer(['--root', dir, '--durability', 'fast'])
+    const base = server.url.replace(/\/mcp$/, '')
+    try {
+      const before = parsePrometheus((await httpRequest(`${base}/metrics`)).body)
+      expect(sumOf(before, 'patchloom_language_servers')).toBe(0)
+      const client = await connect(server.url, 'lsp', false)
+      const out = await callTool(client.client, 'diagnostics', { paths: ['a.ts'] })
+      await client.client.close()
+      expect(out.structured['diagnostics']).toMatchObject([{ path: 'a.ts', code: '2322' }])
+      const after = parsePrometheus((await httpRequest(`${base}/metrics`)).body)
+      expect(sumOf(after, 'patchloom_language_servers', { state: 'ready' })).toBe(1)
+      expect(sumOf(after, 'patchloom_language_server_restarts_total')).toBe(0)
+      expect(sumOf(after, 'patchloom_language_server_pools_unavailable')).toBe(0)
+      expect((await httpRequest(`${base}/readyz`)).status).toBe(200)
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+  }, 90_000)
+
   it('puts a request id in results over stdio too', async () => {
     const dir = await mkdtemp(join(root, 'stdio-'))
     await writeFile(join(dir, 'a.txt'), lines(3))
