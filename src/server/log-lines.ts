@@ -2,8 +2,8 @@
 // the human-readable `patchloom: ...` sentence. Events are the server's start, workspaces'
 // recovery, errors, the drain and the stop, each with a `message`, and one `tool.call` line per
 // tool call with its request id, tool, workspace, agent, outcome and milliseconds. Call lines are
-// written together once per turn of the event loop (one write, not one per call); every other
-// event writes at once, with anything waiting before it.
+// written together, at most FLUSH_MS after the first of them (or once 16 KiB wait): one write
+// for many calls, not one each; every other event writes at once, with anything waiting first.
 import type { BusyLimit, ServerObserver, ToolCallRecord } from './observe.js'
 import type { CommitBatchStats } from '../journal/records.js'
 
@@ -14,11 +14,15 @@ export type LogLevel = 'info' | 'warn' | 'error'
 
 type Fields = Readonly<Record<string, unknown>>
 
+/** How long a call's line may wait to be written with others. */
+const FLUSH_MS = 20
+const FLUSH_BYTES = 16 * 1024
+
 export class LineLog implements ServerObserver {
   readonly #format: LogFormat
   readonly #write: (text: string) => void
   #pending = ''
-  #scheduled = false
+  #timer: ReturnType<typeof setTimeout> | undefined
 
   constructor(format: LogFormat, write: (text: string) => void) {
     this.#format = format
@@ -45,9 +49,11 @@ export class LineLog implements ServerObserver {
     } else {
       this.#pending += `patchloom: ${call.tool} ${call.outcome} in ${ms} ms (request ${call.requestId}, workspace ${call.workspace ?? '-'}, agent ${call.agent})\n`
     }
-    if (!this.#scheduled) {
-      this.#scheduled = true
-      setImmediate(() => this.flush())
+    if (this.#pending.length >= FLUSH_BYTES) this.flush()
+    else if (this.#timer === undefined) {
+      this.#timer = setTimeout(() => this.flush(), FLUSH_MS)
+      // Waiting lines never keep the process alive; the last event (the stop) writes them.
+      this.#timer.unref()
     }
   }
 
@@ -59,7 +65,8 @@ export class LineLog implements ServerObserver {
 
   /** Writes every line waiting. */
   flush(): void {
-    this.#scheduled = false
+    clearTimeout(this.#timer)
+    this.#timer = undefined
     if (this.#pending === '') return
     const text = this.#pending
     this.#pending = ''
