@@ -1,15 +1,21 @@
-// The serve command's Prometheus metrics, on prom-client with a registry of its own per server
-// (two servers in one process do not share or collide). As an observer (observe.ts) it counts
-// tool calls by tool and outcome, their latency, admission refusals, lock waits and the journal's
-// commit batches, each with a prom-client child bound once per label set, so a call costs a few
-// additions and no allocation of ours. What is state rather than event (queues, pools, language
-// servers, workspaces open) is read from the service's snapshot when /metrics is scraped.
-// Labels are bounded: tool names, error codes, limits, HTTP statuses; never paths or agents.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+// The serve command's Prometheus metrics, in a prom-client Registry of its own per server (two
+// servers in one process do not share or collide). As an observer (observe.ts) it counts tool
+// calls by tool and outcome, their latency, admission refusals, lock waits and the journal's
+// commit batches in cells of plain numbers found once per label set (metric-series.ts), so a
+// call costs a few additions. What is state rather than event (queues, pools, language servers,
+// workspaces open) is read from the service's snapshot when /metrics is scraped, into
+// prom-client gauges. Labels are bounded: tool names, error codes, limits, HTTP statuses.
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 import type { CommitBatchStats } from '../journal/records.js'
 import type { BusyLimit, ServerObserver, ToolCallRecord } from './observe.js'
 import type { ServiceSnapshot } from './service.js'
 import { TOOLS, type ToolName } from './tools.js'
+import {
+  CounterFamily,
+  HistogramFamily,
+  type CounterCell,
+  type HistogramCell,
+} from './metric-series.js'
 
 export interface MetricsOptions {
   /** Also the process's CPU, memory, event-loop and GC metrics (prom-client's defaults). @default true */
@@ -23,111 +29,104 @@ const LATENCY_BUCKETS_S = [
 const WAIT_BUCKETS_S = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5]
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 
-type Child = { inc(value?: number): void }
-type Observed = { observe(value: number): void }
-
 export class ServerMetrics implements ServerObserver {
   readonly registry = new Registry()
-  readonly #calls: Counter<'tool' | 'outcome'>
-  readonly #callChildren = new Map<string, Map<string, Child>>()
-  readonly #durations = new Map<string, Observed>()
-  readonly #busy: Counter<'limit'>
-  readonly #httpRefusals: Counter<'status'>
-  readonly #serverLockWait: Observed
-  readonly #journalLockWait: Observed
-  readonly #batchSize: Histogram
-  readonly #committed: Child
-  readonly #refused: Child
-  readonly #commitTime: Histogram
-  readonly #syncTime: Histogram
-  readonly #syncs: Counter
+  readonly #calls: CounterFamily
+  readonly #callCells = new Map<string, Map<string, CounterCell>>()
+  readonly #durations = new Map<string, HistogramCell>()
+  readonly #busy: CounterFamily
+  readonly #busyCells = new Map<BusyLimit, CounterCell>()
+  readonly #httpRefusals: CounterFamily
+  readonly #httpCells = new Map<number, CounterCell>()
+  readonly #serverLockWait: HistogramCell
+  readonly #journalLockWait: HistogramCell
+  readonly #batchSize: HistogramCell
+  readonly #committed: CounterCell
+  readonly #refused: CounterCell
+  readonly #commitTime: HistogramCell
+  readonly #syncTime: HistogramCell
+  readonly #syncs: CounterCell
   readonly #inProgress: Gauge<'workspace'>
   readonly #workspacesOpen: Gauge
   readonly #languageServers: Gauge<'state'>
-  readonly #lspRestarts: Counter<'reason'>
+  readonly #lspRestarts: { readonly crash: CounterCell; readonly memory: CounterCell }
   readonly #lspUnavailable: Gauge
   readonly #workerThreads: Gauge
   readonly #workerThreadsMax: Gauge
   readonly #workerInFlight: Gauge
   readonly #workerQueued: Gauge
-  readonly #workerCompleted: Counter
+  readonly #workerCompleted: CounterCell
   readonly #workerUtilization: Gauge
   #source: (() => Promise<ServiceSnapshot>) | undefined
 
   constructor(options: MetricsOptions = {}) {
-    const registers = [this.registry]
+    const registry = this.registry
+    const registers = [registry]
     const name = (n: string): string => `${PREFIX}${n}`
-    this.#calls = new Counter({
-      name: name('tool_calls_total'),
-      help: 'Tool calls the service answered, by tool and outcome (ok, or the error code).',
-      labelNames: ['tool', 'outcome'],
-      registers,
-    })
-    const durations = new Histogram({
-      name: name('tool_call_duration_seconds'),
-      help: 'Wall time of each tool call in the service, admission included, by tool.',
-      labelNames: ['tool'],
-      buckets: LATENCY_BUCKETS_S,
-      registers,
-    })
+    this.#calls = new CounterFamily(
+      name('tool_calls_total'),
+      'Tool calls the service answered, by tool and outcome (ok, or the error code).',
+      registry,
+    )
+    const durations = new HistogramFamily(
+      name('tool_call_duration_seconds'),
+      'Wall time of each tool call in the service, admission included, by tool.',
+      LATENCY_BUCKETS_S,
+      registry,
+    )
     // Every tool's series exist from the start, so a rate over them is defined before traffic.
     for (const { name: tool } of TOOLS) {
-      this.#durations.set(tool, durations.labels(tool))
-      durations.zero({ tool })
-      this.#callChild(tool, 'ok').inc(0)
+      this.#durations.set(tool, durations.cell({ tool }))
+      this.#callCell(tool, 'ok')
     }
-    this.#busy = new Counter({
-      name: name('busy_refusals_total'),
-      help: 'Calls refused for a full queue: SERVER_BUSY (limit total, workspace, agent) or HTTP 429 (limit client).',
-      labelNames: ['limit'],
-      registers,
-    })
-    this.#httpRefusals = new Counter({
-      name: name('http_refusals_total'),
-      help: 'HTTP requests the transport refused before any tool ran, by status (401, 403, 404, 413, 429, ...).',
-      labelNames: ['status'],
-      registers,
-    })
-    const lockWait = new Histogram({
-      name: name('lock_wait_seconds'),
-      help: "Waits for a lock: the server's per-file lock of a JSON-edit transaction (server), the journal's workspace lock, longest of each commit batch (journal).",
-      labelNames: ['lock'],
-      buckets: WAIT_BUCKETS_S,
-      registers,
-    })
-    this.#serverLockWait = lockWait.labels('server')
-    this.#journalLockWait = lockWait.labels('journal')
-    this.#batchSize = new Histogram({
-      name: name('commit_batch_transactions'),
-      help: "Transactions per lock turn of a journal's commit (a commit on its own is a batch of one).",
-      buckets: BATCH_BUCKETS,
-      registers,
-    })
-    const transactions = new Counter({
-      name: name('commit_transactions_total'),
-      help: 'Transactions the journal committed (committed) or refused or rolled back (refused).',
-      labelNames: ['result'],
-      registers,
-    })
-    this.#committed = transactions.labels('committed')
-    this.#refused = transactions.labels('refused')
-    this.#commitTime = new Histogram({
-      name: name('commit_duration_seconds'),
-      help: "How long each commit batch held the journal's workspace lock.",
-      buckets: WAIT_BUCKETS_S,
-      registers,
-    })
-    this.#syncTime = new Histogram({
-      name: name('fsync_duration_seconds'),
-      help: 'Wall time in fsync calls per commit batch (overlapping calls counted once; 0 with durability fast).',
-      buckets: WAIT_BUCKETS_S,
-      registers,
-    })
-    this.#syncs = new Counter({
-      name: name('fsyncs_total'),
-      help: 'fsync calls the journal made.',
-      registers,
-    })
+    this.#busy = new CounterFamily(
+      name('busy_refusals_total'),
+      'Calls refused for a full queue: SERVER_BUSY (limit total, workspace, agent) or HTTP 429 (limit client).',
+      registry,
+    )
+    this.#httpRefusals = new CounterFamily(
+      name('http_refusals_total'),
+      'HTTP requests the transport refused before any tool ran, by status (401, 403, 404, 413, 429, ...).',
+      registry,
+    )
+    const lockWait = new HistogramFamily(
+      name('lock_wait_seconds'),
+      "Waits for a lock: the server's per-file lock of a JSON-edit transaction (server), the journal's workspace lock, longest of each commit batch (journal).",
+      WAIT_BUCKETS_S,
+      registry,
+    )
+    this.#serverLockWait = lockWait.cell({ lock: 'server' })
+    this.#journalLockWait = lockWait.cell({ lock: 'journal' })
+    this.#batchSize = new HistogramFamily(
+      name('commit_batch_transactions'),
+      "Transactions per lock turn of a journal's commit (a commit on its own is a batch of one).",
+      BATCH_BUCKETS,
+      registry,
+    ).cell()
+    const transactions = new CounterFamily(
+      name('commit_transactions_total'),
+      'Transactions the journal committed (committed) or refused or rolled back (refused).',
+      registry,
+    )
+    this.#committed = transactions.cell({ result: 'committed' })
+    this.#refused = transactions.cell({ result: 'refused' })
+    this.#commitTime = new HistogramFamily(
+      name('commit_duration_seconds'),
+      "How long each commit batch held the journal's workspace lock.",
+      WAIT_BUCKETS_S,
+      registry,
+    ).cell()
+    this.#syncTime = new HistogramFamily(
+      name('fsync_duration_seconds'),
+      'Wall time in fsync calls per commit batch (overlapping calls counted once; 0 with durability fast).',
+      WAIT_BUCKETS_S,
+      registry,
+    ).cell()
+    this.#syncs = new CounterFamily(
+      name('fsyncs_total'),
+      'fsync calls the journal made.',
+      registry,
+    ).cell()
     this.#inProgress = new Gauge({
       name: name('requests_in_progress'),
       help: 'Tool calls running or waiting for their turn (the queues SERVER_BUSY bounds), by workspace.',
@@ -145,12 +144,15 @@ export class ServerMetrics implements ServerObserver {
       labelNames: ['state'],
       registers,
     })
-    this.#lspRestarts = new Counter({
-      name: name('language_server_restarts_total'),
-      help: 'Language servers stopped for a crash or the memory limit (the next request starts a fresh one), by reason.',
-      labelNames: ['reason'],
-      registers,
-    })
+    const restarts = new CounterFamily(
+      name('language_server_restarts_total'),
+      'Language servers stopped for a crash or the memory limit (the next request starts a fresh one), by reason.',
+      registry,
+    )
+    this.#lspRestarts = {
+      crash: restarts.cell({ reason: 'crash' }),
+      memory: restarts.cell({ reason: 'memory' }),
+    }
     this.#lspUnavailable = new Gauge({
       name: name('language_server_pools_unavailable'),
       help: "Workspaces whose language-server pool's thread is gone (no diagnostics until a restart).",
@@ -176,18 +178,18 @@ export class ServerMetrics implements ServerObserver {
       help: 'Verification tasks waiting for a free worker thread.',
       registers,
     })
-    this.#workerCompleted = new Counter({
-      name: name('worker_tasks_completed_total'),
-      help: 'Verification tasks the worker pool finished.',
-      registers,
-    })
+    this.#workerCompleted = new CounterFamily(
+      name('worker_tasks_completed_total'),
+      'Verification tasks the worker pool finished.',
+      registry,
+    ).cell()
     this.#workerUtilization = new Gauge({
       name: name('worker_utilization_ratio'),
       help: "The worker pool's busy share of its capacity since it started (Piscina's utilization).",
       registers,
     })
     if (options.processMetrics !== false)
-      collectDefaultMetrics({ register: this.registry, prefix: PREFIX })
+      collectDefaultMetrics({ register: registry, prefix: PREFIX })
   }
 
   /** The service whose state a scrape reads. */
@@ -207,45 +209,55 @@ export class ServerMetrics implements ServerObserver {
 
   // PERF: on every call (bench/server-costs.bench.ts, the observed service row).
   toolCall(call: ToolCallRecord): void {
-    this.#callChild(call.tool, call.outcome).inc()
+    this.#callCell(call.tool, call.outcome).value++
     this.#durations.get(call.tool)?.observe(call.ms / 1000)
   }
 
   busy(limit: BusyLimit): void {
-    this.#busy.inc({ limit })
+    let cell = this.#busyCells.get(limit)
+    if (cell === undefined) {
+      cell = this.#busy.cell({ limit })
+      this.#busyCells.set(limit, cell)
+    }
+    cell.value++
   }
 
   httpRefused(status: number): void {
-    this.#httpRefusals.inc({ status: String(status) })
+    let cell = this.#httpCells.get(status)
+    if (cell === undefined) {
+      cell = this.#httpRefusals.cell({ status: String(status) })
+      this.#httpCells.set(status, cell)
+    }
+    cell.value++
   }
 
   serverLockWait(ms: number): void {
     this.#serverLockWait.observe(ms / 1000)
   }
 
+  // PERF: on every commit batch (bench/server-costs.bench.ts, the observed service row).
   commitBatch(_workspace: string, stats: CommitBatchStats): void {
     this.#journalLockWait.observe(stats.lockWaitMs / 1000)
     this.#batchSize.observe(stats.transactions)
-    const committed = stats.transactions - stats.refused
-    if (committed > 0) this.#committed.inc(committed)
-    if (stats.refused > 0) this.#refused.inc(stats.refused)
+    this.#committed.value += stats.transactions - stats.refused
+    this.#refused.value += stats.refused
     this.#commitTime.observe(stats.commitMs / 1000)
     this.#syncTime.observe(stats.syncMs / 1000)
-    if (stats.syncs > 0) this.#syncs.inc(stats.syncs)
+    this.#syncs.value += stats.syncs
   }
 
-  #callChild(tool: ToolName, outcome: string): Child {
-    let byOutcome = this.#callChildren.get(tool)
+  #callCell(tool: ToolName, outcome: string): CounterCell {
+    let byOutcome = this.#callCells.get(tool)
     if (byOutcome === undefined) {
       byOutcome = new Map()
-      this.#callChildren.set(tool, byOutcome)
+      this.#callCells.set(tool, byOutcome)
     }
-    let child = byOutcome.get(outcome)
-    if (child === undefined) {
-      child = this.#calls.labels(tool, outcome)
-      byOutcome.set(outcome, child)
+    let cell = byOutcome.get(outcome)
+    if (cell === undefined) {
+      cell = this.#calls.cell({ tool, outcome })
+      byOutcome.set(outcome, cell)
     }
-    return child
+    return cell
   }
 
   #record(now: ServiceSnapshot): void {
@@ -256,26 +268,16 @@ export class ServerMetrics implements ServerObserver {
     this.#languageServers.set({ state: 'starting' }, lsp.starting)
     this.#languageServers.set({ state: 'ready' }, lsp.ready)
     this.#languageServers.set({ state: 'broken' }, lsp.broken)
-    setCounter(this.#lspRestarts, { reason: 'crash' }, lsp.restarts.crash)
-    setCounter(this.#lspRestarts, { reason: 'memory' }, lsp.restarts.memory)
+    // Counters the pools keep themselves, copied as they are.
+    this.#lspRestarts.crash.value = lsp.restarts.crash
+    this.#lspRestarts.memory.value = lsp.restarts.memory
     this.#lspUnavailable.set(lsp.poolsUnavailable)
     const workers = now.workers
     this.#workerThreads.set(workers?.threads ?? 0)
     this.#workerThreadsMax.set(workers?.maxThreads ?? 0)
     this.#workerInFlight.set(workers?.tasksInFlight ?? 0)
     this.#workerQueued.set(workers?.queued ?? 0)
-    this.#workerCompleted.reset()
-    this.#workerCompleted.inc(workers?.completed ?? 0)
+    this.#workerCompleted.value = workers?.completed ?? 0
     this.#workerUtilization.set(workers?.utilization ?? 0)
   }
-}
-
-/** A counter kept elsewhere (the language-server pool's), copied at a scrape. */
-function setCounter<T extends string>(
-  counter: Counter<T>,
-  labels: Partial<Record<T, string>>,
-  value: number,
-): void {
-  counter.remove(labels)
-  counter.inc(labels, value)
 }
