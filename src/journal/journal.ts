@@ -75,6 +75,10 @@ const BATCH_STEPS = 4096
 
 const GITIGNORE = '# patchloom staging journal and lock: never commit these.\n*\n'
 
+// How long one holder keeps the lock for batch after batch (D-192): other processes wait for
+// the workspace at most this much longer than for one batch.
+const HOLD_TURNS = 32
+const HOLD_MS = 50
 export class Journal {
   readonly #layout: Layout
   readonly #fs: JournalFs
@@ -253,7 +257,20 @@ export class Journal {
       while (this.#waiting.length > 0) {
         const waited = [...this.#waiting]
         try {
-          await this.#locked(() => this.#commitBatch(() => this.#takeBatch(), performance.now()))
+          await this.#locked(async () => {
+            // PERF (DECISIONS.md D-192): the lock is kept for the next batch while commits are
+            // queued, up to a bound: under load, creating and removing the lock file every turn
+            // cost more than the batch's own files.
+            // The journal's calls are synchronous (D-080), so requests that arrived during a
+            // batch reach commit() only once the event loop turns: one turn is waited for them.
+            const heldSince = performance.now()
+            for (let turns = 1; ; turns++) {
+              await this.#commitBatch(() => this.#takeBatch(), performance.now())
+              if (turns >= HOLD_TURNS || performance.now() - heldSince >= HOLD_MS) break
+              if (this.#waiting.length === 0) await new Promise((resolve) => setImmediate(resolve))
+              if (this.#waiting.length === 0) break
+            }
+          })
         } catch (error) {
           // The lock (or the journal directory) could not be had: those that waited for it fail.
           const failed = new Set(waited)
