@@ -69,6 +69,8 @@ export interface EngineInternals {
   readonly sharedPool?: WorkerPool
   /** Told about each lock turn of the journal's commit (see JournalOptions.onCommitBatch). */
   readonly onCommitBatch?: (stats: CommitBatchStats) => void
+  /** Keep the journal's lock one event-loop turn for more commits (JournalOptions.holdLock). */
+  readonly journalHoldLock?: boolean
 }
 
 // Kept out of the public options: DECISIONS.md D-104.
@@ -514,6 +516,7 @@ class EditEngine implements InternalEngine {
           ...(this.#internals.onCommitBatch === undefined
             ? {}
             : { onCommitBatch: this.#internals.onCommitBatch }),
+          ...(this.#internals.journalHoldLock === true ? { holdLock: true } : {}),
           // The sandbox apply uses (containment through symlinks, deny globs), for every path
           // a transaction names before recovery or undo acts on it. The last component is not
           // followed: the journal acts on the path itself (lstat, rename over it, unlink), never

@@ -65,6 +65,12 @@ export interface JournalOptions {
    * lock turn each (for benches that compare the two). @default true
    */
   readonly groupCommit?: boolean
+  /**
+   * After a batch, wait one event-loop turn for more commits before releasing the lock, even
+   * when no request announced one: for a server whose requests arrive over the network. A
+   * commit may then return with the lock still held for that turn. @default false
+   */
+  readonly holdLock?: boolean
 }
 
 // A batch's bounds (DECISIONS.md D-171): one batch holds the lock for a bounded time, and a
@@ -273,7 +279,7 @@ export class Journal {
               await this.#commitBatch(() => this.#takeBatch(), performance.now())
               if (turns >= HOLD_TURNS || performance.now() - heldSince >= HOLD_MS) break
               if (this.#waiting.length === 0) {
-                if (this.#announced === 0) break
+                if (this.#announced === 0 && this.#options.holdLock !== true) break
                 await new Promise((resolve) => setImmediate(resolve))
                 if (this.#waiting.length === 0) {
                   // Slow to come, or never coming (refused before commit): counted afresh.

@@ -92,6 +92,9 @@ export class Workspace {
       { root: rootReal, durability: settings.durability, diagnostics: settings.diagnostics },
       {
         ...(settings.pool === undefined ? {} : { sharedPool: settings.pool }),
+        // PERF (DECISIONS.md D-192): agents' requests arrive between batches; the lock is kept
+        // for them one event-loop turn instead of made again per commit.
+        journalHoldLock: true,
         ...(observer === undefined
           ? {}
           : { onCommitBatch: (stats) => observer.commitBatch(spec.name, stats) }),
