@@ -5,7 +5,7 @@
 // (call to return) per side, the medians over the rounds, and the mean batch size. The workspace
 // is on the temp directory's disk (not tmpfs) unless --base says otherwise, so fsync costs what
 // it costs there.
-// Run: npm run build && node dist/bench/group-commit.bench.js [--ks 1,8,32,64] [--rounds 3] [--seconds 2] [--base DIR]
+// Run: npm run build && node dist/bench/group-commit.bench.js [--ks 1,8,32,64] [--rounds 3] [--seconds 2] [--keep 20] [--base DIR]
 import { writeFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -23,6 +23,8 @@ const KS = (argOf('--ks') ?? '1,8,32,64').split(',').map(Number)
 const ROUNDS = Number(argOf('--rounds') ?? 3)
 const SECONDS = Number(argOf('--seconds') ?? 2)
 const BASE = argOf('--base') ?? tmpdir()
+/** Committed transactions kept (pruning deletes the older ones off the lock). */
+const KEEP = Number(argOf('--keep') ?? 20)
 const DURABILITIES = (argOf('--durability') ?? 'full,fast').split(',') as Durability[]
 const FILE_BYTES = 4096
 const KEY = new Uint8Array(32).fill(7)
@@ -58,7 +60,7 @@ async function run(k: number, durability: Durability, groupCommit: boolean): Pro
     const journal = new Journal({
       rootReal: root,
       durability,
-      keep: 20,
+      keep: KEEP,
       lockTimeoutMs: 60_000,
       trust: fixedKeyTrust(KEY, root),
       groupCommit,
@@ -111,7 +113,7 @@ async function main(): Promise<void> {
   console.log('## group-commit.bench: K concurrent one-file commits, batching on vs off\n')
   console.log(machineLine())
   console.log(
-    `${SECONDS} s per side, ${ROUNDS} rounds alternating on/off, medians over the rounds; ${FILE_BYTES / 1024} KiB files in ${BASE}\n`,
+    `${SECONDS} s per side, ${ROUNDS} rounds alternating on/off, medians over the rounds; ${FILE_BYTES / 1024} KiB files in ${BASE}; keep ${KEEP}\n`,
   )
   const rows: string[][] = []
   for (const durability of DURABILITIES) {

@@ -58,11 +58,12 @@ export interface JournalOptions {
   readonly keyRing?: KeyRing
   /** The engine's sandbox for the paths a transaction names (vet.ts). */
   readonly checkPath?: PathCheck
-  /** Told about each lock turn that committed (or tried to): how many, how long, how many fsyncs. */
+  /** Told about each lock turn of the commit: transactions, time, fsyncs (CommitBatchStats). */
   readonly onCommitBatch?: (stats: CommitBatchStats) => void
   /**
    * Commits waiting for the workspace lock commit together, a batch per lock turn; false: one
-   * lock turn each (for benches that compare the two). @default true
+   * lock turn each (for benches that compare the two; PATCHLOOM_GROUP_COMMIT=0 in the
+   * environment does the same for every journal of the process). @default true
    */
   readonly groupCommit?: boolean
   /**
@@ -78,13 +79,15 @@ export interface JournalOptions {
 const BATCH_TRANSACTIONS = 64
 const BATCH_BYTES = 16 * 1024 * 1024
 const BATCH_STEPS = 4096
+/** The default of JournalOptions.groupCommit: PATCHLOOM_GROUP_COMMIT=0 turns it off (A/B runs). */
+const GROUP_COMMIT = process.env['PATCHLOOM_GROUP_COMMIT'] !== '0'
 
 const GITIGNORE = '# patchloom staging journal and lock: never commit these.\n*\n'
-
 // How long one holder keeps the lock for batch after batch (D-192): other processes wait for
 // the workspace at most this much longer than for one batch.
 const HOLD_TURNS = 32
 const HOLD_MS = 50
+
 export class Journal {
   readonly #layout: Layout
   readonly #fs: JournalFs
@@ -241,7 +244,7 @@ export class Journal {
     const releasePaths = await acquirePaths(steps.map((s) => s.abs))
     try {
       const waiting = waitingFor(steps, summary, warnings)
-      if (this.#options.groupCommit === false) {
+      if ((this.#options.groupCommit ?? GROUP_COMMIT) === false) {
         await this.#locked(() => this.#commitBatch(async () => [waiting], performance.now())).catch(
           waiting.reject,
         )
