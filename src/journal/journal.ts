@@ -67,9 +67,9 @@ export interface JournalOptions {
    */
   readonly groupCommit?: boolean
   /**
-   * After a batch, wait one event-loop turn for more commits before releasing the lock, even
-   * when no request announced one: for a server whose requests arrive over the network. A
-   * commit may then return with the lock still held for that turn. @default false
+   * After a batch, wait one event-loop turn for more commits before releasing the lock: for a
+   * server whose requests arrive over the network. A commit may then return with the lock
+   * still held for that turn. @default false
    */
   readonly holdLock?: boolean
 }
@@ -101,8 +101,6 @@ export class Journal {
   #dryListing: { readonly stat: JournalStat; readonly entries: readonly Entry[] } | undefined
   /** Commits waiting for the next batch, in arrival order (#drain). */
   #waiting: Waiting[] = []
-  /** Requests that may commit (beforeRequest, not a dry run) and have not reached commit(). */
-  #announced = 0
   #draining = false
 
   constructor(options: JournalOptions) {
@@ -129,7 +127,6 @@ export class Journal {
    * reported, never thrown. Cheap when there is nothing to do: one readdir, nothing created.
    */
   async beforeRequest(dryRun: boolean): Promise<JournalNotice[]> {
-    if (!dryRun) this.#announced++
     const entries = dryRun ? await this.#listForDryRun() : await listEntries(this.#fs, this.#layout)
     const pending = entries.filter((e) => e.status === 'pending')
     if (pending.length === 0) return []
@@ -237,7 +234,6 @@ export class Journal {
     summary: TransactionSummary,
     warnings?: Warning[],
   ): Promise<string | undefined> {
-    if (this.#announced > 0) this.#announced--
     if (steps.length === 0) return undefined
     // Files first, then the workspace lock, always in this order (see acquirePaths). Held while
     // the transaction waits in the queue: transactions queued together touch disjoint files.
@@ -275,20 +271,16 @@ export class Journal {
             // queued, up to a bound: under load, creating and removing the lock file every turn
             // cost more than the batch's own files.
             // The journal's calls are synchronous (D-080), so requests that arrived during a
-            // batch reach commit() only once the event loop turns: while requests announced by
-            // beforeRequest have not committed yet, one turn is waited for them.
+            // batch reach commit() only once the event loop turns: with holdLock, one turn is
+            // waited for them.
             const heldSince = performance.now()
             for (let turns = 1; ; turns++) {
               await this.#commitBatch(() => this.#takeBatch(), performance.now())
               if (turns >= HOLD_TURNS || performance.now() - heldSince >= HOLD_MS) break
               if (this.#waiting.length === 0) {
-                if (this.#announced === 0 && this.#options.holdLock !== true) break
+                if (this.#options.holdLock !== true) break
                 await new Promise((resolve) => setImmediate(resolve))
-                if (this.#waiting.length === 0) {
-                  // Slow to come, or never coming (refused before commit): counted afresh.
-                  this.#announced = 0
-                  break
-                }
+                if (this.#waiting.length === 0) break
               }
             }
           })
