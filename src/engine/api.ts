@@ -84,13 +84,20 @@ export interface EngineOptions {
    * @default ['.git', '.git/**', '**\/.git', '**\/.git/**', '.patchloom', '.patchloom/**']
    */
   readonly denyGlobs?: readonly string[]
-  /** Verification worker threads, or false to verify every request in the calling thread. */
+  /**
+   * Verification worker threads, or false to verify every request in the calling thread. What
+   * false costs: a large request is verified on one core instead of the pool's, about 1.3-1.4x
+   * the pool's time on two cores (a warm 10,000-file check: 0.73 s against 0.54-0.57 s), and the
+   * calling thread is busy for all of it, given back to the event loop between batches of at
+   * most 256 files (bench/RESULTS.md, "warm engine").
+   */
   readonly workers?: WorkerOptions | false
   /**
    * Verify inline requests with synchronous filesystem calls, in batches, instead of awaiting
    * each call. Faster, but the event loop waits while a request's files are read: for a one-shot
    * process that serves nothing else (the CLI sets it), not for a server. Requests of a few files
-   * read synchronously either way.
+   * read synchronously either way, and so do requests of more than 256 files, a batch at a time
+   * with a turn of the event loop between batches unless this is set.
    * @default false
    */
   readonly blockingReads?: boolean

@@ -1,16 +1,17 @@
-// Runs verification for a whole request on the route chosen for it (route.ts): inline, verify.ts
-// over every op in this thread; on the worker pool, contiguous batches that workers verify
-// against the files themselves (verify-job.ts), given as parsed ops or, for a large `git diff`,
-// as runs of its text that each worker parses (src/parse/segments.ts). Either way the outcomes go
-// through one mergeOutcomes (merge.ts), so every route fails with the same error for the same
-// request.
+// Runs verification for a whole request on the route chosen for it (route.ts). Inline, verify.ts
+// runs over the ops in this thread; past MAX_BATCH_OPS files it reads as a worker does, a batch
+// at a time with synchronous calls, and gives the event loop a turn between batches. On the
+// worker pool, contiguous batches that workers verify against the files themselves
+// (verify-job.ts), given as parsed ops or, for a large `git diff`, as runs of its text that each
+// worker parses (src/parse/segments.ts). Either way the outcomes go through one mergeOutcomes
+// (merge.ts), so every route fails with the same error for the same request.
 import type { PatchSegment } from '../parse/segments.js'
 import type { EditPlan, FileOp } from '../types.js'
 import { throwIfAborted } from '../abort.js'
 import type { WorkerPool } from '../threads/worker-pool.js'
 import { JOB_PROTOCOL, type VerifyJob, type VerifyReply } from '../threads/jobs.js'
 import { asyncReadFs, createSyncReadFs, type ReadFs } from '../workspace/read-fs.js'
-import { batchRanges, threadRanges, type Route } from './route.js'
+import { batchRanges, MAX_BATCH_OPS, threadRanges, type Route } from './route.js'
 import { mergeOutcomes } from './merge.js'
 import { runVerifyJob } from './verify-job.js'
 import { verifyOps, type OpOutcome, type VerifiedOp, type VerifySettings } from './verify.js'
@@ -28,19 +29,22 @@ export async function verifyPlan(
   signal?: AbortSignal,
 ): Promise<VerifiedOp[]> {
   const inline = reverifyFrom(() => plan.ops, settings)
-  if ((route === 'inline' || pool === undefined) && blockingReads) {
-    // One thread's batches: only one batch's files are held at a time (MAX_BATCH_OPS).
+  const here = route === 'inline' || pool === undefined
+  if (here && (blockingReads || plan.ops.length > MAX_BATCH_OPS)) {
+    // One thread's batches: only one batch's files are held at a time (MAX_BATCH_OPS), read as
+    // a worker reads them; without blockingReads the event loop gets a turn between batches.
     const ranges = threadRanges(plan.ops.length)
     const outcomes: OpOutcome[] = []
     for (const [start, end] of ranges) {
       throwIfAborted(signal)
+      if (!blockingReads && start > 0) await eventLoopTurn()
       const batch = await verifyOps(plan.ops.slice(start, end), settings, createSyncReadFs())
       for (const outcome of batch) outcomes.push(outcome)
     }
     throwIfAborted(signal)
     return mergeBatches(outcomes, ranges, settings, inline)
   }
-  if (route === 'inline' || pool === undefined) {
+  if (here) {
     const outcomes = await verifyOps(plan.ops, settings, inlineFs(plan.ops.length))
     throwIfAborted(signal)
     return mergeOutcomes(outcomes, settings.caseInsensitive, inline, () => 0, sequencesIn(settings))
@@ -149,13 +153,25 @@ function reverifyFrom(
   }
 }
 
-/** Where verify jobs run: on the pool's threads, or one after another in this thread. */
-export type JobRunner = { readonly kind: 'pool'; readonly pool: WorkerPool } | typeof THIS_THREAD
-
-export const THIS_THREAD = { kind: 'this-thread' } as const
+/**
+ * Where verify jobs run: on the pool's threads, or one after another in this thread, where
+ * `blocking: false` gives the event loop a turn between jobs (each blocks it for one run).
+ */
+export type JobRunner =
+  | { readonly kind: 'pool'; readonly pool: WorkerPool }
+  | { readonly kind: 'this-thread'; readonly blocking: boolean }
 
 export function poolRunner(pool: WorkerPool): JobRunner {
   return { kind: 'pool', pool }
+}
+
+export function thisThread(blocking: boolean): JobRunner {
+  return { kind: 'this-thread', blocking }
+}
+
+/** Resolves after the event loop has run its pending I/O callbacks and timers once. */
+function eventLoopTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
 }
 
 async function runJobs(
@@ -169,6 +185,7 @@ async function runJobs(
     const replies: Array<VerifyReply<OpOutcome>> = []
     for (const input of inputs) {
       throwIfAborted(signal)
+      if (!runner.blocking && replies.length > 0) await eventLoopTurn()
       replies.push(await runVerifyJob({ protocol: JOB_PROTOCOL, input, settings }, true))
     }
     throwIfAborted(signal)

@@ -16,7 +16,7 @@ import type { WorkerPool } from '../threads/worker-pool.js'
 import { checkFileCount } from './limits.js'
 import { batchCount, chooseRoute, MAX_BATCH_OPS } from './route.js'
 import type { RequestedRoute, RouteInput } from './route.js'
-import { poolRunner, THIS_THREAD, verifyPlan, verifySegments } from './dispatch.js'
+import { poolRunner, thisThread, verifyPlan, verifySegments } from './dispatch.js'
 import type { VerifiedOp, VerifySettings } from './verify.js'
 
 export interface PlannedRequest {
@@ -27,7 +27,10 @@ export interface PlannedRequest {
   readonly diffs: boolean
   /** Set when runs of the patch will be parsed one at a time; otherwise `plan` is. */
   readonly segments?: readonly PatchSegment[]
-  /** Where the runs go: the workers, or (blockingReads, inline) this thread, in turn. */
+  /**
+   * Where the runs go: the workers, or this thread in turn (a request verified inline with more
+   * than MAX_BATCH_OPS files; the event loop gets a turn between runs unless blockingReads).
+   */
   readonly runsOn?: 'pool' | 'this-thread'
   readonly plan?: EditPlan
   /** Skip binary entries without data (ApplyOptions.binaryWithoutData 'skip'), listed here. */
@@ -69,10 +72,9 @@ export function planRequest(
     const route = chooseRoute(routeInput(engine, base, files))
     if (files <= engine.config.limits.maxFiles) {
       if (route === 'pool') return { ...base, segments, runsOn: 'pool' }
-      // More than one batch, read in this thread anyway: parsed a run at a time, so the whole
-      // plan and every file's bytes are never held at once (D-072).
-      if (engine.config.blockingReads && files > MAX_BATCH_OPS)
-        return { ...base, segments, runsOn: 'this-thread' }
+      // More than one batch, read in this thread: parsed a run at a time, so the whole plan and
+      // every file's bytes are never held at once (D-072), and read as a worker reads (D-196).
+      if (files > MAX_BATCH_OPS) return { ...base, segments, runsOn: 'this-thread' }
     }
   }
   return { ...base, plan: parseWhole(engine, patch, detected, skipped) }
@@ -91,12 +93,12 @@ export async function verifyPlanned(
     planned.runsOn === 'pool' && engine.pool !== undefined
       ? poolRunner(engine.pool)
       : planned.runsOn === 'this-thread'
-        ? THIS_THREAD
+        ? thisThread(engine.config.blockingReads)
         : undefined
   if (planned.segments !== undefined && runner !== undefined) {
     const runs = { ...settings, format: 'unified' as const }
     const verified = await verifySegments(planned.segments, runs, runner, whole, signal)
-    const route = runner === THIS_THREAD ? 'inline-runs' : 'pool-runs'
+    const route = runner.kind === 'this-thread' ? 'inline-runs' : 'pool-runs'
     if (verified !== null) return { format: 'unified', verified, route }
   }
   const parsed = whole()
@@ -151,9 +153,7 @@ function segmentsOf(
   requested: RequestedRoute,
 ): PatchSegment[] | null {
   const { pool } = engine
-  const poolRuns = pool !== undefined && requested !== 'inline'
-  const threadRuns = engine.config.blockingReads && requested !== 'pool'
-  if ((!poolRuns && !threadRuns) || format !== 'unified') return null
+  if (format !== 'unified' || (pool === undefined && requested === 'pool')) return null
   // Raw bytes are checked against the whole plan (checkPlanEncoding): such patches stay whole.
   if (patch.firstRawLine !== undefined) return null
   const segments = splitUnifiedSections(patch.text, (sections) =>

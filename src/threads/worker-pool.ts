@@ -36,13 +36,15 @@ export interface WorkerPoolOptions {
 /** Idle workers exit after this long; the next request restarts them (about 30 ms each). */
 const IDLE_TIMEOUT_MS = 30_000
 
+// The measurements: DECISIONS.md D-195 (8 MiB, then 32).
 /**
  * Each worker's young generation, in MiB. V8's default (up to 48 MiB per isolate on 64-bit) let
  * the two workers of a 10,000-file check hold about 120 MiB of short-lived garbage at their peak;
- * a worker's garbage is a batch's lines and path strings, which die young whatever the size
- * (peak RSS 450 -> 330 MiB, CPU time unchanged within noise).
+ * 8 MiB kept that down, but a warm engine's workers then spent a fifth of their time collecting
+ * it. 32 MiB took a warm 10,000-file check from 650-700 ms to 540-590 ms for about 35 MiB more
+ * peak RSS (check) and 55 MiB (apply).
  */
-const WORKER_YOUNG_GENERATION_MB = 8
+const WORKER_YOUNG_GENERATION_MB = 32
 
 /**
  * The compiled worker. From dist/src/threads/ it is ../../workers/; when this module runs from

@@ -2,13 +2,15 @@
 // time, and a large git diff is parsed a run at a time in this thread ('inline-runs'). It must
 // change nothing but speed and memory: the same results, the same first error whichever batch
 // holds the failures (a parse error included), and a type change whose halves fall into
-// different batches still paired.
+// different batches still paired. An engine without it (`awaiting` below) verifies requests of
+// more than MAX_BATCH_OPS files the same way but gives the event loop a turn between batches,
+// and awaits each call on smaller ones; the last block holds those two routes to one answer.
 import { lstat, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createEngine } from '../../../src/engine/engine.js'
 import type { Engine } from '../../../src/engine/api.js'
-import { batchRanges, threadRanges } from '../../../src/engine/route.js'
+import { batchCount, batchRanges, MAX_BATCH_OPS, threadRanges } from '../../../src/engine/route.js'
 import { isEditError } from '../../../src/errors.js'
 import { makeTempDir } from '../../helpers/tree.js'
 
@@ -253,5 +255,92 @@ describe('blockingReads', () => {
     engines.push(engine)
     await engine.apply(section(name(1), 'b1', 'B1'))
     expect(await readFile(path.join(root, name(1)), 'utf8')).toBe('a\nB1\nc\n')
+  })
+})
+
+describe('inline without blockingReads', () => {
+  // Requests of at most MAX_BATCH_OPS files await each filesystem call: the reference here.
+  const SLICE = 200
+  const slices = <T>(all: readonly T[]): T[][] =>
+    Array.from({ length: Math.ceil(all.length / SLICE) }, (_, k) =>
+      all.slice(k * SLICE, (k + 1) * SLICE),
+    )
+
+  it('verifies a large request in batches with the results of awaited reads', async () => {
+    expect(SLICE).toBeLessThanOrEqual(MAX_BATCH_OPS)
+    expect(FILES).toBeGreaterThan(MAX_BATCH_OPS)
+    const root = await workspace()
+    const routes: string[] = []
+    const awaiting = createEngine({
+      root,
+      workers: false,
+      durability: 'fast',
+      logger: {
+        debug: (_event, fields) => {
+          if (fields?.['route'] !== undefined) routes.push(String(fields['route']))
+        },
+        warn: () => undefined,
+      },
+    })
+    engines.push(awaiting)
+    const all = sections()
+    all[9] = section(name(9), 'b9', 'b9 \u00fc') // one section for the general parser
+    for (const diffs of [true, false]) {
+      const whole = await awaiting.check(all.join(''), { diffs })
+      const parts = []
+      for (const part of slices(all))
+        parts.push(...(await awaiting.check(part.join(''), { diffs })).files)
+      expect(whole.files).toHaveLength(FILES)
+      expect(whole.files).toEqual(parts)
+    }
+    const codex = await awaiting.check(codexOf(FILES))
+    const codexParts = []
+    for (let k = 0; k < FILES; k += SLICE) {
+      const part = codexOf(FILES)
+        .split('*** Update File: ')
+        .slice(1 + k, 1 + k + SLICE)
+      codexParts.push(
+        ...(
+          await awaiting.check(
+            `*** Begin Patch\n*** Update File: ${part.join('*** Update File: ')}`.replace(
+              /(\*\*\* End Patch\n)?$/,
+              '*** End Patch\n',
+            ),
+          )
+        ).files,
+      )
+    }
+    expect(codex.files).toEqual(codexParts)
+    // The whole git diffs went in runs, the slices awaited their reads; the Codex patch is parsed
+    // whole and verified in batches, its slices not.
+    expect(routes.filter((r) => r === 'inline-runs')).toHaveLength(2)
+    expect(routes.filter((r) => r === 'inline')).toHaveLength(
+      2 * slices(all).length + 1 + codexParts.length / SLICE,
+    )
+  })
+
+  it('gives the event loop a turn between batches, and blockingReads does not', async () => {
+    const root = await workspace()
+    const { blocking, awaiting } = engines2(root)
+    const patch = sections().join('')
+    await awaiting.check(patch) // both warm: the journal and the root are looked up once
+    await blocking.check(patch)
+    const turnsDuring = async (engine: Engine): Promise<number> => {
+      let turns = 0
+      let done = false
+      const tick = () => {
+        if (done) return
+        turns++
+        setImmediate(tick)
+      }
+      setImmediate(tick)
+      await engine.check(patch)
+      done = true
+      return turns
+    }
+    const runs = batchCount(FILES, 1)
+    expect(runs).toBeGreaterThan(2)
+    const [yielding, blocked] = [await turnsDuring(awaiting), await turnsDuring(blocking)]
+    expect(yielding - blocked).toBeGreaterThanOrEqual(runs - 1)
   })
 })
