@@ -6,8 +6,10 @@
 // checks every touched file's blob id). Before timing, each way's final tree is
 // compared with the repository's own (`git add -A && git write-tree`); a way that does not end
 // there prints `> mismatch` and is marked, and replay must report every commit exact and no hunk
-// misplaced. Prints medians and ratios against the one-process `git apply`, with the repository,
-// commits, hunks and machine, then each mode's fidelity: refused share, misplaced, fallbacks.
+// misplaced. Prints medians and ratios against the one-process `git apply` and against the
+// pipeline a user would script (git's stream written to a file, then that one `git apply`), with
+// the repository, commits, hunks and machine, then each mode's fidelity: refused share,
+// misplaced, fallbacks.
 // The unified via is timed in this thread and on two pool workers (--workers 2).
 // Run: npm run build && node dist/bench/replay.bench.js [--repo DIR]... [--samples K]
 //   --repo DIR   a repository to replay from its root (repeatable; default: a generated one)
@@ -15,7 +17,7 @@
 //   --no-per-patch  skip the once-per-patch rows (slow on long histories)
 //   --quick      a 30-commit generated history, 1 sample (CI: test/e2e/replay-bench.test.ts)
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -156,6 +158,21 @@ function patchSeries(repo: string, out: string): { files: string[]; hunks: numbe
   return { files, hunks, bytes: log.length }
 }
 
+/** The history stream replay reads (historyArgs), written to `file` as git prints it. */
+function logToFile(repo: string, file: string): void {
+  const fd = openSync(file, 'w')
+  try {
+    const r = spawnSync('git', historyArgs(repo, 'HEAD'), {
+      cwd: repo,
+      env: ENV,
+      stdio: ['ignore', fd, 'pipe'],
+    })
+    if (r.status !== 0) throw new Error(`git log exited ${String(r.status)}: ${String(r.stderr)}`)
+  } finally {
+    closeSync(fd)
+  }
+}
+
 function treeOf(dir: string): string {
   // -f: a history may hold files its own .gitignore names (this repository's forged-journal
   // scenarios sit under an ignored .patchloom/), and the patches created them.
@@ -199,6 +216,9 @@ interface ReplayJson {
 
 const VIAS = ['unified', 'codex', 'search-replace'] as const
 
+/** The second baseline: the pipeline a user would script from git alone. */
+const STREAM_ROW = 'git log -p stream + one git apply'
+
 /** The replay rows: each mode in this thread, then the unified via on two pool workers. */
 const REPLAY_ROWS: ReadonlyArray<{ via: (typeof VIAS)[number]; workers: number }> = [
   ...VIAS.map((via) => ({ via, workers: 0 })),
@@ -218,12 +238,23 @@ function rows(
     const tree = treeOf(target)
     return tree === headTree ? null : `tree ${tree} is not HEAD's ${headTree}`
   }
+  const applyAll = () => run('git', ['apply', '--whitespace=nowarn', ...series], target)
   const list: Row[] = [
     {
       name: 'git apply, every patch in one process',
       time: () => {
         freshDir(scratch, 'apply')
-        return timed(() => run('git', ['apply', '--whitespace=nowarn', ...series], target))
+        return timed(applyAll)
+      },
+      check: treeCheck,
+    },
+    {
+      // What a user would script: git's stream to a file, then one git apply of its patches.
+      name: STREAM_ROW,
+      time: () => {
+        const stream = timed(() => logToFile(repo, path.join(scratch, 'stream.log')))
+        freshDir(scratch, 'apply')
+        return stream + timed(applyAll)
       },
       check: treeCheck,
     },
@@ -339,17 +370,18 @@ function benchRepo(repo: string, label: string, flags: Flags): void {
     for (let s = 0; s < flags.samples; s++)
       for (const row of list) if (!errors.has(row.name)) times.get(row.name)?.push(row.time())
     const baseline = median(times.get(list[0]?.name ?? '') ?? [])
+    const pipeline = median(times.get(STREAM_ROW) ?? [])
     console.log(
       `\n### ${label}: ${commits.toLocaleString('en-US')} first-parent commits, ${series.files.length.toLocaleString('en-US')} patches, ${series.hunks.toLocaleString('en-US')} hunks, ${mib(series.bytes)} MiB of patches (median of ${flags.samples})\n`,
     )
     console.log(
       markdownTable(
-        ['way', 'wall ms (x git apply, one process)'],
+        ['way', 'wall ms (x git apply, one process)', 'x git log -p stream + one git apply'],
         list.map((row) => {
           const error = errors.get(row.name)
-          if (error !== undefined) return [row.name, 'mismatch']
+          if (error !== undefined) return [row.name, 'mismatch', '-']
           const m = median(times.get(row.name) ?? [])
-          return [row.name, `${ms(m)} (${ratio(m, baseline)})`]
+          return [row.name, `${ms(m)} (${ratio(m, baseline)})`, ratio(m, pipeline)]
         }),
       ),
     )

@@ -18,6 +18,7 @@ describe('replay.bench --quick', () => {
     expect(child.stdout).not.toMatch(/^> mismatch/m)
     for (const row of [
       '| git apply, every patch in one process | ',
+      '| git log -p stream + one git apply | ',
       '| git apply, once per patch | ',
       '| patch -p1, once per patch | ',
       '| patchloom replay --via unified (blob ids checked) | ',
