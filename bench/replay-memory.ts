@@ -1,8 +1,8 @@
-// What a replay keeps in memory as its history grows (the bound to keep: the tree's size plus one
-// commit's patch, not the history's length). Replays REPO through the library and, at fixed
-// commit counts, collects garbage twice and prints the live heap beside the tree's bytes and the
-// largest commit's patch so far, then the process's peak RSS, which V8's lazy collection sets
-// well above the live heap. Needs --expose-gc; prints, never judges.
+// What a replay keeps in memory as its history grows (the bound to keep: the tree's size, one
+// commit's patch and at most 8 MiB of git's output read ahead, not the history's length).
+// Replays REPO through the library and, at fixed commit counts, collects garbage twice and prints
+// the live heap beside the tree's bytes and the largest commit's patch so far, then the process's
+// peak RSS, which V8's lazy collection sets well above the live heap. Needs --expose-gc; prints.
 // Run: npm run build && node --expose-gc dist/bench/replay-memory.js --repo DIR [--via MODE]
 import { replay, type ReplayVia } from '../src/replay/replay.js'
 import { machineLine, markdownTable, mib } from './report.js'

@@ -20,7 +20,7 @@ import { joinLines, splitLines, type Line } from '../text/lines.js'
 import type { ComputedFile, ComputeInput, FileOp, LineHunk, Warning } from '../types.js'
 import { applyHunks } from './apply-hunks.js'
 import { codexLineModel } from './codex-line-model.js'
-import { applyBinaryPatch, checkPreimage } from './git-binary.js'
+import { applyBinaryPatch, checkPreimage, type BlobIdOf } from './git-binary.js'
 import { renderDiff, type DiffHeader, type LineRegion, type RenderedDiff } from './render-diff.js'
 import { spliceExact, splicePacked, type SplicedFile } from './exact-splice.js'
 import { unpackHunks } from '../parse/plain-section.js'
@@ -54,6 +54,8 @@ interface Content {
 export interface ComputeServices {
   /** Runs regex edits' patterns within a time bound (src/engine/regex-search.ts). */
   readonly searchRegex?: RegexSearcher
+  /** Git's blob id for binary patches' checks; default the core's own SHA-1 (text/blob-id.ts). */
+  readonly gitBlobId?: BlobIdOf
 }
 
 export function computeFile(
@@ -79,7 +81,7 @@ function newContent(job: ComputeInput, services: ComputeServices): Result<Conten
   const { op, source } = job
   switch (op.kind) {
     case 'add':
-      if (op.binary !== undefined) return binaryContent(job, null)
+      if (op.binary !== undefined) return binaryContent(job, null, services)
       return ok({
         bytes: job.rawBytes === true ? rawTextToBytes(op.content) : utf8Encode(op.content),
         warnings: [],
@@ -89,7 +91,7 @@ function newContent(job: ComputeInput, services: ComputeServices): Result<Conten
       if (op.binary !== undefined || op.gitBlobId !== undefined) {
         const context = { path: op.path, patchLine: op.patchLine }
         const stated = op.binary ?? (op.gitBlobId === undefined ? {} : { oldId: op.gitBlobId })
-        const preimage = checkPreimage(source, stated, context)
+        const preimage = checkPreimage(source, stated, context, services.gitBlobId)
         return preimage.ok ? ok(null) : preimage
       }
       // A Codex Delete File states no content. A diff states the removed content; verify it, so
@@ -129,7 +131,7 @@ function newContent(job: ComputeInput, services: ComputeServices): Result<Conten
         return newContent({ ...job, op: unpackHunks(op) }, services)
       }
       const readPath = op.kind === 'copy' ? op.from : op.path
-      if (op.binary !== undefined) return binaryContent(job, source)
+      if (op.binary !== undefined) return binaryContent(job, source, services)
       if (source === null) {
         if (op.kind === 'update' && op.createIfMissing === true) {
           return applyLineHunks(job, new Uint8Array(0), op.hunks, op.locate)
@@ -138,7 +140,12 @@ function newContent(job: ComputeInput, services: ComputeServices): Result<Conten
       }
       if (op.hunks.length === 0) return ok({ bytes: source, warnings: [] })
       if (canSpliceExact(job)) {
-        const spliced = spliceExact(source, op.hunks, job.sourceHasNoCrOrNul === true)
+        const spliced = spliceExact(
+          source,
+          op.hunks,
+          job.sourceHasNoCrOrNul === true,
+          job.bytesOnly !== true,
+        )
         if (spliced !== null) return ok(splicedContent(spliced))
       }
       return applyLineHunks(job, source, op.hunks, op.locate)
@@ -300,7 +307,11 @@ function rawBytesError(error: EditErrorData, file: DecodedText): EditErrorData {
   return error
 }
 
-function binaryContent(job: ComputeInput, source: Uint8Array | null): Result<Content> {
+function binaryContent(
+  job: ComputeInput,
+  source: Uint8Array | null,
+  services: ComputeServices,
+): Result<Content> {
   const { op } = job
   if (op.kind === 'edits' || op.binary === undefined)
     throw new Error('compute: binary content without a binary patch')
@@ -308,7 +319,7 @@ function binaryContent(job: ComputeInput, source: Uint8Array | null): Result<Con
   if (inflated === undefined)
     throw new Error('compute: binary patch reached compute without inflated data')
   const context = { path: op.path, patchLine: op.patchLine }
-  const applied = applyBinaryPatch(source, op.binary, () => inflated, context)
+  const applied = applyBinaryPatch(source, op.binary, () => inflated, context, services.gitBlobId)
   if (!applied.ok) return fail({ ...applied.error, path: op.path, patchLine: op.patchLine })
   return ok({ bytes: applied.value, warnings: [] })
 }

@@ -22,11 +22,13 @@ const NUL = 0x00
 /**
  * `plain`: the caller has checked that the file holds no CR and no NUL (a native search is much
  * faster than this module's loop); line starts are then found only as far as the hunks reach.
+ * `count: false`: only the bytes are wanted, and additions and deletions are 0.
  */
 export function spliceExact(
   source: Uint8Array,
   hunks: readonly LineHunk[],
   plain = false,
+  count = true,
 ): SplicedFile | null {
   if (hunks.length === 0) return null
   if (source.length >= 3 && source[0] === 0xef && source[1] === 0xbb && source[2] === 0xbf)
@@ -67,6 +69,11 @@ export function spliceExact(
     let added: string[] = []
     const countRun = () => {
       if (old.length === 0 && added.length === 0) return
+      if (!count) {
+        old = []
+        added = []
+        return
+      }
       const counts = changedLineCounts(old, added)
       additions += counts.additions
       deletions += counts.deletions

@@ -12,9 +12,12 @@ const ALPHABET =
 /** The most bytes one line may carry ('z'). */
 export const BASE85_MAX_LINE_BYTES = 52
 
-const DIGIT_OF_CHAR: ReadonlyMap<string, number> = new Map(
-  Array.from(ALPHABET, (c, digit) => [c, digit] as const),
-)
+// PERF: digits looked up by char code (-1: not base85), not by a Map of one-char strings.
+const DIGIT_OF_CODE: Int8Array = (() => {
+  const table = new Int8Array(128).fill(-1)
+  for (let digit = 0; digit < ALPHABET.length; digit++) table[ALPHABET.charCodeAt(digit)] = digit
+  return table
+})()
 
 function lineByteCount(lengthChar: string): number | null {
   const code = lengthChar.charCodeAt(0)
@@ -41,26 +44,26 @@ export function decodeBase85Line(line: string): Result<Uint8Array> {
     )
   }
   const groups = Math.ceil(byteCount / 4)
-  const encoded = line.slice(1)
-  if (encoded.length !== groups * 5) {
+  const encodedLength = line.length - 1
+  if (encodedLength !== groups * 5) {
     return fail(
       errorData(
         'PARSE_BAD_BINARY',
-        `Binary patch line "${preview(line)}" should carry ${groups * 5} base85 characters for ${byteCount} bytes but has ${encoded.length}.`,
+        `Binary patch line "${preview(line)}" should carry ${groups * 5} base85 characters for ${byteCount} bytes but has ${encodedLength}.`,
       ),
     )
   }
   const out = new Uint8Array(groups * 4)
-  for (let g = 0; g < groups; g++) {
+  for (let g = 0, at = 1; g < groups; g++) {
     let acc = 0
-    for (let k = 0; k < 5; k++) {
-      const c = encoded[g * 5 + k] as string
-      const digit = DIGIT_OF_CHAR.get(c)
-      if (digit === undefined) {
+    for (let k = 0; k < 5; k++, at++) {
+      const code = line.charCodeAt(at)
+      const digit = code < 128 ? (DIGIT_OF_CODE[code] as number) : -1
+      if (digit < 0) {
         return fail(
           errorData(
             'PARSE_BAD_BINARY',
-            `Binary patch line "${preview(line)}" contains "${c}", which is not a base85 character.`,
+            `Binary patch line "${preview(line)}" contains "${line[at] as string}", which is not a base85 character.`,
           ),
         )
       }
@@ -75,12 +78,14 @@ export function decodeBase85Line(line: string): Result<Uint8Array> {
         ),
       )
     }
-    out[g * 4] = (acc >>> 24) & 0xff
-    out[g * 4 + 1] = (acc >>> 16) & 0xff
-    out[g * 4 + 2] = (acc >>> 8) & 0xff
-    out[g * 4 + 3] = acc & 0xff
+    const o = g * 4
+    out[o] = acc >>> 24
+    out[o + 1] = (acc >>> 16) & 0xff
+    out[o + 2] = (acc >>> 8) & 0xff
+    out[o + 3] = acc & 0xff
   }
-  return ok(out.slice(0, byteCount))
+  // The last group's padding bytes are not the line's: a view without them.
+  return ok(byteCount === out.length ? out : out.subarray(0, byteCount))
 }
 
 /** Decodes consecutive base85 lines and concatenates their bytes. */

@@ -16,7 +16,17 @@ import {
   runGit,
   startGitIn,
 } from './git-command.js'
+import type { Readable } from 'node:stream'
 import { HISTORY_LOG_FORMAT, HistoryStreamParser, type HistoryCommit } from './history-parse.js'
+import { readAhead, Turns } from './read-ahead.js'
+
+// The measurement: DECISIONS.md D-198.
+/**
+ * Bytes of git's output read ahead of the commit being consumed; then git waits. Read whenever
+ * the event loop turns, which readHistory lets it do at least every TURN_MS of the consumer's work.
+ */
+export const HISTORY_AHEAD_BYTES = 8 * 1024 * 1024
+const TURN_MS = 1
 
 export interface HistoryOptions {
   /** A directory inside a git work tree, or a bare repository. */
@@ -27,6 +37,8 @@ export interface HistoryOptions {
    */
   readonly range?: string
   readonly signal?: AbortSignal
+  /** Bytes of git's output read ahead of the consumer. @default HISTORY_AHEAD_BYTES */
+  readonly aheadBytes?: number
 }
 
 /** A tree entry: its mode as git prints it, its object id, and its bytes (null for a gitlink). */
@@ -99,7 +111,8 @@ const HISTORY_ABORT: AbortWords = {
 /**
  * Commits oldest first, first-parent line, one git process for the whole stream. Merges come
  * with their diff against the first parent; empty commits with no changes and an empty patch.
- * Memory is bounded by one commit's output. Stopping early (`break`, `return()`) or aborting
+ * git's output is read ahead while the consumer works, so git runs meanwhile; memory is bounded
+ * by `aheadBytes` of it plus one commit's output. Stopping early (`break`, `return()`) or aborting
  * `signal` kills git and waits for it.
  *
  * @example
@@ -116,12 +129,17 @@ export async function* readHistory(options: HistoryOptions): AsyncGenerator<Hist
   const onAbort = (): void => git.stop()
   signal?.addEventListener('abort', onAbort, { once: true })
   const parser = new HistoryStreamParser()
+  const turns = new Turns(TURN_MS)
   try {
-    for await (const chunk of git.child.stdout as AsyncIterable<Uint8Array>) {
+    const aheadBytes = options.aheadBytes ?? HISTORY_AHEAD_BYTES
+    for await (const chunk of readAhead(git.child.stdout as Readable, aheadBytes)) {
+      turns.turned()
       throwIfAborted(signal, HISTORY_ABORT)
       for (const commit of parsed(() => parser.push(chunk))) {
         yield commit
         throwIfAborted(signal, HISTORY_ABORT)
+        // The consumer computed since the loop last turned: let git's output in meanwhile.
+        await turns.maybe()
       }
     }
     const exit = await git.exit

@@ -280,6 +280,7 @@ function applyOp(
   try {
     computed = computeFile(
       binary === undefined ? input : { ...input, inflated: ctx.inflate(binary.forward.deflated) },
+      { gitBlobId: ctx.gitBlobId },
     )
   } catch (error) {
     return {

@@ -90,7 +90,12 @@ describe('spliceExact', () => {
           next = start + hunk.lines.filter((l) => l.op !== '+').length
         }
         if (hunks.length === 0) return
-        if (spliceExact(source, hunks) !== null) spliced++
+        const splice = spliceExact(source, hunks)
+        if (splice !== null) spliced++
+        // Asked for the bytes only, the splice makes the same bytes and counts nothing.
+        const bytesOnly = spliceExact(source, hunks, false, false)
+        expect(bytesOnly?.bytes).toEqual(splice?.bytes)
+        if (bytesOnly !== null) expect([bytesOnly.additions, bytesOnly.deletions]).toEqual([0, 0])
         const plain = !text.includes('\r') ? { sourceHasNoCrOrNul: true as const } : {}
         const fast = computeFile(job(source, hunks, { countOnly: true, sourceIsUtf8: true }))
         const told = computeFile(

@@ -1,5 +1,6 @@
 // Unit tests for src/apply/git-binary.ts with hand-built literal and delta hunks (real git
 // patches are covered end to end in test/unit/parse/unified.test.ts).
+import { createHash } from 'node:crypto'
 import { deflateSync, inflateSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { applyBinaryPatch, checkPreimage } from '../../../src/apply/git-binary.js'
@@ -212,6 +213,26 @@ describe('the index line blob ids', () => {
     })
     // A deletion's new id is all zeros: nothing to compare.
     expect(value(applyBinaryPatch(before, ids(full.old, '0'.repeat(40)), inflate))).toEqual(after)
+  })
+
+  it('checks both ids with the blob id it is given, the same way as with its own', () => {
+    const hashed: number[] = []
+    const native = (bytes: Uint8Array): string => {
+      hashed.push(bytes.length)
+      return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
+    }
+    const literal = ids(full.old, gitBlobId(after), hunkOf('literal', after))
+    expect(value(applyBinaryPatch(before, literal, inflate, {}, native))).toEqual(after)
+    // The preimage, then the result.
+    expect(hashed).toEqual([before.length, after.length])
+    expect(applyBinaryPatch(same, literal, inflate, {}, native)).toEqual(
+      applyBinaryPatch(same, literal, inflate),
+    )
+    expect(checkPreimage(same, literal, {}, native)).toEqual(checkPreimage(same, literal))
+    const wrong = ids(full.old, gitBlobId(same))
+    expect(applyBinaryPatch(before, wrong, inflate, {}, native)).toEqual(
+      applyBinaryPatch(before, wrong, inflate),
+    )
   })
 
   it('checks only the delta size when the patch has no index line', () => {

@@ -62,9 +62,10 @@ describe('decodeBase85Line', () => {
   })
 
   it("refuses characters outside git's alphabet", () => {
-    for (const bad of ['"', "'", ',', '.', '/', ':', '[', '\\', ']', ' ']) {
+    for (const bad of ['"', "'", ',', '.', '/', ':', '[', '\\', ']', ' ', '\0', 'é', '\u0130']) {
       const result = decodeBase85Line(`A0000${bad}`)
       expect([bad, result.ok]).toEqual([bad, false])
+      if (!result.ok) expect(result.error.message).toContain(`contains "${bad}"`)
     }
   })
 })

@@ -222,6 +222,11 @@ afterAll(async () => {
   if (root !== '') await rm(root, { recursive: true, force: true })
 })
 
+/** Commits as plain data, each patch as its bytes rather than a view into some buffer. */
+function plainCommits(commits: readonly HistoryCommit[]) {
+  return commits.map((c) => ({ ...c, patch: Buffer.from(c.patch).toString('latin1') }))
+}
+
 async function collect(history: AsyncIterable<HistoryCommit>): Promise<HistoryCommit[]> {
   const out: HistoryCommit[] = []
   for await (const commit of history) out.push(commit)
@@ -366,6 +371,31 @@ describe('readHistory', () => {
       break
     }
     expect(during).toHaveLength(1)
+    expect(gitChildren()).toEqual([])
+  })
+
+  it('reads git’s output ahead while the consumer holds a commit, up to aheadBytes', async () => {
+    const whole = await collect(readHistory({ repo: big }))
+    const output = whole.reduce((n, c) => n + c.patch.length, 0)
+    expect(output).toBeGreaterThan(1 << 20) // far more than a pipe holds
+    // Held at the first commit, the consumer lets the event loop turn: git writes all it has
+    // and exits, which it could not do into a full pipe.
+    const seen: HistoryCommit[] = []
+    for await (const commit of readHistory({ repo: big, aheadBytes: 2 * output })) {
+      seen.push(commit)
+      while (seen.length === 1 && gitChildren().length > 0)
+        await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    expect(plainCommits(seen)).toEqual(plainCommits(whole))
+    // With a window of 64 KiB, git is still writing (paused) while the first commit is held.
+    const small: HistoryCommit[] = []
+    for await (const commit of readHistory({ repo: big, aheadBytes: 64 * 1024 })) {
+      small.push(commit)
+      if (small.length > 1) continue
+      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(gitChildren()).toHaveLength(1)
+    }
+    expect(plainCommits(small)).toEqual(plainCommits(whole))
     expect(gitChildren()).toEqual([])
   })
 
