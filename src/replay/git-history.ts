@@ -121,6 +121,27 @@ const HISTORY_ABORT: AbortWords = {
  * }
  */
 export async function* readHistory(options: HistoryOptions): AsyncGenerator<HistoryCommit> {
+  const history = openHistory(options)
+  try {
+    yield* history.commits
+  } finally {
+    await history.close()
+  }
+}
+
+/** A history whose git has started: its commits (read once), and close() to stop git. */
+export interface OpenHistory {
+  readonly commits: AsyncGenerator<HistoryCommit>
+  /** Kills git if it is still running and waits until it is reaped; idempotent. */
+  close(): Promise<void>
+}
+
+/**
+ * readHistory, started now: git runs, and its output is read ahead, while the caller does
+ * something else first (replay reads the start tree). Call close() when done with it, also when
+ * `commits` was never iterated.
+ */
+export function openHistory(options: HistoryOptions): OpenHistory {
   const range = options.range ?? 'HEAD'
   checkRange(range)
   const { signal } = options
@@ -128,36 +149,45 @@ export async function* readHistory(options: HistoryOptions): AsyncGenerator<Hist
   const git = startGitIn(options.repo, [...LOG_FLAGS, '--end-of-options', range, '--'], false)
   const onAbort = (): void => git.stop()
   signal?.addEventListener('abort', onAbort, { once: true })
-  const parser = new HistoryStreamParser()
-  const turns = new Turns(TURN_MS)
-  try {
-    const aheadBytes = options.aheadBytes ?? HISTORY_AHEAD_BYTES
-    for await (const chunk of readAhead(git.child.stdout as Readable, aheadBytes)) {
-      turns.turned()
-      throwIfAborted(signal, HISTORY_ABORT)
-      for (const commit of parsed(() => parser.push(chunk))) {
-        yield commit
-        throwIfAborted(signal, HISTORY_ABORT)
-        // The consumer computed since the loop last turned: let git's output in meanwhile.
-        await turns.maybe()
-      }
-    }
-    const exit = await git.exit
-    throwIfAborted(signal, HISTORY_ABORT)
-    // Only a clean exit ends the history: a killed git's last commit may be cut short.
-    if (!exit.ok) throw failure(git, 'log', undefined, range)
-    for (const commit of parsed(() => parser.end())) yield commit
-  } catch (error) {
-    if (error instanceof EditError) throw error
-    git.stop()
-    await git.exit
-    throwIfAborted(signal, HISTORY_ABORT)
-    throw failure(git, 'log', error, range)
-  } finally {
+  const stdout = git.child.stdout as Readable
+  const chunks = readAhead(stdout, options.aheadBytes ?? HISTORY_AHEAD_BYTES)
+  const close = async (): Promise<void> => {
     signal?.removeEventListener('abort', onAbort)
     git.stop()
+    // The window may be full (the pipe paused): let the rest flow out while git ends.
+    stdout.resume()
     await git.exit
   }
+  async function* commits(): AsyncGenerator<HistoryCommit> {
+    const parser = new HistoryStreamParser()
+    const turns = new Turns(TURN_MS)
+    try {
+      for await (const chunk of chunks) {
+        turns.turned()
+        throwIfAborted(signal, HISTORY_ABORT)
+        for (const commit of parsed(() => parser.push(chunk))) {
+          yield commit
+          throwIfAborted(signal, HISTORY_ABORT)
+          // The consumer computed since the loop last turned: let git's output in meanwhile.
+          await turns.maybe()
+        }
+      }
+      const exit = await git.exit
+      throwIfAborted(signal, HISTORY_ABORT)
+      // Only a clean exit ends the history: a killed git's last commit may be cut short.
+      if (!exit.ok) throw failure(git, 'log', undefined, range)
+      for (const commit of parsed(() => parser.end())) yield commit
+    } catch (error) {
+      if (error instanceof EditError) throw error
+      git.stop()
+      await git.exit
+      throwIfAborted(signal, HISTORY_ABORT)
+      throw failure(git, 'log', error, range)
+    } finally {
+      await close()
+    }
+  }
+  return { commits: commits(), close }
 }
 
 /** The parser's commits; output it cannot read becomes REPLAY_GIT_FAILED. */

@@ -5,8 +5,8 @@
 // bounded by `aheadBytes` plus one chunk. Errors of the stream are thrown in order.
 import type { Readable } from 'node:stream'
 
-/** The stream's chunks, in order; reading ahead stops at `aheadBytes` queued. */
-export async function* readAhead(stream: Readable, aheadBytes: number): AsyncGenerator<Uint8Array> {
+/** The stream's chunks, in order, read from now on; reading ahead stops at `aheadBytes` queued. */
+export function readAhead(stream: Readable, aheadBytes: number): AsyncGenerator<Uint8Array> {
   const queue: Uint8Array[] = []
   let queued = 0
   let ended = false
@@ -34,25 +34,28 @@ export async function* readAhead(stream: Readable, aheadBytes: number): AsyncGen
   stream.once('end', onEnd)
   stream.once('close', onEnd)
   stream.once('error', onError)
-  try {
-    for (;;) {
-      const chunk = queue.shift()
-      if (chunk === undefined) {
-        if (failed !== null) throw failed.error
-        if (ended) return
-        await new Promise<void>((resolve) => (wake = resolve))
-        continue
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    try {
+      for (;;) {
+        const chunk = queue.shift()
+        if (chunk === undefined) {
+          if (failed !== null) throw failed.error
+          if (ended) return
+          await new Promise<void>((resolve) => (wake = resolve))
+          continue
+        }
+        queued -= chunk.length
+        if (stream.isPaused() && queued < aheadBytes) stream.resume()
+        yield chunk
       }
-      queued -= chunk.length
-      if (stream.isPaused() && queued < aheadBytes) stream.resume()
-      yield chunk
+    } finally {
+      stream.off('data', onData)
+      stream.off('end', onEnd)
+      stream.off('close', onEnd)
+      stream.off('error', onError)
     }
-  } finally {
-    stream.off('data', onData)
-    stream.off('end', onEnd)
-    stream.off('close', onEnd)
-    stream.off('error', onError)
   }
+  return chunks()
 }
 
 /** Lets the event loop turn (its I/O read) once at least `everyMs` have passed since the last. */

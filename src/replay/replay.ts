@@ -18,7 +18,7 @@ import {
   type ReplayVia,
 } from './commit.js'
 import { createBlobReader, type BlobReader } from './cat-file.js'
-import { readHistory, readTree, startOf } from './git-history.js'
+import { openHistory, readTree, startOf } from './git-history.js'
 import type { HistoryCommit, RawChange } from './history-parse.js'
 import type { FallbackReason } from './convert.js'
 import type { AppliedPlan, HunkMisplaced, HunkRefusal, Tree, TreeFile } from './tree.js'
@@ -150,9 +150,20 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
       `Invalid option: workers must be a whole number from 0 to ${MAX_REPLAY_WORKERS}; got ${String(workers)}.`,
     )
   }
-  // One tree, changed in place commit by commit (a copy per commit would cost the tree's size
-  // times the history's length).
-  const tree = new Map<string, TreeFile>(await readTree(repo, await startOf(repo, range)))
+  // git's history stream starts first: its first commits are read while the start tree is.
+  const history =
+    maxCommits > 0
+      ? openHistory({ repo, range, ...(signal === undefined ? {} : { signal }) })
+      : null
+  let tree: Map<string, TreeFile>
+  try {
+    // One tree, changed in place commit by commit (a copy per commit would cost the tree's size
+    // times the history's length).
+    tree = new Map<string, TreeFile>(await readTree(repo, await startOf(repo, range)))
+  } catch (error) {
+    await history?.close()
+    throw error
+  }
   const blobs = createBlobReader(repo)
   const totals = {
     commits: 0,
@@ -170,12 +181,11 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
   const fallbackReasons: Record<string, number> = {}
   const pool = workers > 0 ? new WorkerPool({ minThreads: workers, maxThreads: workers }) : null
   try {
-    if (maxCommits > 0) {
-      const history = readHistory({ repo, range, ...(signal === undefined ? {} : { signal }) })
+    if (history !== null) {
       const steps =
         pool === null
-          ? inOrder(history, tree, blobs, via)
-          : onPool(history, tree, blobs, via, pool, workers)
+          ? inOrder(history.commits, tree, blobs, via)
+          : onPool(history.commits, tree, blobs, via, pool, workers)
       for await (const done of steps) {
         totals.commits++
         if (done.exact) totals.exactCommits++
@@ -194,6 +204,7 @@ export async function* replay(options: ReplayOptions): AsyncGenerator<ReplayComm
       }
     }
   } finally {
+    await history?.close()
     await pool?.close()
     await blobs.close()
   }

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createBlobReader } from '../../../src/replay/cat-file.js'
 import {
   countCommits,
+  openHistory,
   readHistory,
   readTree,
   startOf,
@@ -396,6 +397,26 @@ describe('readHistory', () => {
       expect(gitChildren()).toHaveLength(1)
     }
     expect(plainCommits(small)).toEqual(plainCommits(whole))
+    expect(gitChildren()).toEqual([])
+    // Stopping while git waits on the full window still kills and reaps it.
+    for await (const first of readHistory({ repo: big, aheadBytes: 64 * 1024 })) {
+      expect(first.changes).toHaveLength(1)
+      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setTimeout(resolve, 10))
+      break
+    }
+    expect(gitChildren()).toEqual([])
+  })
+
+  it('starts git at openHistory, and close() stops it whether or not it was read', async () => {
+    const unread = openHistory({ repo: big, aheadBytes: 64 * 1024 })
+    expect(gitChildren()).toHaveLength(1)
+    await unread.close()
+    await unread.close()
+    expect(gitChildren()).toEqual([])
+    const read = openHistory({ repo })
+    const commits = await collect(read.commits)
+    await read.close()
+    expect(plainCommits(commits)).toEqual(plainCommits(await collect(readHistory({ repo }))))
     expect(gitChildren()).toEqual([])
   })
 
