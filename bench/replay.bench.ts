@@ -14,6 +14,7 @@
 // Run: npm run build && node dist/bench/replay.bench.js [--repo DIR]... [--samples K]
 //   --repo DIR   a repository to replay from its root (repeatable; default: a generated one)
 //   --commits N  commits in the generated history (default 400)
+//   --large-commits  generate a history of large commits instead (generated-history.ts)
 //   --no-per-patch  skip the once-per-patch rows (slow on long histories)
 //   --quick      a 30-commit generated history, 1 sample (CI: test/e2e/replay-bench.test.ts)
 import { spawnSync } from 'node:child_process'
@@ -24,6 +25,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { historyArgs } from '../src/replay/git-history.js'
 import { prng } from './generate.js'
+import { LARGE_COMMITS, largeCommitHistory } from './generated-history.js'
 import { loadLine, machineLine, markdownTable, median, mib, ms, ratio } from './report.js'
 
 const CLI = fileURLToPath(new URL('../../bin/patchloom.js', import.meta.url))
@@ -41,6 +43,7 @@ interface Flags {
   readonly commits: number
   readonly samples: number
   readonly perPatch: boolean
+  readonly large: boolean
 }
 
 function parseFlags(argv: readonly string[]): Flags {
@@ -48,6 +51,7 @@ function parseFlags(argv: readonly string[]): Flags {
   let commits = 400
   let samples = 3
   let perPatch = true
+  let large = false
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]
     const value = () => {
@@ -59,12 +63,13 @@ function parseFlags(argv: readonly string[]): Flags {
     else if (flag === '--commits') commits = Number(value())
     else if (flag === '--samples') samples = Number(value())
     else if (flag === '--no-per-patch') perPatch = false
+    else if (flag === '--large-commits') large = true
     else if (flag === '--quick') {
       commits = 30
       samples = 1
     } else throw new Error(`unknown flag ${flag}`)
   }
-  return { repos, commits, samples, perPatch }
+  return { repos, commits, samples, perPatch, large }
 }
 
 function run(cmd: string, args: readonly string[], cwd: string, input?: Buffer): Buffer {
@@ -399,12 +404,16 @@ console.log(`Command: \`node dist/bench/replay.bench.js ${process.argv.slice(2).
 if (flags.repos.length === 0) {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchloom-replay-history-'))
   try {
-    generateHistory(path.join(dir, 'repo'), flags.commits)
-    benchRepo(
-      path.join(dir, 'repo'),
-      `generated history (seed 10, ${flags.commits} commits)`,
-      flags,
-    )
+    const repo = path.join(dir, 'repo')
+    if (flags.large) {
+      largeCommitHistory(repo, path.join(dir, 'home'))
+      const { commits, files, lines, filesPerCommit, editsPerFile } = LARGE_COMMITS
+      const shape = `${commits} commits, ${filesPerCommit} of ${files} ${lines}-line files edited in ${editsPerFile} places each`
+      benchRepo(repo, `generated history of large commits (seed 11, ${shape})`, flags)
+    } else {
+      generateHistory(repo, flags.commits)
+      benchRepo(repo, `generated history (seed 10, ${flags.commits} commits)`, flags)
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
