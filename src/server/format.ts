@@ -53,17 +53,47 @@ export function errorOutcome(error: EditErrorData, stale?: StaleExtras): ToolOut
   return { ok: false, structured, text: lines.join('\n') }
 }
 
+/**
+ * Diff text a write's result carries at most: a model reads the result, and past this it learns
+ * nothing more from diffs than from the counts, while rendering, cloning, validating and sending
+ * them took most of a large patch's time through the server (DECISIONS.md D-200). The files past
+ * the budget keep their counts and hashes; `diffs_omitted` says how many lost their diff.
+ */
+export const MAX_RESULT_DIFF_BYTES = 256 * 1024
+
+/**
+ * `diffsRendered` false: the engine was asked for no diffs (a patch longer than the budget), so
+ * every changed file's diff is omitted. Otherwise diffs go in, in order, while they fit.
+ */
 export function writeOutcome(
   result: ApplyResult,
   rebased: ReadonlyMap<string, string>,
+  diffsRendered = true,
 ): ToolOutcome {
   const summary =
     result.files.length === 0 ? 'no changes' : result.files.map(renderFileLine).join('\n')
+  let budget = MAX_RESULT_DIFF_BYTES
+  let omitted = diffsRendered ? 0 : result.files.length
+  const diffs: string[] = []
+  for (const f of result.files) {
+    // A string's UTF-8 length is at least its length: only a diff that may fit is measured.
+    const bytes = f.diff.length <= budget ? Buffer.byteLength(f.diff) : budget + 1
+    if (!diffsRendered || f.diff === '') diffs.push('')
+    else if (bytes <= budget) {
+      budget -= bytes
+      diffs.push(f.diff)
+    } else {
+      omitted++
+      budget = 0 // in order: no later, smaller diff slips in after a gap
+      diffs.push('')
+    }
+  }
   const structured = {
     dry_run: result.dryRun,
     summary,
     ...(result.transaction === undefined ? {} : { transaction: result.transaction }),
-    files: result.files.map((f) => {
+    ...(omitted === 0 ? {} : { diffs_omitted: omitted }),
+    files: result.files.map((f, i) => {
       const from = rebased.get(f.path)
       return {
         path: f.path,
@@ -73,7 +103,7 @@ export function writeOutcome(
         previous_hash: f.beforeHash,
         additions: f.additions,
         deletions: f.deletions,
-        diff: f.diff,
+        diff: diffs[i] as string,
         ...(from === undefined ? {} : { rebased_from: from }),
       }
     }),
@@ -95,8 +125,16 @@ export function writeOutcome(
   if (result.dryRun) lines.push('dry run: nothing written')
   if (result.transaction !== undefined) lines.push(`transaction ${result.transaction}`)
   if (result.diagnostics !== undefined) lines.push(...diagnosticLines(result.diagnostics))
-  const diffs = result.files.map((f) => f.diff).filter((d) => d !== '')
-  if (diffs.length > 0) lines.push('', ...diffs.map((d) => d.replace(/\n$/, '')))
+  if (omitted > 0) {
+    const why = diffsRendered
+      ? `the diffs past the first ${MAX_RESULT_DIFF_BYTES / 1024} KiB`
+      : `the patch is over ${MAX_RESULT_DIFF_BYTES / 1024} KiB`
+    lines.push(
+      `diffs omitted for ${omitted} file${omitted === 1 ? '' : 's'} (${why}); the counts and hashes above are complete`,
+    )
+  }
+  const shown = diffs.filter((d) => d !== '')
+  if (shown.length > 0) lines.push('', ...shown.map((d) => d.replace(/\n$/, '')))
   return { ok: true, structured, text: lines.join('\n') }
 }
 

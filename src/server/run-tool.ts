@@ -10,6 +10,7 @@ import {
   diagnosticsOutcome,
   errorOutcome,
   undoOutcome,
+  MAX_RESULT_DIFF_BYTES,
   writeOutcome,
   type ToolOutcome,
 } from './format.js'
@@ -128,8 +129,12 @@ async function patch(
     }
   }
   let written: ReadonlyMap<string, Uint8Array> | undefined
+  // A diff is about as long as the patch it comes from: past the result's budget none is shown,
+  // so none is rendered.
+  const diffs = text.length <= MAX_RESULT_DIFF_BYTES
   const result = await workspace.engine.apply(text, {
     format,
+    diffs,
     ...(skip ? { binaryWithoutData: 'skip' as const } : {}),
     ...(args['final_newline'] === 'keep' ? { finalNewline: 'keep' as const } : {}),
     ...(args['adds_must_be_new'] === true ? { addsMustBeNew: true } : {}),
@@ -138,7 +143,7 @@ async function patch(
     onCommitted: (bytes) => (written = bytes),
   })
   if (!result.dryRun) await remember(workspace, agent, result, written)
-  return writeOutcome(result, new Map())
+  return writeOutcome(result, new Map(), diffs)
 }
 
 async function undo(

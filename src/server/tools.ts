@@ -133,6 +133,12 @@ const writeOutput = z.object({
     .string()
     .describe('One line per file: M path (+added -removed), A path, D path, R old -> new.'),
   transaction: z.string().optional().describe('Journal transaction id (for undo).'),
+  diffs_omitted: z
+    .number()
+    .optional()
+    .describe(
+      'Changed files whose diff is left out (past 256 KiB of diff text, or a patch over 256 KiB); their counts and hashes are given.',
+    ),
   files: z.array(
     z.object({
       path: z.string(),

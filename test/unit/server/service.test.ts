@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { EditService, type Caller, type ServiceOptions } from '../../../src/server/service.js'
 import type { ToolName } from '../../../src/server/tools.js'
+import { MAX_RESULT_DIFF_BYTES } from '../../../src/server/format.js'
 import { makeTempDir } from '../../helpers/tree.js'
 
 const A: Caller = { agent: 'agent-a' }
@@ -400,6 +401,58 @@ describe('edit modes through the server', () => {
     expect(out.structured['files'][0].rebased_from).toMatch(/^sha256:/)
     expect(await disk('a.txt')).toBe(
       lines(30).replace('line 2\n', 'L2!\n').replace('line 29\n', 'B\n'),
+    )
+  })
+})
+
+describe('diffs in write results', () => {
+  it('renders none for a patch over the budget, and keeps every count and hash', async () => {
+    const count = 120
+    const body = (i: number) => `${'x'.repeat(2000)} ${i}\n`
+    const sections: string[] = []
+    for (let i = 0; i < count; i++) {
+      await writeFile(join(root, `f${i}.txt`), `a\n${body(i)}c\n`)
+      sections.push(
+        `--- a/f${i}.txt\n+++ b/f${i}.txt\n@@ -1,3 +1,3 @@\n a\n-${body(i)}+${body(i).replace('x', 'y')} c\n`,
+      )
+    }
+    const patch = sections.join('')
+    expect(patch.length).toBeGreaterThan(MAX_RESULT_DIFF_BYTES)
+    await open()
+    const out = await ok('apply_patch', { patch })
+    expect(out.structured['diffs_omitted']).toBe(count)
+    const files = out.structured['files'] as Array<Record<string, unknown>>
+    expect(files).toHaveLength(count)
+    expect(
+      files.every((f) => f['diff'] === '' && f['additions'] === 1 && f['deletions'] === 1),
+    ).toBe(true)
+    expect(out.text).toContain(`diffs omitted for ${count} files (the patch is over 256 KiB)`)
+    expect(await disk('f7.txt')).toBe(`a\n${body(7).replace('x', 'y')}c\n`)
+    // A small patch still gets its diff.
+    const small = await ok('apply_patch', {
+      patch: '--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-line 1\n+LINE 1\n line 2\n',
+    })
+    expect(small.structured['diffs_omitted']).toBeUndefined()
+    expect(small.structured['files'][0].diff).toContain('+LINE 1')
+  })
+
+  it('leaves out a diff past the budget that a small edit made', async () => {
+    const line = 'x'.repeat(40) + '\n'
+    await writeFile(join(root, 'big.txt'), line + 'tail\n' + line.repeat(7_000))
+    await open()
+    await ok('read_file', { path: 'big.txt' })
+    // One line becomes 7,000: the edit is small, its diff about 290 KB.
+    const out = await ok('edit_file', {
+      path: 'big.txt',
+      old_string: 'tail\n',
+      new_string: 'z'.repeat(40).concat('\n').repeat(7_000),
+    })
+    expect(out.structured['diffs_omitted']).toBe(1)
+    expect(out.structured['files'][0].diff).toBe('')
+    expect(out.structured['files'][0].additions).toBe(7_000)
+    expect(out.text).toContain('diffs omitted for 1 file (the diffs past the first 256 KiB)')
+    expect(await disk('big.txt')).toBe(
+      line + 'z'.repeat(40).concat('\n').repeat(7_000) + line.repeat(7_000),
     )
   })
 })
