@@ -53,11 +53,12 @@ export function errorOutcome(error: EditErrorData, stale?: StaleExtras): ToolOut
   return { ok: false, structured, text: lines.join('\n') }
 }
 
+// The measurement: DECISIONS.md D-200.
 /**
  * Diff text a write's result carries at most: a model reads the result, and past this it learns
  * nothing more from diffs than from the counts, while rendering, cloning, validating and sending
- * them took most of a large patch's time through the server (DECISIONS.md D-200). The files past
- * the budget keep their counts and hashes; `diffs_omitted` says how many lost their diff.
+ * them took most of a large patch's time through the server. The files past the budget keep
+ * their counts and hashes; `diffs_omitted` says how many lost their diff.
  */
 export const MAX_RESULT_DIFF_BYTES = 256 * 1024
 
