@@ -1,8 +1,9 @@
-// git's history as replay reads it: one streaming `git log` for a whole range (readHistory), a
-// commit's tree read in bulk (readTree: `git ls-tree`, then cat-file.ts), and the rev queries
-// that plan a replay (its start, its commits, their count). Effects only: parsing the log is
-// history-parse.ts. Every git process is reaped before a function returns or a generator
-// finishes, also when the consumer stops early or the signal aborts.
+// git's history as replay reads it: one streaming `git log` for a whole range (readHistory, or
+// openHistory to start it early), read ahead of its consumer (read-ahead.ts), a commit's tree read
+// in bulk (readTree: `git ls-tree`, then cat-file.ts), and the rev queries that plan a replay.
+// Effects only: parsing the log is history-parse.ts. Every git process is reaped before a function
+// returns, a generator finishes or close() resolves, also when the consumer stops early or the
+// signal aborts.
 import { EditError } from '../errors.js'
 import { throwIfAborted, type AbortWords } from '../abort.js'
 import { decodePatchBytes } from '../text/patch-bytes.js'
