@@ -3,7 +3,7 @@
 // schemas' (tools.ts), already checked. Read-before-write, rebasing and the agent's memory are
 // json-edits.ts; this module routes each tool to them and turns every refusal into an outcome.
 import { EditError, errorData, isEditError } from '../errors.js'
-import { parsePlan } from '../parse/index.js'
+import { detectFormat, parsePlan } from '../parse/index.js'
 import { patchTextOf } from '../bytes/patch-input.js'
 import type { FormatOption } from '../types.js'
 import {
@@ -106,7 +106,7 @@ async function patch(
   const text = args['patch'] as string
   const format = (args['format'] as FormatOption | undefined) ?? 'auto'
   const skip = args['binary_without_data'] === 'skip'
-  if (settings.readBeforeWrite) {
+  if (settings.readBeforeWrite && mayStateNoContent(text, format)) {
     // The text the engine will parse: model stop tokens cut from its end (bytes/patch-input.ts).
     const parsed = patchTextOf(text, Number.MAX_SAFE_INTEGER).text
     const plan = parsePlan(parsed, format, skip ? { onBinaryWithoutData: () => undefined } : {})
@@ -144,6 +144,19 @@ async function patch(
   })
   if (!result.dryRun) await remember(workspace, agent, result, written)
   return writeOutcome(result, new Map(), diffs)
+}
+
+/**
+ * Whether a patch may hold an op that replaces or deletes a whole file without stating its
+ * content. A unified diff states every file it changes except a deletion without hunks (an empty
+ * file, a binary one without data), and every deletion names /dev/null or says "deleted file
+ * mode": a diff with neither needs no read and is not parsed here (at 10,000 files that parse
+ * was an eighth of a dry run through the server).
+ */
+function mayStateNoContent(text: string, format: FormatOption): boolean {
+  const detected = format === 'auto' ? detectFormat(text) : format
+  if (detected !== 'unified') return true
+  return text.includes('/dev/null') || text.includes('deleted file mode')
 }
 
 async function undo(

@@ -525,6 +525,20 @@ describe('transactions', () => {
     await ok('apply_patch', { patch: del })
   })
 
+  it('needs a read for a unified deletion that states no content, and none for one that does', async () => {
+    await writeFile(join(root, 'empty.txt'), '')
+    await writeFile(join(root, 'b.txt'), 'b1\n')
+    await open()
+    const empty =
+      'diff --git a/empty.txt b/empty.txt\ndeleted file mode 100644\nindex e69de29..0000000\n'
+    expect(codeOf(await call('apply_patch', { patch: empty }))).toBe('FILE_STALE_READ')
+    await ok('read_file', { path: 'empty.txt' })
+    await ok('apply_patch', { patch: empty })
+    const stated = '--- a/b.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-b1\n'
+    await ok('apply_patch', { patch: stated }, B)
+    expect(await readFile(join(root, 'a.txt'), 'utf8')).toBe(lines(30))
+  })
+
   it('reads a patch that ends in a model stop token as the engine does, for the read check too', async () => {
     await open()
     const codex = '*** Begin Patch\n*** Add File: a.txt\n+replaced\n*** End Patch<|im_end|>'
