@@ -12,7 +12,12 @@ import {
 } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { errnoOf, nodeJournalFs } from '../../../src/journal/fs.js'
+import {
+  CHILD_REMOVE_MIN_ENTRIES,
+  errnoOf,
+  nodeJournalFs,
+  removeTreeAside,
+} from '../../../src/journal/fs.js'
 import { enc, tempWorkspace } from './fixtures.js'
 
 async function errnoOfCall(promise: Promise<unknown>): Promise<string | undefined> {
@@ -91,6 +96,34 @@ describe('nodeJournalFs', () => {
       writeFileSync(file, 'x')
       await nodeJournalFs[remove](file)
       expect(() => lstatSync(file)).toThrow(/ENOENT/)
+    },
+  )
+
+  it.each([
+    ['by rm(1)', 'rm'],
+    ['by the walk here when the command cannot run', 'patchloom-no-such-command'],
+    ['by the walk here when the command fails', 'false'],
+  ])(
+    'removeTreeAside removes a large tree %s, never following a symlink in it',
+    async (_how, command) => {
+      const { parent, root } = await tempWorkspace()
+      const outside = path.join(parent, 'outside')
+      mkdirSync(outside)
+      writeFileSync(path.join(outside, 'keep.txt'), 'kept\n')
+      const tree = path.join(root, 'txn')
+      mkdirSync(path.join(tree, 'deep'), { recursive: true })
+      for (let i = 0; i < CHILD_REMOVE_MIN_ENTRIES; i++)
+        writeFileSync(path.join(tree, `old.${i}`), `${i}\n`)
+      writeFileSync(path.join(tree, 'deep', 'x'), 'x')
+      symlinkSync(outside, path.join(tree, 'to-outside'))
+      symlinkSync(path.join(outside, 'keep.txt'), path.join(tree, 'to-file'))
+      expect(readdirSync(tree).length).toBeGreaterThanOrEqual(CHILD_REMOVE_MIN_ENTRIES)
+
+      await removeTreeAside(tree, command)
+
+      expect(() => lstatSync(tree)).toThrow(/ENOENT/)
+      expect(readdirSync(outside)).toEqual(['keep.txt'])
+      expect(readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe('kept\n')
     },
   )
 })
