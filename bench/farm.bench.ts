@@ -42,12 +42,13 @@
 //   --seed 11  --json FILE (the report as JSON)  --quick (N=4, M=5, one run, CI)
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { Agent, request } from 'node:http'
+import { Agent } from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { prng } from './generate.js'
+import { parseReply, postRpc, PROTOCOL_VERSION, type RpcReply } from './mcp-http.js'
 import { loadLine, machineLine, markdownTable, median, ms, ratio } from './report.js'
 
 const CLI = fileURLToPath(new URL('../../bin/patchloom.js', import.meta.url))
@@ -57,7 +58,6 @@ const REF_BIN = fileURLToPath(
     import.meta.url,
   ),
 )
-const PROTOCOL_VERSION = '2025-11-25'
 /** Attempts (read + edit) per edit before it is counted as failed. */
 const MAX_ATTEMPTS = 500
 /** Untimed warm-up edits per client before a row: at least this many, --warmup in all. */
@@ -228,15 +228,6 @@ interface Client {
   close(): void
 }
 
-interface RpcReply {
-  readonly result?: {
-    readonly isError?: boolean
-    readonly structuredContent?: Record<string, unknown>
-    readonly content?: readonly { readonly type: string; readonly text?: string }[]
-  }
-  readonly error?: { readonly code: number; readonly message: string }
-}
-
 /** read_file's numbered listing (`<n>\t<text>` lines) as the lines' text. */
 function listedLines(content: string): string[] {
   if (content === '') return []
@@ -301,55 +292,12 @@ class HttpClient implements Client {
       method: 'tools/call',
       params: { name, arguments: args },
     })
-    const { status, text } = await new Promise<{ status: number; text: string }>(
-      (resolve, reject) => {
-        const req = request(
-          {
-            host: this.#url.hostname,
-            port: this.#url.port,
-            path: this.#url.pathname,
-            method: 'POST',
-            agent: this.#agent,
-            headers: {
-              'content-type': 'application/json',
-              accept: 'application/json, text/event-stream',
-              'mcp-protocol-version': PROTOCOL_VERSION,
-              'x-patchloom-agent': this.#name,
-              'content-length': Buffer.byteLength(body),
-            },
-          },
-          (res) => {
-            const chunks: Buffer[] = []
-            res.on('data', (c: Buffer) => chunks.push(c))
-            res.on('end', () =>
-              resolve({
-                status: res.statusCode ?? 0,
-                text: Buffer.concat(chunks).toString('utf8'),
-              }),
-            )
-            res.on('error', reject)
-          },
-        )
-        req.on('error', reject)
-        req.end(body)
-      },
-    )
+    const { status, text } = await postRpc(this.#url, this.#agent, this.#name, body)
     if (status === 429) return { kind: 'busy' }
     if (status !== 200) return { kind: 'error', code: `HTTP_${status}` }
-    const reply = parseReply(text)
+    const reply = parseReply(text, 'farm')
     return outcomeOf(reply)
   }
-}
-
-/** A JSON body, or an SSE stream whose `data:` line holds the reply. */
-function parseReply(text: string): RpcReply {
-  if (text.startsWith('{')) return JSON.parse(text) as RpcReply
-  for (const line of text.split('\n'))
-    if (line.startsWith('data: ')) {
-      const message = JSON.parse(line.slice(6)) as RpcReply & { id?: unknown }
-      if (message.id !== undefined) return message
-    }
-  throw new Error(`farm: no JSON-RPC reply in ${JSON.stringify(text.slice(0, 200))}`)
 }
 
 function outcomeOf(reply: RpcReply): { structured: Record<string, unknown> } | Outcome {

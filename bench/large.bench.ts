@@ -17,7 +17,7 @@
 //   --out DIR    where the SVGs go (default bench/ in the repository)
 //   --scratch DIR  parent of the scratch repositories (default /dev/shm, else the temp dir)
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -30,16 +30,8 @@ import {
   type InternalEngine,
 } from '../src/engine/engine.js'
 import type { ApplyResult, LimitOptions, Logger } from '../src/index.js'
-import {
-  changedTexts,
-  codexFromChanges,
-  generateRepository,
-  signatureChanges,
-  workspaceBytes,
-  writeWorkspace,
-  type Size,
-  type Workspace,
-} from './generate.js'
+import { codexFromChanges, workspaceBytes, type Size, type Workspace } from './generate.js'
+import { failureReason, generatedChange, git, GIT_ENV, worktreeTree } from './generated-repo.js'
 import { loadLine, machineLine, markdownTable, median, mib, ms, ratio } from './report.js'
 import { snapshotCli } from './cli-snapshot.js'
 import { lineChartSvg, type Series } from './svg.js'
@@ -114,31 +106,12 @@ function samplesFor(flags: Flags, files: number): number {
 
 // ---- processes ------------------------------------------------------------------------------
 
-/** git reads no user or system configuration here, so nobody's diff settings change the patch. */
-const ENV: NodeJS.ProcessEnv = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'bench',
-  GIT_AUTHOR_EMAIL: 'bench@example.invalid',
-  GIT_COMMITTER_NAME: 'bench',
-  GIT_COMMITTER_EMAIL: 'bench@example.invalid',
-  GIT_AUTHOR_DATE: '2026-12-01T00:00:00Z',
-  GIT_COMMITTER_DATE: '2026-12-01T00:00:00Z',
-}
-
-/** The reason a command failed, from its stderr: the error line, not a stack's first line. */
-function reason(stderr: string): string {
-  const lines = stderr.split('\n').map((l) => l.trim())
-  return lines.find((l) => /error|fatal|failed|rejected|refus/i.test(l)) ?? lines[0] ?? ''
-}
-
 /** Runs a command to completion and returns its wall time (ms); a non-zero exit throws. */
 function run(
   command: string,
   args: readonly string[],
   cwd: string,
-  env: NodeJS.ProcessEnv = ENV,
+  env: NodeJS.ProcessEnv = GIT_ENV,
 ): number {
   const started = performance.now()
   const child = spawnSync(command, args, {
@@ -149,17 +122,10 @@ function run(
   })
   const elapsed = performance.now() - started
   if (child.status !== 0) {
-    const why = child.error?.message ?? reason(child.stderr?.toString() ?? '')
+    const why = child.error?.message ?? failureReason(child.stderr?.toString() ?? '')
     throw new Error(`${path.basename(command)} exited ${child.status}: ${why}`)
   }
   return elapsed
-}
-
-function git(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = ENV): string {
-  const child = spawnSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 })
-  if (child.status !== 0)
-    throw new Error(`git ${args.join(' ')} exited ${child.status}: ${reason(child.stderr)}`)
-  return child.stdout
 }
 
 /** The CLI snapshot (cli-snapshot.ts) plus the RSS preload; returns both entry points. */
@@ -192,15 +158,6 @@ interface Setup {
   readonly generateMs: number
 }
 
-/** The tree of the workspace as it is, through a scratch copy of the index (the real one stays). */
-function worktreeTree(s: Pick<Setup, 'root' | 'scratch'>): string {
-  const index = path.join(s.scratch, 'tree-index')
-  copyFileSync(path.join(s.root, '.git', 'index'), index)
-  const env = { ...ENV, GIT_INDEX_FILE: index }
-  git(['add', '-A'], s.root, env)
-  return git(['write-tree'], s.root, env).trim()
-}
-
 /** Back to HEAD, outside the timing: changed files rewritten, the CLI's journal removed. */
 function reset(s: Setup, journal: boolean): void {
   git(['reset', '--hard', '-q'], s.root)
@@ -209,28 +166,12 @@ function reset(s: Setup, journal: boolean): void {
 
 async function prepare(size: Size, scratchRoot: string): Promise<Setup> {
   const started = performance.now()
-  const scratch = await mkdtemp(path.join(scratchRoot, `n${size.files}-`))
-  const root = path.join(scratch, 'repo')
-  const ws = generateRepository(size.files, size.lines, SEED)
-  await writeWorkspace(root, ws)
-  git(['init', '-q'], root)
-  // The CLI's journal lives in the workspace; it is not part of any tree compared here.
-  await mkdir(path.join(root, '.git', 'info'), { recursive: true })
-  writeFileSync(path.join(root, '.git', 'info', 'exclude'), '.patchloom/\n')
-  git(['add', '-A'], root)
-  git(['commit', '-q', '-m', 'generated'], root)
-  const headTree = git(['rev-parse', 'HEAD^{tree}'], root).trim()
-
-  const changes = signatureChanges(ws, size.files, size.hunks)
-  for (const [file, text] of changedTexts(ws, changes)) await writeFile(path.join(root, file), text)
-  const unifiedFile = path.join(scratch, 'change.diff')
+  const made = await generatedChange(scratchRoot, size.files, size.lines, size.hunks, SEED)
+  const { scratch, root, ws, changes, headTree, changedTree, unified } = made
+  const unifiedFile = made.diffFile
   const codexFile = path.join(scratch, 'change.codex')
-  git(['diff', '--no-color', '--no-ext-diff', `--output=${unifiedFile}`], root)
-  const changedTree = worktreeTree({ root, scratch })
-  git(['reset', '--hard', '-q'], root)
   const codex = codexFromChanges(changes)
   await writeFile(codexFile, codex)
-  const unified = readFileSync(unifiedFile, 'utf8')
 
   // Raise a limit only where the default refuses this patch (and say so in the output).
   const patchBytes = Math.max(Buffer.byteLength(unified), Buffer.byteLength(codex))
@@ -404,7 +345,7 @@ function verifyProcessRoutes(
   const wrong = new Map<string, string>()
   reset(s, true)
   run('git', ['apply', s.unifiedFile], s.root)
-  const expected = worktreeTree(s)
+  const expected = worktreeTree(s.root, s.scratch)
   if (expected !== s.changedTree)
     wrong.set('git apply', mismatch(s, 'git apply', "tree differs from the generator's"))
   for (const route of PROCESS_ROUTES) {
@@ -415,13 +356,13 @@ function verifyProcessRoutes(
     try {
       if (route.patchloom) {
         run(command, ['--import', preload, ...args], s.root, {
-          ...ENV,
+          ...GIT_ENV,
           PATCHLOOM_BENCH_RSS_FILE: rssFile,
         })
         rss.set(route.name, existsSync(rssFile) ? Number(readFileSync(rssFile, 'utf8')) : NaN)
       } else run(command, args, s.root)
       const want = route.kind === 'apply' ? expected : s.headTree
-      const got = worktreeTree(s)
+      const got = worktreeTree(s.root, s.scratch)
       if (got !== want)
         wrong.set(
           route.name,
@@ -535,7 +476,7 @@ async function engineRows(
         if (result.files.length !== s.size.files)
           errors.set(row.name, mismatch(s, row.name, `${result.files.length} files in the result`))
         const want = row.op === 'apply' ? s.changedTree : s.headTree
-        if (worktreeTree(s) !== want)
+        if (worktreeTree(s.root, s.scratch) !== want)
           errors.set(row.name, mismatch(s, row.name, 'tree differs from the expected one'))
       } catch (error) {
         errors.set(row.name, mismatch(s, row.name, message(error)))
@@ -910,7 +851,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const { cli, preload } = await snapshotCliWithPreload(scratch)
     const floorFile = path.join(scratch, 'rss-floor')
     run(NODE, ['--import', preload, '-e', '0'], scratch, {
-      ...ENV,
+      ...GIT_ENV,
       PATCHLOOM_BENCH_RSS_FILE: floorFile,
     })
     nodeFloorRss = Number(readFileSync(floorFile, 'utf8'))

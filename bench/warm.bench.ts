@@ -7,23 +7,19 @@
 // real). Every row runs once untimed first and must leave HEAD's tree (check) or git apply's
 // (apply), else `> mismatch` and exit 1. Does not: time start-up, cold engines or durability full.
 import { spawn, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { Agent, request } from 'node:http'
+import { existsSync, readFileSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { Agent } from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_LIMITS } from '../src/defaults.js'
 import { createEngine, type ApplyResult, type Engine, type LimitOptions } from '../src/index.js'
-import {
-  changedTexts,
-  generateRepository,
-  signatureChanges,
-  workspaceBytes,
-  writeWorkspace,
-} from './generate.js'
+import { workspaceBytes } from './generate.js'
+import { generatedChange, git, GIT_ENV, worktreeTree } from './generated-repo.js'
 import { loadLine, machineLine, markdownTable, median, mib, ms, ratio } from './report.js'
+import { parseReply, postRpc, PROTOCOL_VERSION, type RpcReply } from './mcp-http.js'
 
 // Run: npm run bench:warm   or   npm run build && node dist/bench/warm.bench.js [flags]
 //   --files 3000,10000  --lines 300  --hunks 10  --samples 7
@@ -34,7 +30,6 @@ import { loadLine, machineLine, markdownTable, median, mib, ms, ratio } from './
 // dist/bench/warm.bench.js -> the repository
 const CLI = fileURLToPath(new URL('../../bin/patchloom.js', import.meta.url))
 const SEED = 9
-const PROTOCOL_VERSION = '2025-11-25'
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024
 
 // ---- flags ----------------------------------------------------------------------------------
@@ -94,26 +89,6 @@ function parseFlags(argv: readonly string[]): Flags {
 
 // ---- git ------------------------------------------------------------------------------------
 
-/** git reads no user or system configuration here, so nobody's diff settings change the patch. */
-const ENV: NodeJS.ProcessEnv = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'bench',
-  GIT_AUTHOR_EMAIL: 'bench@example.invalid',
-  GIT_COMMITTER_NAME: 'bench',
-  GIT_COMMITTER_EMAIL: 'bench@example.invalid',
-  GIT_AUTHOR_DATE: '2026-12-01T00:00:00Z',
-  GIT_COMMITTER_DATE: '2026-12-01T00:00:00Z',
-}
-
-function git(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = ENV): string {
-  const child = spawnSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 })
-  if (child.status !== 0)
-    throw new Error(`git ${args.join(' ')} exited ${child.status}: ${child.stderr.trim()}`)
-  return child.stdout
-}
-
 // ---- the repository and its patch -----------------------------------------------------------
 
 interface Setup {
@@ -136,15 +111,6 @@ interface Setup {
   readonly generateMs: number
 }
 
-/** The tree of the workspace as it is, through a scratch copy of the index (the real one stays). */
-function worktreeTree(s: Pick<Setup, 'root' | 'scratch'>): string {
-  const index = path.join(s.scratch, 'tree-index')
-  copyFileSync(path.join(s.root, '.git', 'index'), index)
-  const env = { ...ENV, GIT_INDEX_FILE: index }
-  git(['add', '-A'], s.root, env)
-  return git(['write-tree'], s.root, env).trim()
-}
-
 /** Back to HEAD, outside the timing (the journal in .patchloom/ stays; git ignores it). */
 function reset(s: Setup): void {
   git(['reset', '--hard', '-q'], s.root)
@@ -152,24 +118,9 @@ function reset(s: Setup): void {
 
 async function prepare(flags: Flags, files: number, scratchRoot: string): Promise<Setup> {
   const started = performance.now()
-  const scratch = await mkdtemp(path.join(scratchRoot, `n${files}-`))
-  const root = path.join(scratch, 'repo')
-  const ws = generateRepository(files, flags.lines, SEED)
-  await writeWorkspace(root, ws)
-  git(['init', '-q'], root)
-  // The engines' journal lives in the workspace; it is not part of any tree compared here.
-  await mkdir(path.join(root, '.git', 'info'), { recursive: true })
-  writeFileSync(path.join(root, '.git', 'info', 'exclude'), '.patchloom/\n')
-  git(['add', '-A'], root)
-  git(['commit', '-q', '-m', 'generated'], root)
-  const headTree = git(['rev-parse', 'HEAD^{tree}'], root).trim()
-  const changes = signatureChanges(ws, files, flags.hunks)
-  for (const [file, text] of changedTexts(ws, changes)) await writeFile(path.join(root, file), text)
-  const diffFile = path.join(scratch, 'change.diff')
-  git(['diff', '--no-color', '--no-ext-diff', `--output=${diffFile}`], root)
-  const changedTree = worktreeTree({ root, scratch })
-  git(['reset', '--hard', '-q'], root)
-  const patch = readFileSync(diffFile, 'utf8')
+  const made = await generatedChange(scratchRoot, files, flags.lines, flags.hunks, SEED)
+  const { scratch, root, ws, diffFile, headTree, changedTree } = made
+  const patch = made.unified
 
   // Raise a limit only where the default refuses this patch (and say so in the output).
   const patchBytes = Buffer.byteLength(patch)
@@ -200,14 +151,6 @@ async function prepare(flags: Flags, files: number, scratchRoot: string): Promis
 
 // ---- patchloom serve --http -----------------------------------------------------------------
 
-interface RpcReply {
-  readonly result?: {
-    readonly isError?: boolean
-    readonly structuredContent?: Record<string, unknown>
-  }
-  readonly error?: { readonly code: number; readonly message: string }
-}
-
 const toolCall = (patch: string, dryRun: boolean) => ({
   name: 'apply_patch',
   arguments: { patch, format: 'unified', ...(dryRun ? { dry_run: true } : {}) },
@@ -215,17 +158,6 @@ const toolCall = (patch: string, dryRun: boolean) => ({
 
 const rpcBody = (id: number, params: unknown, method = 'tools/call') =>
   JSON.stringify({ jsonrpc: '2.0', id, method, params })
-
-/** A JSON body, or an SSE stream whose `data:` line holds the reply. */
-function parseReply(text: string): RpcReply {
-  if (text.startsWith('{')) return JSON.parse(text) as RpcReply
-  for (const line of text.split('\n'))
-    if (line.startsWith('data: ')) {
-      const message = JSON.parse(line.slice(6)) as RpcReply & { id?: unknown }
-      if (message.id !== undefined) return message
-    }
-  throw new Error(`no JSON-RPC reply in ${JSON.stringify(text.slice(0, 200))}`)
-}
 
 interface Server {
   readonly argv: readonly string[]
@@ -270,41 +202,9 @@ async function startServer(s: Setup): Promise<Server> {
   let id = 0
   const call = async (method: string, params: unknown): Promise<RpcReply> => {
     const body = rpcBody(++id, params, method)
-    const { status, text } = await new Promise<{ status: number; text: string }>(
-      (resolve, reject) => {
-        const req = request(
-          {
-            host: url.hostname,
-            port: url.port,
-            path: url.pathname,
-            method: 'POST',
-            agent,
-            headers: {
-              'content-type': 'application/json',
-              accept: 'application/json, text/event-stream',
-              'mcp-protocol-version': PROTOCOL_VERSION,
-              'x-patchloom-agent': 'warm-bench',
-              'content-length': Buffer.byteLength(body),
-            },
-          },
-          (res) => {
-            const chunks: Buffer[] = []
-            res.on('data', (c: Buffer) => chunks.push(c))
-            res.on('end', () =>
-              resolve({
-                status: res.statusCode ?? 0,
-                text: Buffer.concat(chunks).toString('utf8'),
-              }),
-            )
-            res.on('error', reject)
-          },
-        )
-        req.on('error', reject)
-        req.end(body)
-      },
-    )
+    const { status, text } = await postRpc(url, agent, 'warm-bench', body)
     if (status !== 200) throw new Error(`HTTP ${status}: ${text.slice(0, 200)}`)
-    return parseReply(text)
+    return parseReply(text, 'warm.bench')
   }
   const init = await call('initialize', {
     protocolVersion: PROTOCOL_VERSION,
@@ -359,7 +259,7 @@ function rows(s: Setup, rig: Rig): Row[] {
   const gitApply = (check: boolean) => async () => {
     const child = spawnSync('git', ['apply', ...(check ? ['--check'] : []), s.diffFile], {
       cwd: s.root,
-      env: ENV,
+      env: GIT_ENV,
       stdio: ['ignore', 'ignore', 'pipe'],
     })
     if (child.status !== 0)
@@ -426,7 +326,7 @@ async function verify(s: Setup, list: readonly Row[]): Promise<Map<string, strin
       const named = await row.run()
       if (named !== s.files) fail(row, `${named} files in the result, not ${s.files}`)
       const want = row.kind === 'apply' ? s.changedTree : s.headTree
-      if (worktreeTree(s) !== want)
+      if (worktreeTree(s.root, s.scratch) !== want)
         fail(row, `tree differs from ${row.kind === 'apply' ? "git apply's" : 'HEAD'}`)
     } catch (error) {
       fail(row, message(error))

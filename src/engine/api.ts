@@ -86,10 +86,10 @@ export interface EngineOptions {
   readonly denyGlobs?: readonly string[]
   /**
    * Verification worker threads, or false to verify every request in the calling thread. What
-   * false costs: a large request is verified on one core instead of the pool's, about 1.3-1.4x
-   * the pool's time on two cores (a warm 10,000-file check: 0.73 s against 0.54-0.57 s), and the
-   * calling thread is busy for all of it, given back to the event loop between batches of at
-   * most 256 files (bench/RESULTS.md, "warm engine").
+   * false costs: a large request is verified on one core instead of the pool's, 1.25-1.4x the
+   * pool's time on two cores (a warm 10,000-file check: 0.84 s against 0.60 s), and the calling
+   * thread is busy for all of it, given back to the event loop between batches of at most 256
+   * files (bench/RESULTS.md, "warm.bench").
    */
   readonly workers?: WorkerOptions | false
   /**

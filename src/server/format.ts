@@ -64,7 +64,7 @@ export const MAX_RESULT_DIFF_BYTES = 256 * 1024
 
 /**
  * `diffsRendered` false: the engine was asked for no diffs (a patch longer than the budget), so
- * every changed file's diff is omitted. Otherwise diffs go in, in order, while they fit.
+ * every file's diff is omitted. Otherwise diffs go in, in order, while they fit.
  */
 export function writeOutcome(
   result: ApplyResult,
@@ -77,10 +77,13 @@ export function writeOutcome(
   let omitted = diffsRendered ? 0 : result.files.length
   const diffs: string[] = []
   for (const f of result.files) {
+    if (!diffsRendered || f.diff === '') {
+      diffs.push('')
+      continue
+    }
     // A string's UTF-8 length is at least its length: only a diff that may fit is measured.
-    const bytes = f.diff.length <= budget ? Buffer.byteLength(f.diff) : budget + 1
-    if (!diffsRendered || f.diff === '') diffs.push('')
-    else if (bytes <= budget) {
+    const bytes = f.diff.length <= budget ? Buffer.byteLength(f.diff) : Infinity
+    if (bytes <= budget) {
       budget -= bytes
       diffs.push(f.diff)
     } else {
